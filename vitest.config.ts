@@ -1,0 +1,23 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const packagesDirectory = fileURLToPath(new URL('./packages/', import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    // Tests run against each package's TypeScript source, not its build output.
+    alias: [
+      {
+        find: /^@assistant-kit\/([a-z-]+)$/,
+        replacement: `${packagesDirectory}$1/src/index.ts`,
+      },
+    ],
+  },
+  test: {
+    include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
+    pool: 'forks',
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    reporters: ['default', ['json', { outputFile: 'reports/vitest.json' }]],
+  },
+});
