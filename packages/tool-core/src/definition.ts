@@ -1,0 +1,78 @@
+import type { Static, TSchema } from 'typebox';
+import type { EffectClass, ExecutionMode, NetworkGrant, ResultOrigin, ToolCapability } from './effects.js';
+import type { ToolResult } from './result.js';
+import type { Workspace } from './workspace/workspace.js';
+
+/** Progress of a long call, forwarded to MCP progress notifications by the server. */
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** What a handler receives besides its validated arguments. */
+export interface ToolCallContext {
+  workspace: Workspace;
+  /** Aborted when the caller cancels the call; long handlers must stop promptly. */
+  signal: AbortSignal;
+  /** Reports progress of a long call; a no-op when nobody listens. */
+  reportProgress(progress: ToolProgress): void;
+  /** Unique id of this call, for logs and correlation. */
+  callId: string;
+}
+
+/**
+ * A workspace tool (SPEC 2.4): its description for the model, its parameter schema, the effect
+ * classes it is authorised under, and the handler that does the work.
+ */
+export interface ToolDefinition<Parameters extends TSchema = TSchema> {
+  name: string;
+  /** One-line purpose shown to the model. */
+  purpose: string;
+  /** JSON Schema of the arguments, written in TypeBox. */
+  parameters: Parameters;
+  effects: readonly EffectClass[];
+  capabilities?: readonly ToolCapability[];
+  execution?: ExecutionMode;
+  origin?: ResultOrigin;
+  network: NetworkGrant;
+  /**
+   * Says whether a call needs host execution, which the policy authorises separately from every
+   * effect class (SPEC 5.6). Only run_command uses it.
+   */
+  requiresHostExecution?: (args: Static<Parameters>) => boolean;
+  handler: (args: Static<Parameters>, context: ToolCallContext) => Promise<ToolResult>;
+}
+
+/** Any tool definition, whatever its parameter schema. */
+// biome-ignore lint/suspicious/noExplicitAny: the handler's argument type varies per tool.
+export type AnyToolDefinition = ToolDefinition<any>;
+
+/**
+ * Defines a tool so its schema, metadata and handler stay together and the handler's arguments
+ * are typed from the schema.
+ *
+ * @example
+ * const echo = defineTool({
+ *   name: 'echo',
+ *   purpose: 'Returns its text.',
+ *   parameters: Type.Object({ text: Type.String() }),
+ *   effects: ['read'],
+ *   network: 'none',
+ *   handler: async ({ text }) => textResult(text),
+ * });
+ */
+export function defineTool<Parameters extends TSchema>(
+  definition: ToolDefinition<Parameters>,
+): ToolDefinition<Parameters> {
+  return definition;
+}
+
+/**
+ * A family's tools bound to one workspace session, and the clean-up that ends whatever they
+ * started (browsers, language servers, background processes, servers).
+ */
+export interface ToolFamily {
+  tools: readonly AnyToolDefinition[];
+  close(): Promise<void>;
+}

@@ -1,0 +1,68 @@
+/**
+ * Public API of @assistant-kit/tool-core: tool definitions and effect classes, the confined
+ * Workspace with its observed-file ledger, and the call runtime.
+ */
+export {
+  type AnyToolDefinition,
+  defineTool,
+  type ToolCallContext,
+  type ToolDefinition,
+  type ToolFamily,
+  type ToolProgress,
+} from './definition.js';
+export {
+  EFFECT_CLASSES,
+  type EffectClass,
+  type ExecutionMode,
+  type NetworkGrant,
+  type ResultOrigin,
+  TOOL_CAPABILITIES,
+  type ToolCapability,
+} from './effects.js';
+export {
+  isToolError,
+  TOOL_ERROR_CODES,
+  ToolError,
+  type ToolErrorCode,
+  type ToolErrorOptions,
+} from './errors.js';
+export { sha256Hex } from './hash.js';
+export {
+  type ContentPart,
+  errorResult,
+  type ImageContent,
+  imageContent,
+  type TextContent,
+  type ToolResult,
+  textResult,
+} from './result.js';
+export {
+  type ArgumentProblem,
+  type ArgumentValidator,
+  compileArgumentValidator,
+} from './runtime/argument-validation.js';
+export {
+  type AuthorizationDecision,
+  type AuthorizationRequest,
+  createEffectPolicy,
+  defaultToolPolicy,
+  type EffectPolicyOptions,
+  type EffectRule,
+  type ToolPolicy,
+} from './runtime/policy.js';
+export { SequentialQueue } from './runtime/sequential-queue.js';
+export { type ToolCallOptions, ToolRuntime, type ToolRuntimeOptions } from './runtime/tool-runtime.js';
+export { StringEnum } from './schema-helpers.js';
+export { DEFAULT_OUTPUT_CHARACTER_CAP, type TruncatedText, truncateText } from './truncate.js';
+export { ObservedFileLedger, type ObservedFileVersion } from './workspace/observed-file-ledger.js';
+export { isInsideDirectory, MAX_PATH_BYTES, toWorkspaceRelative } from './workspace/path-confinement.js';
+export {
+  HIDDEN_DIRECTORY_NAME,
+  type ReadWorkspaceFileOptions,
+  Workspace,
+  type WorkspaceFile,
+  type WorkspaceFileChange,
+  type WorkspaceOptions,
+  type WorkspacePath,
+  type WorkspacePathKind,
+} from './workspace/workspace.js';

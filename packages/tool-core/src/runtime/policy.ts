@@ -1,0 +1,89 @@
+import { EFFECT_CLASSES, type EffectClass } from '../effects.js';
+
+/** What the runtime asks the policy before running a call. */
+export interface AuthorizationRequest {
+  toolName: string;
+  effects: readonly EffectClass[];
+  arguments: Record<string, unknown>;
+  /** The call asks to run on the host, outside the sandbox (run_command `execution_context: host`). */
+  hostExecution: boolean;
+}
+
+export type AuthorizationDecision = { allowed: true } | { allowed: false; reason: string; code?: string };
+
+/** Decides whether a call may run. Hosts supply one; the catalogue builds one per permission mode. */
+export interface ToolPolicy {
+  authorize(request: AuthorizationRequest): AuthorizationDecision | Promise<AuthorizationDecision>;
+}
+
+/** How a policy treats an effect class (or host execution). */
+export type EffectRule = 'allow' | 'ask' | 'deny';
+
+export interface EffectPolicyOptions {
+  /** Rule per effect class; classes not named are denied. */
+  effects: Partial<Record<EffectClass, EffectRule>>;
+  /** Rule for host execution, decided separately and never implied by any effect (default deny). */
+  hostExecution?: EffectRule;
+  /** Asked for every `ask` rule; without it, `ask` means deny. */
+  approve?: (request: AuthorizationRequest) => boolean | Promise<boolean>;
+}
+
+/**
+ * A policy from a rule per effect class: a call runs only when every one of its effects is
+ * allowed, or asked and approved. Host execution needs its own rule.
+ */
+export function createEffectPolicy(options: EffectPolicyOptions): ToolPolicy {
+  const hostRule = options.hostExecution ?? 'deny';
+  return {
+    async authorize(request) {
+      let needsApproval = false;
+      for (const effect of request.effects) {
+        const rule = options.effects[effect] ?? 'deny';
+        if (rule === 'deny') {
+          return {
+            allowed: false,
+            code: 'PERMISSION_DENIED',
+            reason: `The permission mode does not allow the "${effect}" effect of ${request.toolName}.`,
+          };
+        }
+        if (rule === 'ask') needsApproval = true;
+      }
+      if (request.hostExecution) {
+        if (hostRule === 'deny') {
+          return {
+            allowed: false,
+            code: 'HOST_EXECUTION_DENIED',
+            reason:
+              'Host execution is not authorised by the permission mode; run the command in the sandbox.',
+          };
+        }
+        if (hostRule === 'ask') needsApproval = true;
+      }
+      if (!needsApproval) return { allowed: true };
+      if (options.approve === undefined) {
+        return {
+          allowed: false,
+          code: request.hostExecution && hostRule === 'ask' ? 'HOST_EXECUTION_DENIED' : 'PERMISSION_DENIED',
+          reason: `${request.toolName} needs approval and no approver is configured.`,
+        };
+      }
+      const approved = await options.approve(request);
+      return approved
+        ? { allowed: true }
+        : {
+            allowed: false,
+            code: request.hostExecution ? 'HOST_EXECUTION_DENIED' : 'PERMISSION_DENIED',
+            reason: `The user did not approve ${request.toolName}.`,
+          };
+    },
+  };
+}
+
+/**
+ * The default policy when a host supplies none: every effect class is allowed (commands still
+ * run sandboxed without network), host execution is denied.
+ */
+export const defaultToolPolicy: ToolPolicy = createEffectPolicy({
+  effects: Object.fromEntries(EFFECT_CLASSES.map((effect) => [effect, 'allow'])),
+  hostExecution: 'deny',
+});

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { open, readlink, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolError } from '../errors.js';
+import { isInsideDirectory } from './path-confinement.js';
+
+/**
+ * Where an open file descriptor really points, read from /proc on Linux. Checking the descriptor
+ * (not the path) closes the window in which a directory could be swapped for a symlink between a
+ * path check and the open. Returns undefined where /proc is unavailable.
+ */
+export async function realPathOfDescriptor(fd: number): Promise<string | undefined> {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    return await readlink(`/proc/self/fd/${fd}`);
+  } catch {
+    return undefined;
+  }
+}
+
+async function assertDescriptorInside(realRoot: string, fd: number, shownPath: string): Promise<void> {
+  const actual = await realPathOfDescriptor(fd);
+  if (actual !== undefined && !isInsideDirectory(realRoot, actual)) {
+    throw new ToolError(
+      'PATH_OUTSIDE_WORKSPACE',
+      `The path "${shownPath}" was redirected outside the workspace while it was being opened.`,
+    );
+  }
+}
+
+/** A temp file written next to its target, ready to be renamed over it. */
+export interface StagedFile {
+  temporaryPath: string;
+  targetPath: string;
+}
+
+/**
+ * Writes bytes to a new, exclusively created temp file beside `targetPath` and flushes it to
+ * disk. Nothing is visible at `targetPath` until {@link commitStagedFile}.
+ */
+export async function stageFile(
+  realRoot: string,
+  targetPath: string,
+  bytes: Uint8Array,
+  shownPath: string,
+  mode = 0o644,
+): Promise<StagedFile> {
+  const temporaryPath = path.join(
+    path.dirname(targetPath),
+    `.${path.basename(targetPath).slice(0, 200)}.${randomBytes(6).toString('hex')}.tmp`,
+  );
+  const handle = await open(temporaryPath, 'wx', mode);
+  try {
+    await assertDescriptorInside(realRoot, handle.fd, shownPath);
+    await handle.writeFile(bytes);
+    await handle.chmod(mode);
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => {});
+    await unlink(temporaryPath).catch(() => {});
+    throw error;
+  }
+  await handle.close();
+  return { temporaryPath, targetPath };
+}
+
+/** Atomically replaces the target with the staged file (rename never follows a symlink target). */
+export async function commitStagedFile(staged: StagedFile): Promise<void> {
+  await rename(staged.temporaryPath, staged.targetPath);
+  await syncDirectory(path.dirname(staged.targetPath));
+}
+
+export async function discardStagedFile(staged: StagedFile): Promise<void> {
+  await unlink(staged.temporaryPath).catch(() => {});
+}
+
+/** Flushes a directory entry change (the rename) to disk; best effort where unsupported. */
+async function syncDirectory(directory: string): Promise<void> {
+  try {
+    const handle = await open(directory, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Some file systems refuse fsync on directories; the rename itself is still atomic.
+  }
+}
+
+/** Writes a file atomically: temp file + fsync + rename. A crash leaves old or new content. */
+export async function writeFileAtomically(
+  realRoot: string,
+  targetPath: string,
+  bytes: Uint8Array,
+  shownPath: string,
+  mode?: number,
+): Promise<void> {
+  const staged = await stageFile(realRoot, targetPath, bytes, shownPath, mode);
+  try {
+    await commitStagedFile(staged);
+  } catch (error) {
+    await discardStagedFile(staged);
+    throw error;
+  }
+}

@@ -1,0 +1,99 @@
+import { lstat, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolError } from '../errors.js';
+
+/** Longest path argument accepted, in bytes; longer ones are refused before touching the disk. */
+export const MAX_PATH_BYTES = 4096;
+
+/** True when `candidate` is `root` itself or lies below it (never a prefix look-alike). */
+export function isInsideDirectory(root: string, candidate: string): boolean {
+  const relative = path.relative(root, candidate);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/** Converts an absolute path inside `root` to the workspace-relative, '/'-separated form. */
+export function toWorkspaceRelative(root: string, absolute: string): string {
+  const relative = path.relative(root, absolute);
+  return relative === '' ? '.' : relative.split(path.sep).join('/');
+}
+
+/**
+ * Lexically resolves a path argument against the workspace root and refuses anything that is not
+ * a usable path inside it. Symlinks are checked separately by {@link resolveRealPath}.
+ */
+export function resolveLexically(root: string, input: string): string {
+  if (typeof input !== 'string') {
+    throw new ToolError('PATH_INVALID', 'A path must be a string.');
+  }
+  if (input.includes('\0')) {
+    throw new ToolError('PATH_INVALID', 'The path contains a NUL byte; give a plain workspace path.');
+  }
+  if (Buffer.byteLength(input) > MAX_PATH_BYTES) {
+    throw new ToolError('PATH_INVALID', `The path is longer than ${MAX_PATH_BYTES} bytes.`);
+  }
+  const absolute = path.resolve(root, input === '' ? '.' : input);
+  if (!isInsideDirectory(root, absolute)) {
+    throw new ToolError(
+      'PATH_OUTSIDE_WORKSPACE',
+      `The path "${input}" resolves outside the workspace; use a path inside the workspace root.`,
+      { details: { path: input } },
+    );
+  }
+  for (const segment of path.relative(root, absolute).split(path.sep)) {
+    if (Buffer.byteLength(segment) > 255) {
+      throw new ToolError('PATH_INVALID', 'A path segment is longer than 255 bytes.', {
+        details: { path: input },
+      });
+    }
+  }
+  return absolute;
+}
+
+/**
+ * Resolves symlinks of the deepest existing ancestor of `absolute` (the path itself when it
+ * exists) and refuses the path when that real location is outside the real workspace root.
+ * Returns the real path of the target (the not-yet-existing tail appended unchanged).
+ */
+export async function resolveRealPath(realRoot: string, absolute: string, input: string): Promise<string> {
+  let existing = absolute;
+  const missingTail: string[] = [];
+  for (;;) {
+    try {
+      await lstat(existing);
+      break;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENAMETOOLONG') {
+        throw new ToolError('PATH_INVALID', 'The path is too long for the file system.', { cause: error });
+      }
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+      const parent = path.dirname(existing);
+      if (parent === existing) break;
+      missingTail.unshift(path.basename(existing));
+      existing = parent;
+    }
+  }
+  let realExisting: string;
+  try {
+    realExisting = await realpath(existing);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ELOOP') {
+      // A dangling or looping symlink: refuse, it can be re-pointed anywhere later.
+      throw new ToolError(
+        'PATH_OUTSIDE_WORKSPACE',
+        `The path "${input}" goes through a broken or looping symlink.`,
+        { cause: error, details: { path: input } },
+      );
+    }
+    throw error;
+  }
+  if (!isInsideDirectory(realRoot, realExisting)) {
+    throw new ToolError(
+      'PATH_OUTSIDE_WORKSPACE',
+      `The path "${input}" goes through a symlink that leads outside the workspace.`,
+      { details: { path: input } },
+    );
+  }
+  return missingTail.length === 0 ? realExisting : path.join(realExisting, ...missingTail);
+}

@@ -1,0 +1,479 @@
+import { constants } from 'node:fs';
+import { mkdir, open, realpath, stat, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolError } from '../errors.js';
+import { sha256Hex } from '../hash.js';
+import {
+  commitStagedFile,
+  discardStagedFile,
+  realPathOfDescriptor,
+  type StagedFile,
+  stageFile,
+  writeFileAtomically,
+} from './atomic-write.js';
+import { ObservedFileLedger } from './observed-file-ledger.js';
+import {
+  isInsideDirectory,
+  resolveLexically,
+  resolveRealPath,
+  toWorkspaceRelative,
+} from './path-confinement.js';
+
+/** Name of the app's hidden folder inside a workspace (shots, logs, undo checkpoints). */
+export const HIDDEN_DIRECTORY_NAME = '.assistant-kit';
+
+export type WorkspacePathKind = 'file' | 'directory' | 'missing';
+
+/** A path argument after confinement: where it really is and what is there. */
+export interface WorkspacePath {
+  /** The argument as given. */
+  input: string;
+  /** Real absolute path (symlinks inside the workspace resolved). */
+  absolute: string;
+  /** Workspace-relative path with '/' separators; '.' for the root. */
+  relative: string;
+  kind: WorkspacePathKind;
+  /** Size in bytes for files. */
+  size: number;
+  /** Permission bits of an existing file. */
+  mode: number;
+}
+
+export interface WorkspaceOptions {
+  /** Refuse every change to the workspace (configuration R). */
+  readOnly?: boolean;
+}
+
+export interface ReadWorkspaceFileOptions {
+  /** Record the version in the observed-file ledger (default true). */
+  observe?: boolean;
+  /** Refuse files larger than this many bytes (default: no limit). */
+  maxBytes?: number;
+}
+
+export interface WorkspaceFile {
+  path: WorkspacePath;
+  bytes: Buffer;
+  hash: string;
+}
+
+/** One file of an all-or-nothing multi-file write. */
+export interface WorkspaceFileChange {
+  path: string;
+  bytes: Uint8Array;
+  /** Hash the file must still have on disk; omit to require the observed version. */
+  expectedHash?: string;
+}
+
+/**
+ * One workspace root: every path argument is resolved and confined to it, reads and writes go
+ * through it, and it holds the session's observed-file ledger.
+ *
+ * @example
+ * const workspace = await Workspace.open('/srv/project');
+ * const file = await workspace.readFile('src/app.ts');      // observed
+ * await workspace.replaceFile('src/app.ts', newBytes);      // allowed: observed and unchanged
+ */
+export class Workspace {
+  readonly root: string;
+  readonly readOnly: boolean;
+  readonly ledger = new ObservedFileLedger();
+
+  private constructor(root: string, options: WorkspaceOptions) {
+    this.root = root;
+    this.readOnly = options.readOnly ?? false;
+  }
+
+  /** Opens a workspace at an existing directory (its real path becomes the root). */
+  static async open(root: string, options: WorkspaceOptions = {}): Promise<Workspace> {
+    let realRoot: string;
+    try {
+      realRoot = await realpath(path.resolve(root));
+    } catch (error) {
+      throw new ToolError('PATH_NOT_FOUND', `The workspace root "${root}" does not exist.`, { cause: error });
+    }
+    if (!(await stat(realRoot)).isDirectory()) {
+      throw new ToolError('PATH_NOT_DIRECTORY', `The workspace root "${root}" is not a directory.`);
+    }
+    return new Workspace(realRoot, options);
+  }
+
+  /** A read-only view of the same root that shares nothing mutable with this one. */
+  async asReadOnly(): Promise<Workspace> {
+    return Workspace.open(this.root, { readOnly: true });
+  }
+
+  /** Absolute path of the hidden app folder (not created). */
+  get hiddenDirectory(): string {
+    return path.join(this.root, HIDDEN_DIRECTORY_NAME);
+  }
+
+  /**
+   * Creates (if needed) a folder under the hidden app folder, which carries a `.gitignore` of `*`
+   * so nothing in it becomes part of a deliverable. Returns its absolute path.
+   */
+  async ensureHiddenDirectory(...segments: string[]): Promise<string> {
+    await mkdir(this.hiddenDirectory, { recursive: true });
+    const ignoreFile = path.join(this.hiddenDirectory, '.gitignore');
+    await writeFile(ignoreFile, '*\n', { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+    const directory = path.join(this.hiddenDirectory, ...segments);
+    if (!isInsideDirectory(this.hiddenDirectory, directory)) {
+      throw new ToolError('PATH_OUTSIDE_WORKSPACE', 'Hidden folder segments must stay inside it.');
+    }
+    await mkdir(directory, { recursive: true });
+    return directory;
+  }
+
+  /** Workspace-relative form of an absolute path inside the root. */
+  relativePath(absolute: string): string {
+    return toWorkspaceRelative(this.root, absolute);
+  }
+
+  /** True when an absolute path lies inside the workspace root (lexically). */
+  contains(absolute: string): boolean {
+    return isInsideDirectory(this.root, absolute);
+  }
+
+  /**
+   * Resolves and confines a path argument (relative to the root, or absolute inside it).
+   * Refuses NUL bytes, `..` escapes, absolute paths outside, prefix look-alikes, symlinks that
+   * lead outside, and device files, FIFOs and sockets.
+   */
+  async resolve(input: string): Promise<WorkspacePath> {
+    const lexical = resolveLexically(this.root, input);
+    const real = await resolveRealPath(this.root, lexical, input);
+    let kind: WorkspacePathKind = 'missing';
+    let size = 0;
+    let mode = 0o644;
+    try {
+      const status = await stat(real);
+      if (status.isFile()) kind = 'file';
+      else if (status.isDirectory()) kind = 'directory';
+      else {
+        throw new ToolError(
+          'PATH_NOT_REGULAR_FILE',
+          `"${input}" is a device, FIFO or socket, not a regular file or directory.`,
+          { details: { path: input } },
+        );
+      }
+      size = status.size;
+      mode = status.mode & 0o777;
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+    }
+    return { input, absolute: real, relative: toWorkspaceRelative(this.root, real), kind, size, mode };
+  }
+
+  /** Resolves a path that must be an existing regular file. */
+  async resolveFile(input: string): Promise<WorkspacePath> {
+    const resolved = await this.resolve(input);
+    if (resolved.kind === 'missing') {
+      throw new ToolError('PATH_NOT_FOUND', `No file at "${input}" in the workspace.`, {
+        details: { path: resolved.relative },
+      });
+    }
+    if (resolved.kind === 'directory') {
+      throw new ToolError('PATH_IS_DIRECTORY', `"${input}" is a directory, not a file.`, {
+        details: { path: resolved.relative },
+      });
+    }
+    return resolved;
+  }
+
+  /** Resolves a path that must be an existing directory. */
+  async resolveDirectory(input: string): Promise<WorkspacePath> {
+    const resolved = await this.resolve(input);
+    if (resolved.kind === 'missing') {
+      throw new ToolError('PATH_NOT_FOUND', `No directory at "${input}" in the workspace.`, {
+        details: { path: resolved.relative },
+      });
+    }
+    if (resolved.kind === 'file') {
+      throw new ToolError('PATH_NOT_DIRECTORY', `"${input}" is a file, not a directory.`, {
+        details: { path: resolved.relative },
+      });
+    }
+    return resolved;
+  }
+
+  /**
+   * Reads a whole file through a descriptor opened without following a final symlink and checked
+   * to be inside the workspace, and (by default) records it in the observed-file ledger.
+   */
+  async readFile(input: string, options: ReadWorkspaceFileOptions = {}): Promise<WorkspaceFile> {
+    const resolved = await this.resolveFile(input);
+    if (options.maxBytes !== undefined && resolved.size > options.maxBytes) {
+      throw new ToolError(
+        'FILE_TOO_LARGE',
+        `"${resolved.relative}" has ${resolved.size} bytes, more than the ${options.maxBytes} this call reads whole.`,
+        { details: { path: resolved.relative, size: resolved.size, limit: options.maxBytes } },
+      );
+    }
+    const bytes = await this.readBytesNoFollow(resolved);
+    const hash = sha256Hex(bytes);
+    if (options.observe ?? true) this.ledger.record(resolved.relative, { hash, size: bytes.length });
+    return { path: { ...resolved, size: bytes.length }, bytes, hash };
+  }
+
+  /** Records a file version the caller has read by other means (for example by range). */
+  observe(relativePath: string, version: { hash: string; size: number }): void {
+    this.ledger.record(relativePath, version);
+  }
+
+  /**
+   * Creates a new file exclusively (never replacing anything), creating parent folders inside
+   * the workspace. Records the new version as observed.
+   */
+  async createFile(input: string, bytes: Uint8Array): Promise<WorkspacePath> {
+    this.assertWritable();
+    const resolved = await this.resolve(input);
+    if (resolved.kind !== 'missing') {
+      throw new ToolError('FILE_EXISTS', `"${resolved.relative}" already exists.`, {
+        details: { path: resolved.relative },
+      });
+    }
+    await this.createParentDirectories(resolved);
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(
+        resolved.absolute,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
+        0o644,
+      );
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+        throw new ToolError('FILE_EXISTS', `"${resolved.relative}" already exists.`, { cause: error });
+      }
+      throw new ToolError('WRITE_FAILED', `Could not create "${resolved.relative}".`, { cause: error });
+    }
+    try {
+      const actual = await realPathOfDescriptor(handle.fd);
+      if (actual !== undefined && !isInsideDirectory(this.root, actual)) {
+        throw new ToolError('PATH_OUTSIDE_WORKSPACE', `"${input}" was redirected outside the workspace.`);
+      }
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    this.ledger.record(resolved.relative, { hash: sha256Hex(bytes), size: bytes.length });
+    return { ...resolved, kind: 'file', size: bytes.length };
+  }
+
+  /**
+   * Atomically replaces an existing file that this session observed and that has not changed
+   * since (SPEC 7). Keeps the file's permission bits. Records the new version as observed, so
+   * the same file can be replaced again right away.
+   */
+  async replaceFile(
+    input: string,
+    bytes: Uint8Array,
+    options: { expectedHash?: string } = {},
+  ): Promise<WorkspacePath> {
+    this.assertWritable();
+    const resolved = await this.resolveFile(input);
+    const current = await this.readBytesNoFollow(resolved);
+    this.assertCurrentVersion(resolved.relative, current, options.expectedHash);
+    try {
+      await writeFileAtomically(this.root, resolved.absolute, bytes, resolved.relative, resolved.mode);
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      throw new ToolError('WRITE_FAILED', `Could not write "${resolved.relative}"; it is unchanged.`, {
+        cause: error,
+      });
+    }
+    this.ledger.record(resolved.relative, { hash: sha256Hex(bytes), size: bytes.length });
+    return { ...resolved, size: bytes.length };
+  }
+
+  /**
+   * Writes several files all-or-nothing: every file is checked against its expected version and
+   * staged first; if any rename fails, the files already replaced get their old bytes back.
+   * Files that do not exist yet are created.
+   */
+  async writeFiles(changes: readonly WorkspaceFileChange[]): Promise<WorkspacePath[]> {
+    this.assertWritable();
+    const prepared: { resolved: WorkspacePath; previous: Buffer | undefined; change: WorkspaceFileChange }[] =
+      [];
+    for (const change of changes) {
+      const resolved = await this.resolve(change.path);
+      if (resolved.kind === 'directory') {
+        throw new ToolError('PATH_IS_DIRECTORY', `"${change.path}" is a directory, not a file.`);
+      }
+      let previous: Buffer | undefined;
+      if (resolved.kind === 'file') {
+        previous = await this.readBytesNoFollow(resolved);
+        this.assertCurrentVersion(resolved.relative, previous, change.expectedHash);
+      }
+      prepared.push({ resolved, previous, change });
+    }
+    const staged: StagedFile[] = [];
+    try {
+      for (const { resolved, change } of prepared) {
+        await this.createParentDirectories(resolved);
+        staged.push(
+          await stageFile(this.root, resolved.absolute, change.bytes, resolved.relative, resolved.mode),
+        );
+      }
+    } catch (error) {
+      await Promise.all(staged.map(discardStagedFile));
+      throw error instanceof ToolError
+        ? error
+        : new ToolError('WRITE_FAILED', 'Could not prepare the writes; no file was changed.', {
+            cause: error,
+          });
+    }
+    const committed: number[] = [];
+    try {
+      for (const [index, file] of staged.entries()) {
+        await commitStagedFile(file);
+        committed.push(index);
+      }
+    } catch (error) {
+      await Promise.all(staged.slice(committed.length).map(discardStagedFile));
+      await this.rollBack(prepared, committed);
+      throw new ToolError(
+        'WRITE_FAILED',
+        'A write failed; every file was restored to its previous content.',
+        {
+          cause: error,
+        },
+      );
+    }
+    return prepared.map(({ resolved, change }) => {
+      this.ledger.record(resolved.relative, { hash: sha256Hex(change.bytes), size: change.bytes.length });
+      return { ...resolved, kind: 'file' as const, size: change.bytes.length };
+    });
+  }
+
+  /** Throws WORKSPACE_READ_ONLY when the workspace refuses changes. */
+  assertWritable(): void {
+    if (this.readOnly) {
+      throw new ToolError('WORKSPACE_READ_ONLY', 'This workspace is read-only; no file can be changed.');
+    }
+  }
+
+  private async rollBack(
+    prepared: { resolved: WorkspacePath; previous: Buffer | undefined }[],
+    committedIndexes: number[],
+  ): Promise<void> {
+    for (const index of committedIndexes.reverse()) {
+      const { resolved, previous } = prepared[index]!;
+      if (previous === undefined) await unlink(resolved.absolute).catch(() => {});
+      else
+        await writeFileAtomically(
+          this.root,
+          resolved.absolute,
+          previous,
+          resolved.relative,
+          resolved.mode,
+        ).catch(() => {});
+    }
+  }
+
+  private assertCurrentVersion(relative: string, current: Buffer, expectedHash: string | undefined): void {
+    const currentHash = sha256Hex(current);
+    if (expectedHash !== undefined) {
+      if (currentHash !== expectedHash) {
+        throw new ToolError(
+          'FILE_CHANGED_SINCE_OBSERVED',
+          `"${relative}" changed on disk since it was read; read it again before changing it.`,
+          { details: { path: relative, currentSize: current.length } },
+        );
+      }
+      return;
+    }
+    const observed = this.ledger.get(relative);
+    if (observed === undefined) {
+      throw new ToolError(
+        'FILE_NOT_OBSERVED',
+        `"${relative}" exists but was not read in this session; read it with read_file first, then replace it.`,
+        { details: { path: relative } },
+      );
+    }
+    if (observed.hash !== currentHash) {
+      throw new ToolError(
+        'FILE_CHANGED_SINCE_OBSERVED',
+        `"${relative}" changed on disk since it was read (was ${observed.size} bytes, now ${current.length} bytes, different content); read it again before changing it.`,
+        { details: { path: relative, observedSize: observed.size, currentSize: current.length } },
+      );
+    }
+  }
+
+  private async createParentDirectories(resolved: WorkspacePath): Promise<void> {
+    const parent = path.dirname(resolved.absolute);
+    if (!isInsideDirectory(this.root, parent)) {
+      throw new ToolError('PATH_OUTSIDE_WORKSPACE', `"${resolved.input}" is outside the workspace.`);
+    }
+    await mkdir(parent, { recursive: true });
+    // mkdir followed any symlink that appeared meanwhile: confirm the parent is still inside.
+    const realParent = await realpath(parent);
+    if (!isInsideDirectory(this.root, realParent)) {
+      throw new ToolError(
+        'PATH_OUTSIDE_WORKSPACE',
+        `"${resolved.input}" was redirected outside the workspace.`,
+      );
+    }
+  }
+
+  private async readBytesNoFollow(resolved: WorkspacePath): Promise<Buffer> {
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(resolved.absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') {
+        throw new ToolError(
+          'PATH_OUTSIDE_WORKSPACE',
+          `"${resolved.input}" became a symlink while it was read.`,
+          {
+            cause: error,
+          },
+        );
+      }
+      if (code === 'ENOENT') {
+        throw new ToolError('PATH_NOT_FOUND', `No file at "${resolved.input}".`, { cause: error });
+      }
+      throw error;
+    }
+    try {
+      const status = await handle.stat();
+      if (!status.isFile()) {
+        throw new ToolError('PATH_NOT_REGULAR_FILE', `"${resolved.input}" is not a regular file.`);
+      }
+      const actual = await realPathOfDescriptor(handle.fd);
+      if (actual !== undefined && !isInsideDirectory(this.root, actual)) {
+        throw new ToolError(
+          'PATH_OUTSIDE_WORKSPACE',
+          `"${resolved.input}" was redirected outside the workspace.`,
+        );
+      }
+      return await handle.readFile();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Opens a regular file inside the workspace for ranged reads (caller closes the handle). */
+  async openForReading(
+    input: string,
+  ): Promise<{ path: WorkspacePath; handle: Awaited<ReturnType<typeof open>> }> {
+    const resolved = await this.resolveFile(input);
+    const handle = await open(resolved.absolute, constants.O_RDONLY | constants.O_NOFOLLOW).catch((error) => {
+      throw new ToolError('PATH_OUTSIDE_WORKSPACE', `"${input}" could not be opened safely.`, {
+        cause: error,
+      });
+    });
+    const status = await handle.stat();
+    const actual = await realPathOfDescriptor(handle.fd);
+    if (!status.isFile() || (actual !== undefined && !isInsideDirectory(this.root, actual))) {
+      await handle.close();
+      throw new ToolError('PATH_NOT_REGULAR_FILE', `"${input}" is not a regular file inside the workspace.`);
+    }
+    return { path: { ...resolved, size: status.size }, handle };
+  }
+}
