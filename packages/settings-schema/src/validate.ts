@@ -1,0 +1,165 @@
+import type { TSchema } from 'typebox';
+import { Compile, type Validator } from 'typebox/compile';
+import { ClientSettings } from './client-settings-schema.js';
+import { describeSchema, schemaAt } from './describe-schema.js';
+import { CLIENT_SETTINGS_FIELD_NAMES, isClientSettingsField } from './fields.js';
+import { appendPointer } from './json-pointer.js';
+import type { SettingsProblem } from './settings-error.js';
+
+/** Result of {@link validateClientSettings}. */
+export type ClientSettingsValidation =
+  | { readonly ok: true; readonly value: ClientSettings }
+  | { readonly ok: false; readonly problems: SettingsProblem[] };
+
+// Compiled lazily, once: importing the package stays cheap, and every later call runs generated code.
+let wholeObjectValidator: Validator | undefined;
+const fieldValidators = new Map<string, Validator>();
+
+function wholeObject(): Validator {
+  wholeObjectValidator ??= Compile(ClientSettings as TSchema);
+  return wholeObjectValidator;
+}
+
+function fieldValidator(name: string): Validator {
+  let validator = fieldValidators.get(name);
+  if (validator === undefined) {
+    validator = Compile((ClientSettings.properties as Record<string, TSchema>)[name]!);
+    fieldValidators.set(name, validator);
+  }
+  return validator;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+interface RawError {
+  keyword: string;
+  schemaPath: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message: string;
+}
+
+function messageFor(error: RawError, fieldSchema: unknown): string {
+  const node = schemaAt(fieldSchema, error.schemaPath);
+  switch (error.keyword) {
+    case 'type':
+    case 'enum':
+    case 'const':
+    case 'anyOf':
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+    case 'pattern':
+    case 'multipleOf':
+      return `must be ${describeSchema(node)}`;
+    case 'minLength':
+      return error.params.limit === 1 || (node as { minLength?: number })?.minLength === 1
+        ? 'must not be empty'
+        : `must be at least ${(node as { minLength?: number })?.minLength} characters long`;
+    case 'maxLength':
+      return `must be at most ${(node as { maxLength?: number })?.maxLength} characters long`;
+    case 'maxItems':
+      return `must have at most ${(node as { maxItems?: number })?.maxItems} items`;
+    case 'minItems':
+      return `must have at least ${(node as { minItems?: number })?.minItems} items`;
+    case 'uniqueItems':
+      return 'must not contain the same item twice';
+    default:
+      return error.message;
+  }
+}
+
+/** Readable problems of one field's value, paths prefixed with the field's pointer. */
+function fieldProblems(name: string, value: unknown): SettingsProblem[] {
+  const validator = fieldValidator(name);
+  const fieldSchema = validator.Type();
+  const base = appendPointer('', name);
+  const errors = validator.Errors(value) as unknown as RawError[];
+  // An anyOf failure is reported once, as the whole union, instead of once per branch.
+  const unionPaths = errors.filter((error) => error.keyword === 'anyOf');
+  const problems: SettingsProblem[] = [];
+  const seen = new Set<string>();
+  const add = (path: string, message: string) => {
+    const key = `${path}\u0000${message}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    problems.push({ path, message });
+  };
+  for (const error of errors) {
+    if (error.keyword === 'boolean') continue; // Duplicates the additionalProperties error below.
+    const insideUnion = unionPaths.some(
+      (union) =>
+        union !== error &&
+        union.instancePath === error.instancePath &&
+        error.schemaPath.startsWith(`${union.schemaPath}/anyOf/`),
+    );
+    if (insideUnion) continue;
+    const path = base + error.instancePath;
+    if (error.keyword === 'additionalProperties') {
+      for (const key of (error.params.additionalProperties as string[] | undefined) ?? []) {
+        add(appendPointer(path, key), `unknown field "${key}"`);
+      }
+    } else if (error.keyword === 'required') {
+      for (const key of (error.params.requiredProperties as string[] | undefined) ?? []) {
+        add(appendPointer(path, key), 'is required');
+      }
+    } else {
+      add(path, messageFor(error, fieldSchema));
+    }
+  }
+  if (problems.length === 0) add(base, `must be ${describeSchema(fieldSchema)}`);
+  return problems;
+}
+
+/** Every problem of a value that failed the compiled check, in field order. */
+function collectProblems(value: unknown): SettingsProblem[] {
+  if (!isPlainObject(value)) {
+    return [{ path: '', message: 'must be an object holding the client settings fields' }];
+  }
+  const problems: SettingsProblem[] = [];
+  for (const key of Object.keys(value)) {
+    if (!isClientSettingsField(key)) {
+      problems.push({ path: appendPointer('', key), message: `unknown field "${key}"` });
+    }
+  }
+  for (const name of CLIENT_SETTINGS_FIELD_NAMES) {
+    if (!Object.hasOwn(value, name)) {
+      problems.push({ path: appendPointer('', name), message: 'is required' });
+    } else if (!fieldValidator(name).Check(value[name])) {
+      problems.push(...fieldProblems(name, value[name]));
+    }
+  }
+  return problems;
+}
+
+/**
+ * Checks a complete client settings object with a compiled checker. On failure, returns every problem
+ * with its JSON Pointer and a readable message (unknown field, missing field, wrong type, out of range).
+ * Messages never repeat the offending value, so a misplaced credential cannot leak through them.
+ *
+ * @example
+ * ```ts
+ * const result = validateClientSettings(body);
+ * if (!result.ok) console.log(result.problems); // [{ path: '/maxParallelAgents', message: 'must be an integer from 1 to 64' }]
+ * ```
+ */
+export function validateClientSettings(value: unknown): ClientSettingsValidation {
+  if (wholeObject().Check(value)) return { ok: true, value: value as ClientSettings };
+  return { ok: false, problems: collectProblems(value) };
+}
+
+/**
+ * Checks one field's value with that field's compiled checker; returns its problems (empty when valid).
+ * Used to validate partial layers such as a turn request's overlay.
+ */
+export function validateClientSettingsField(name: string, value: unknown): SettingsProblem[] {
+  if (!isClientSettingsField(name))
+    return [{ path: appendPointer('', name), message: `unknown field "${name}"` }];
+  if (fieldValidator(name).Check(value)) return [];
+  return fieldProblems(name, value);
+}

@@ -1,0 +1,78 @@
+// Allowed values of the enumerated settings fields. SPEC 2.1 leaves them open; the choices and their
+// meaning are documented in the package README and docs/decisions/settings-core.md.
+
+/**
+ * Permission modes, least to most authority. The tool catalogue maps them to effect classes:
+ * `ask` asks before every non-read effect; `auto` runs reads, workspace writes and sandboxed
+ * processes and asks before external mutation; `plan` is read-only; `full-access` runs everything,
+ * host execution included.
+ */
+export const PERMISSION_MODES = ['ask', 'auto', 'plan', 'full-access'] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+/** Model providers a connection can name. `custom` is any OpenAI-compatible server at `baseUrl`. */
+export const PROVIDERS = [
+  'custom',
+  'openai',
+  'anthropic',
+  'google',
+  'openrouter',
+  'mistral',
+  'deepseek',
+  'xai',
+  'groq',
+  'ollama',
+  'lmstudio',
+  'vllm',
+] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+/** Providers of a secondary role: `main` reuses the main connection, otherwise one of {@link PROVIDERS}. */
+export const ROLE_PROVIDERS = ['main', ...PROVIDERS] as const;
+export type RoleProvider = (typeof ROLE_PROVIDERS)[number];
+
+/** Providers of the decisions connection; the first option, `main`, is the default. */
+export const DECISIONS_PROVIDERS = ROLE_PROVIDERS;
+/** Providers of the coding connection (`main` by default). */
+export const CODING_PROVIDERS = ROLE_PROVIDERS;
+/** Providers of the classifier connection (`main` by default). */
+export const CLASSIFIER_PROVIDERS = ROLE_PROVIDERS;
+
+/** Which decisions connection is active: `jev` (the primary decisions connection) or `alt` (the decisionsAlt* one). */
+export const DECISIONS_ACTIVE_VALUES = ['jev', 'alt'] as const;
+export type DecisionsActive = (typeof DECISIONS_ACTIVE_VALUES)[number];
+
+/**
+ * How thinking is requested: `auto` lets the server pick the model's own mechanism; `effort` sends an
+ * effort level (OpenAI-style `reasoning_effort`, Gemini 3 thinking level); `budget` sends a token budget
+ * (Anthropic `thinking`, Gemini 2.5 `thinkingBudget`); `toggle` only switches thinking on or off
+ * (`enable_thinking`); `none` sends no thinking field at all.
+ */
+export const REASONING_CONTROLS = ['auto', 'effort', 'budget', 'toggle', 'none'] as const;
+export type ReasoningControl = (typeof REASONING_CONTROLS)[number];
+
+/** Thinking effort, from none to the most the model offers. `off` turns thinking off. */
+export const REASONING_EFFORTS = ['off', 'minimal', 'low', 'medium', 'high', 'max'] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+/** Which connection the skill matcher uses: one of the roles, or `custom` with its own URL, key and model. */
+export const SKILL_MATCHER_PROFILES = ['classifier', 'main', 'coding', 'custom'] as const;
+export type SkillMatcherProfile = (typeof SKILL_MATCHER_PROFILES)[number];
+
+/** Colour themes of the settings page and chat. `system` follows the operating system. */
+export const THEME_IDS = [
+  'app-dark',
+  'app-light',
+  'system',
+  'high-contrast-dark',
+  'high-contrast-light',
+] as const;
+export type ThemeId = (typeof THEME_IDS)[number];
+
+/** Transcript density: `compact` hides tool details, `detailed` shows tool calls and thinking in full. */
+export const TRANSCRIPT_VIEWS = ['normal', 'compact', 'detailed'] as const;
+export type TranscriptView = (typeof TRANSCRIPT_VIEWS)[number];
+
+/** Animation used when the document agent edits a document. */
+export const DOC_EDIT_ANIMATIONS = ['morph', 'typewriter', 'fade', 'none'] as const;
+export type DocEditAnimation = (typeof DOC_EDIT_ANIMATIONS)[number];
