@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+/** Options of {@link writeFileAtomic}. */
+export interface WriteFileAtomicOptions {
+  /** File mode of the new file; defaults to 0o600 because callers store ciphertexts and keys. */
+  mode?: number;
+}
+
+/**
+ * Writes a file so that a crash leaves either the old or the new content, never a torn or
+ * empty file: write a temporary file in the same directory, fsync it, rename it over the
+ * target, then fsync the directory so the rename itself is durable.
+ *
+ * @example
+ * await writeFileAtomic('/var/lib/app/settings.jwe', ciphertext);
+ */
+export async function writeFileAtomic(
+  path: string,
+  content: string | Uint8Array,
+  options: WriteFileAtomicOptions = {},
+): Promise<void> {
+  const directory = dirname(path);
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  const temporary = join(directory, `.${randomBytes(8).toString('hex')}.tmp`);
+  const handle = await open(temporary, 'wx', options.mode ?? 0o600);
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await handle.close();
+  try {
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await syncDirectory(directory);
+}
+
+async function syncDirectory(directory: string): Promise<void> {
+  // Directories cannot be opened for fsync on every platform (Windows); durability of the
+  // rename is then up to the OS, which is the best available there.
+  try {
+    const handle = await open(directory, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // see above
+  }
+}
