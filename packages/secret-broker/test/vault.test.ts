@@ -10,6 +10,7 @@ import {
   generateKey,
   isSecretReference,
   MemorySecretRecordStore,
+  type SecretRecordStore,
   VaultKeyring,
   VaultSecretBackend,
 } from '../src/index.js';
@@ -26,7 +27,7 @@ afterEach(async () => {
 
 function brokerWith(
   keys = [{ kid: 'k1', key: generateKey() }],
-  records = new FileSecretRecordStore(directory),
+  records: SecretRecordStore = new FileSecretRecordStore(directory),
 ) {
   const keyring = new VaultKeyring({ keys });
   const backend = new VaultSecretBackend({ keyring, records });

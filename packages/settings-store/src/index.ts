@@ -1,0 +1,21 @@
+/** Public API of @assistant-kit/settings-store. */
+export type {
+  AccountSettingsStore,
+  SaveAccountSettingsOptions,
+  StoredAccountSettings,
+} from './account-settings-store.js';
+export { type SettingsStoreErrorCode, settingsStoreError } from './errors.js';
+export {
+  FileAccountSettingsStore,
+  type FileAccountSettingsStoreOptions,
+} from './file-account-settings-store.js';
+export {
+  PostgresAccountSettingsStore,
+  type PostgresAccountSettingsStoreOptions,
+} from './postgres-account-settings-store.js';
+export type { PostgresConnectionOptions, PostgresPool } from './postgres-connection.js';
+export {
+  PostgresSecretRecordStore,
+  type PostgresSecretRecordStoreOptions,
+} from './postgres-secret-record-store.js';
+export { assertNoCredentialValues } from './settings-codec.js';

@@ -1,0 +1,68 @@
+import type { Pool, PoolConfig } from 'pg';
+import { settingsStoreError } from './errors.js';
+
+/** The part of a `pg` Pool the stores use, so hosts can pass their own pool. */
+export type PostgresPool = Pick<Pool, 'query' | 'end'>;
+
+/** How to reach PostgreSQL: an existing pool, or settings for a new one. */
+export interface PostgresConnectionOptions {
+  /** A pool owned by the caller; it is not ended by `close()`. */
+  pool?: PostgresPool;
+  /** Connection string for a pool created (and ended on close) by the store. */
+  connectionString?: string;
+  /** Extra `pg` pool settings when the store creates the pool. */
+  poolConfig?: PoolConfig;
+}
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export function assertTableName(name: string): string {
+  if (!IDENTIFIER.test(name)) {
+    throw settingsStoreError('INVALID_ARGUMENT', `Table name "${name}" must be a lower-case SQL identifier.`);
+  }
+  return name;
+}
+
+/** Loads `pg` lazily (an optional peer) and returns the pool to use and whether we own it. */
+export async function openPool(
+  options: PostgresConnectionOptions,
+): Promise<{ pool: PostgresPool; owned: boolean }> {
+  if (options.pool) return { pool: options.pool, owned: false };
+  if (!options.connectionString && !options.poolConfig) {
+    throw settingsStoreError('INVALID_ARGUMENT', 'Give a PostgreSQL pool, connectionString or poolConfig.');
+  }
+  let pg: typeof import('pg');
+  try {
+    const loaded = (await import('pg')) as typeof import('pg') & { default?: typeof import('pg') };
+    pg = loaded.default ?? loaded;
+  } catch (error) {
+    throw settingsStoreError(
+      'POSTGRES_MODULE_MISSING',
+      'PostgreSQL storage needs the "pg" package: install pg.',
+      error,
+    );
+  }
+  const pool = new pg.Pool({ ...options.poolConfig, connectionString: options.connectionString });
+  // Idle clients can fail when the server restarts; the next query reconnects, so only swallow here.
+  pool.on('error', () => undefined);
+  return { pool, owned: true };
+}
+
+/** Runs a query, turning driver errors into `STORAGE_FAILED` without echoing parameters. */
+export async function query<Row extends Record<string, unknown>>(
+  pool: PostgresPool,
+  text: string,
+  values: unknown[] = [],
+): Promise<Row[]> {
+  try {
+    const result = await pool.query(text, values);
+    return result.rows as Row[];
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw settingsStoreError(
+      'STORAGE_FAILED',
+      `PostgreSQL query failed${code ? ` (SQLSTATE ${code})` : ''}.`,
+      error,
+    );
+  }
+}
