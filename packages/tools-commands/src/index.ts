@@ -1,0 +1,21 @@
+/** Public API of @assistant-kit/tools-commands. */
+export { COMMAND_ERROR_CODES, type CommandErrorCode } from './errors.js';
+export {
+  type BackgroundProcess,
+  type BackgroundProcessSpec,
+  type NewOutput,
+  startBackgroundProcess,
+  type WaitOutcome,
+} from './process/background-process.js';
+export { DEFAULT_OUTPUT_CAP_BYTES } from './process/bounded-output.js';
+export type {
+  CommandShell,
+  ExecutionContext,
+  OutputChunk,
+  ProcessResult,
+  ProcessSpec,
+} from './process/process-spec.js';
+export { runProcess } from './process/run-process.js';
+export { DEFAULT_KILL_GRACE_MS } from './process/supervised-process.js';
+export { isSandboxAvailable, type SandboxStatus } from './sandbox/bubblewrap.js';
+export type { SandboxOptions } from './sandbox/sandbox-options.js';

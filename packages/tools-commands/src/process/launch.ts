@@ -1,0 +1,144 @@
+import os from 'node:os';
+import { isToolError } from '@assistant-kit/tool-core';
+import { commandError } from '../errors.js';
+import {
+  HOST_ISOLATION_FLAGS,
+  isSandboxAvailable,
+  resolveBubblewrapPath,
+  SANDBOX_ISOLATION_FLAGS,
+} from '../sandbox/bubblewrap.js';
+import { buildSandboxMounts, SANDBOX_HOME } from '../sandbox/mount-plan.js';
+import { buildCommandEnvironment } from './environment.js';
+import type { ExecutionContext, ProcessSpec } from './process-spec.js';
+import { scriptArgv } from './shell.js';
+
+/** A process ready to spawn: bubblewrap, its arguments and the scrubbed environment. */
+export interface LaunchPlan {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  executionContext: ExecutionContext;
+  /** Working directory, workspace-relative. */
+  cwd: string;
+  /** The argv run inside bubblewrap (for error messages). */
+  commandArgv: string[];
+}
+
+/** Something run beside the command in the same namespaces (the port bridge's forwarder). */
+export interface Companion {
+  argv: string[];
+  /** Host directory the companion needs read-write (bound at the same path). */
+  directory: string;
+}
+
+function commandArgvOf(spec: ProcessSpec, searchPath: string): string[] {
+  const hasArgv = spec.argv !== undefined;
+  const hasCommand = spec.command !== undefined;
+  if (hasArgv === hasCommand) {
+    throw commandError(
+      'INVALID_ARGUMENTS',
+      hasArgv
+        ? 'Give either command (a script) or argv (an executable and its arguments), not both.'
+        : 'Give command (a script) or argv (an executable and its arguments).',
+    );
+  }
+  if (hasArgv) {
+    if (spec.argv!.length === 0 || spec.argv![0] === '') {
+      throw commandError('INVALID_ARGUMENTS', 'argv needs at least the executable as its first item.');
+    }
+    if (spec.shell !== undefined && spec.shell !== 'bash') {
+      throw commandError('INVALID_ARGUMENTS', 'shell applies to command only; argv runs without a shell.');
+    }
+    for (const argument of spec.argv!) {
+      if (argument.includes('\0'))
+        throw commandError('INVALID_ARGUMENTS', 'argv items cannot contain NUL bytes.');
+    }
+    return [...spec.argv!];
+  }
+  if (spec.command!.includes('\0'))
+    throw commandError('INVALID_ARGUMENTS', 'command cannot contain NUL bytes.');
+  return scriptArgv(spec.command!, spec.shell ?? 'bash', searchPath);
+}
+
+function withCompanion(commandArgv: string[], companion: Companion | undefined): string[] {
+  if (companion === undefined) return commandArgv;
+  // The companion runs in the background of a tiny shell that then becomes the command (exec), so
+  // both share the namespaces and both end when the command ends.
+  const count = companion.argv.length;
+  return [
+    '/bin/sh',
+    '-c',
+    `${companionArguments(count)} & shift ${count}; exec "$@"`,
+    'sh',
+    ...companion.argv,
+    ...commandArgv,
+  ];
+}
+
+function companionArguments(count: number): string {
+  return Array.from({ length: count }, (_, index) => `"$${index + 1}"`).join(' ');
+}
+
+/**
+ * Turns a spec into the bubblewrap invocation that runs it: refuses when bubblewrap cannot
+ * isolate (never falls back to running unsandboxed), confines the working directory, scrubs the
+ * environment and lays out the mounts.
+ */
+export async function planLaunch(spec: ProcessSpec, companion?: Companion): Promise<LaunchPlan> {
+  const executionContext = spec.executionContext ?? 'sandbox';
+  if (executionContext !== 'sandbox' && executionContext !== 'host') {
+    throw commandError('INVALID_ARGUMENTS', 'executionContext must be "sandbox" or "host".');
+  }
+  const searchPath = process.env.PATH ?? '/usr/bin:/bin';
+  const commandArgv = commandArgvOf(spec, searchPath);
+  let workingDirectory: Awaited<ReturnType<ProcessSpec['workspace']['resolveDirectory']>>;
+  try {
+    workingDirectory = await spec.workspace.resolveDirectory(spec.cwd ?? '.');
+  } catch (error) {
+    if (isToolError(error)) throw error;
+    throw commandError('INVALID_ARGUMENTS', `cwd "${spec.cwd}" cannot be used.`, { cause: error });
+  }
+  const status = await isSandboxAvailable(spec.sandbox);
+  if (!status.available) {
+    throw commandError(
+      'SANDBOX_UNAVAILABLE',
+      executionContext === 'sandbox'
+        ? `Commands run only inside the sandbox, and it is unavailable: ${status.reason}`
+        : `Host execution still runs without network, which needs bubblewrap, and it is unavailable: ${status.reason}`,
+      { details: { bubblewrapPath: status.bubblewrapPath, executionContext } },
+    );
+  }
+  const file = resolveBubblewrapPath(spec.sandbox);
+  const argv = withCompanion(commandArgv, companion);
+  if (executionContext === 'host') {
+    const args = [...HOST_ISOLATION_FLAGS, '--chdir', workingDirectory.absolute, '--', ...argv];
+    const env = buildCommandEnvironment({
+      home: os.homedir(),
+      temporaryDirectory: os.tmpdir(),
+      sandboxed: false,
+      extra: spec.env,
+    });
+    return { file, args, env, executionContext, cwd: workingDirectory.relative, commandArgv };
+  }
+  const mounts = await buildSandboxMounts({
+    workspaceRoot: spec.workspace.root,
+    workspaceWritable: !spec.workspace.readOnly,
+    workingDirectory: workingDirectory.absolute,
+    bridgeDirectory: companion?.directory,
+    options: spec.sandbox ?? {},
+  });
+  const env = buildCommandEnvironment({
+    home: SANDBOX_HOME,
+    temporaryDirectory: '/tmp',
+    sandboxed: true,
+    extra: spec.env,
+  });
+  return {
+    file,
+    args: [...SANDBOX_ISOLATION_FLAGS, ...mounts, '--', ...argv],
+    env,
+    executionContext,
+    cwd: workingDirectory.relative,
+    commandArgv,
+  };
+}
