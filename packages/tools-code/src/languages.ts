@@ -1,0 +1,73 @@
+import path from 'node:path';
+
+/** Grammars shipped as wasm files by npm packages, loadable by web-tree-sitter 0.27. */
+export type GrammarName = 'typescript' | 'tsx' | 'javascript' | 'css' | 'html' | 'json' | 'python';
+
+/** What the package knows about one language: how to recognise its files and how to read them. */
+export interface LanguageInfo {
+  /** Language id as language servers expect it in `textDocument/didOpen`. */
+  languageId: string;
+  /** Human name used in reports. */
+  name: string;
+  grammar?: GrammarName;
+  /** True for languages whose files are code (counted in profiles and repo maps). */
+  code: boolean;
+}
+
+const languagesByExtension: Record<string, LanguageInfo> = {
+  '.ts': { languageId: 'typescript', name: 'TypeScript', grammar: 'typescript', code: true },
+  '.mts': { languageId: 'typescript', name: 'TypeScript', grammar: 'typescript', code: true },
+  '.cts': { languageId: 'typescript', name: 'TypeScript', grammar: 'typescript', code: true },
+  '.tsx': { languageId: 'typescriptreact', name: 'TypeScript', grammar: 'tsx', code: true },
+  '.js': { languageId: 'javascript', name: 'JavaScript', grammar: 'javascript', code: true },
+  '.mjs': { languageId: 'javascript', name: 'JavaScript', grammar: 'javascript', code: true },
+  '.cjs': { languageId: 'javascript', name: 'JavaScript', grammar: 'javascript', code: true },
+  '.jsx': { languageId: 'javascriptreact', name: 'JavaScript', grammar: 'javascript', code: true },
+  '.css': { languageId: 'css', name: 'CSS', grammar: 'css', code: true },
+  '.scss': { languageId: 'scss', name: 'SCSS', code: true },
+  '.less': { languageId: 'less', name: 'Less', code: true },
+  '.html': { languageId: 'html', name: 'HTML', grammar: 'html', code: true },
+  '.htm': { languageId: 'html', name: 'HTML', grammar: 'html', code: true },
+  '.json': { languageId: 'json', name: 'JSON', grammar: 'json', code: false },
+  '.jsonc': { languageId: 'jsonc', name: 'JSON', grammar: 'json', code: false },
+  '.py': { languageId: 'python', name: 'Python', grammar: 'python', code: true },
+  '.pyi': { languageId: 'python', name: 'Python', grammar: 'python', code: true },
+  '.md': { languageId: 'markdown', name: 'Markdown', code: false },
+  '.markdown': { languageId: 'markdown', name: 'Markdown', code: false },
+  '.go': { languageId: 'go', name: 'Go', code: true },
+  '.rs': { languageId: 'rust', name: 'Rust', code: true },
+  '.java': { languageId: 'java', name: 'Java', code: true },
+  '.kt': { languageId: 'kotlin', name: 'Kotlin', code: true },
+  '.rb': { languageId: 'ruby', name: 'Ruby', code: true },
+  '.php': { languageId: 'php', name: 'PHP', code: true },
+  '.c': { languageId: 'c', name: 'C', code: true },
+  '.h': { languageId: 'c', name: 'C', code: true },
+  '.cc': { languageId: 'cpp', name: 'C++', code: true },
+  '.cpp': { languageId: 'cpp', name: 'C++', code: true },
+  '.hpp': { languageId: 'cpp', name: 'C++', code: true },
+  '.cs': { languageId: 'csharp', name: 'C#', code: true },
+  '.swift': { languageId: 'swift', name: 'Swift', code: true },
+  '.vue': { languageId: 'vue', name: 'Vue', code: true },
+  '.svelte': { languageId: 'svelte', name: 'Svelte', code: true },
+  '.sh': { languageId: 'shellscript', name: 'Shell', code: true },
+  '.yaml': { languageId: 'yaml', name: 'YAML', code: false },
+  '.yml': { languageId: 'yaml', name: 'YAML', code: false },
+  '.toml': { languageId: 'toml', name: 'TOML', code: false },
+};
+
+/** The language of a file by its extension, or undefined for unknown files. */
+export function languageOfPath(filePath: string): LanguageInfo | undefined {
+  return languagesByExtension[path.extname(filePath).toLowerCase()];
+}
+
+const assetExtensions = new Set([
+  '.png', '.jpg', '.jpeg', '.gif', '.webp', '.avif', '.svg', '.ico', '.bmp',
+  '.woff', '.woff2', '.ttf', '.otf', '.eot',
+  '.mp3', '.wav', '.ogg', '.mp4', '.webm', '.mov',
+  '.pdf', '.wasm',
+]);
+
+/** True for static assets (images, fonts, media) a repo map lists separately from code. */
+export function isAssetPath(filePath: string): boolean {
+  return assetExtensions.has(path.extname(filePath).toLowerCase());
+}

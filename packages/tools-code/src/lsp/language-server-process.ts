@@ -1,0 +1,421 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import type {
+  Diagnostic,
+  InitializeResult,
+  ProtocolConnection,
+  PublishDiagnosticsParams,
+  ServerCapabilities,
+  WorkspaceEdit,
+} from 'vscode-languageserver-protocol';
+import { ToolError } from '@assistant-kit/tool-core';
+import { codeError } from '../errors.js';
+import type { LanguageServerRegistration } from './registrations.js';
+
+export type LanguageServerState = 'starting' | 'running' | 'stopped' | 'crashed';
+
+interface OpenDocument {
+  version: number;
+  hash: string;
+  languageId: string;
+  lastUsed: number;
+}
+
+interface PublishedDiagnostics {
+  diagnostics: Diagnostic[];
+  /** Increases with every publish for any document, so waiters can tell new from old. */
+  sequence: number;
+}
+
+/** Open documents kept by one server before the least recently used is closed. */
+const MAX_OPEN_DOCUMENTS = 400;
+const SHUTDOWN_GRACE_MS = 2_000;
+
+/** Builds the client capabilities: what this client can do with a server's answers. */
+function clientCapabilities() {
+  return {
+    general: { positionEncodings: ['utf-16'] },
+    window: { workDoneProgress: true, showMessage: {} },
+    workspace: {
+      applyEdit: true,
+      configuration: true,
+      workspaceFolders: true,
+      symbol: { dynamicRegistration: false },
+      workspaceEdit: { documentChanges: true, resourceOperations: ['create', 'rename', 'delete'] },
+      executeCommand: { dynamicRegistration: false },
+      didChangeWatchedFiles: { dynamicRegistration: false },
+    },
+    textDocument: {
+      synchronization: { dynamicRegistration: false, didSave: true, willSave: false },
+      documentSymbol: { hierarchicalDocumentSymbolSupport: true },
+      definition: { linkSupport: true },
+      implementation: { linkSupport: true },
+      typeDefinition: { linkSupport: true },
+      references: {},
+      hover: { contentFormat: ['markdown', 'plaintext'] },
+      rename: { prepareSupport: true },
+      codeAction: {
+        codeActionLiteralSupport: {
+          codeActionKind: {
+            valueSet: ['', 'quickfix', 'refactor', 'refactor.extract', 'refactor.inline', 'refactor.rewrite', 'source', 'source.organizeImports', 'source.fixAll'],
+          },
+        },
+        resolveSupport: { properties: ['edit'] },
+        dataSupport: true,
+        isPreferredSupport: true,
+        disabledSupport: true,
+      },
+      formatting: {},
+      rangeFormatting: {},
+      callHierarchy: {},
+      publishDiagnostics: { relatedInformation: true, versionSupport: true },
+    },
+  };
+}
+
+/**
+ * One running language server: the child process, its JSON-RPC connection, the documents it has
+ * open and the diagnostics it published. Every request has a timeout after which it is cancelled
+ * (`$/cancelRequest`) and the caller gets LANGUAGE_SERVER_TIMEOUT, so a stuck server never blocks
+ * a session.
+ */
+export class LanguageServerProcess {
+  readonly registration: LanguageServerRegistration;
+  readonly root: string;
+  state: LanguageServerState = 'starting';
+  capabilities: ServerCapabilities = {};
+  #child: ChildProcess | undefined;
+  #connection: ProtocolConnection | undefined;
+  #exited: Promise<void>;
+  #markExited!: () => void;
+  readonly #documents = new Map<string, OpenDocument>();
+  readonly #diagnostics = new Map<string, PublishedDiagnostics>();
+  #diagnosticSequence = 0;
+  readonly #diagnosticWaiters = new Set<() => void>();
+  readonly #stderrTail: string[] = [];
+  /** Receives edits the server asks the client to apply while a preview captures them. */
+  editCapture: ((edit: WorkspaceEdit) => void) | undefined;
+
+  constructor(registration: LanguageServerRegistration, root: string) {
+    this.registration = registration;
+    this.root = root;
+    this.#exited = new Promise((resolve) => {
+      this.#markExited = resolve;
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** Last lines the server wrote to stderr, for error reports. */
+  get stderrTail(): string {
+    return this.#stderrTail.join('').slice(-2_000);
+  }
+
+  /** Starts the process and completes the initialize handshake. */
+  async start(timeoutMs: number): Promise<void> {
+    const rpc = await import('vscode-languageserver-protocol/node').catch((error: unknown) => {
+      throw codeError('LANGUAGE_SERVER_UNAVAILABLE', 'Language servers need vscode-languageserver-protocol: install it.', {
+        cause: error,
+      });
+    });
+    const { command, args, env } = await this.registration.command();
+    const child = spawn(command, args, {
+      cwd: this.root,
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.#child = child;
+    child.on('exit', () => {
+      if (this.state !== 'stopped') this.state = 'crashed';
+      this.#connection?.dispose();
+      this.#markExited();
+    });
+    child.on('error', () => {
+      if (this.state !== 'stopped') this.state = 'crashed';
+      this.#markExited();
+    });
+    child.stdin!.on('error', () => {});
+    child.stderr!.on('data', (chunk: Buffer) => {
+      this.#stderrTail.push(chunk.toString('utf8'));
+      if (this.#stderrTail.length > 20) this.#stderrTail.shift();
+    });
+    const connection = rpc.createProtocolConnection(
+      new rpc.StreamMessageReader(child.stdout!),
+      new rpc.StreamMessageWriter(child.stdin!),
+    );
+    this.#connection = connection;
+    this.#installHandlers(connection);
+    connection.onError(() => {});
+    connection.onClose(() => {
+      if (this.state !== 'stopped') this.state = 'crashed';
+      this.#markExited();
+    });
+    connection.listen();
+
+    const rootUri = pathToFileURL(this.root).href;
+    const result = await this.request<InitializeResult>(
+      'initialize',
+      {
+        processId: process.pid,
+        clientInfo: { name: 'assistant-kit' },
+        rootUri,
+        rootPath: this.root,
+        workspaceFolders: [{ uri: rootUri, name: 'workspace' }],
+        capabilities: clientCapabilities(),
+        initializationOptions: this.registration.initializationOptions,
+      },
+      { timeoutMs, allowStarting: true },
+    );
+    this.capabilities = result.capabilities ?? {};
+    await connection.sendNotification('initialized', {});
+    if (this.registration.settings !== undefined) {
+      await connection.sendNotification('workspace/didChangeConfiguration', { settings: this.registration.settings });
+    }
+    this.state = 'running';
+  }
+
+  #installHandlers(connection: ProtocolConnection): void {
+    connection.onRequest('workspace/configuration', (params: { items?: { section?: string }[] }) =>
+      (params.items ?? []).map((item) => {
+        if (item.section === undefined) return this.registration.settings ?? {};
+        let value: unknown = this.registration.settings;
+        for (const part of item.section.split('.')) {
+          value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+        }
+        return value ?? null;
+      }),
+    );
+    connection.onRequest('workspace/workspaceFolders', () => [{ uri: pathToFileURL(this.root).href, name: 'workspace' }]);
+    connection.onRequest('client/registerCapability', () => null);
+    connection.onRequest('client/unregisterCapability', () => null);
+    connection.onRequest('window/workDoneProgress/create', () => null);
+    connection.onRequest('window/showMessageRequest', () => null);
+    connection.onRequest('window/showDocument', () => ({ success: false }));
+    connection.onRequest('workspace/applyEdit', (params: { edit: WorkspaceEdit }) => {
+      // The server never changes files through this client directly: edits are captured for a
+      // preview and applied only with its edit token.
+      this.editCapture?.(params.edit);
+      return { applied: false, failureReason: 'Edits are previewed first and applied with an edit token.' };
+    });
+    connection.onRequest('workspace/semanticTokens/refresh', () => null);
+    connection.onRequest('workspace/inlayHint/refresh', () => null);
+    connection.onRequest('workspace/diagnostic/refresh', () => null);
+    connection.onRequest('workspace/codeLens/refresh', () => null);
+    connection.onNotification('textDocument/publishDiagnostics', (params: PublishDiagnosticsParams) => {
+      this.#diagnosticSequence++;
+      this.#diagnostics.set(params.uri, { diagnostics: params.diagnostics, sequence: this.#diagnosticSequence });
+      for (const wake of this.#diagnosticWaiters) wake();
+    });
+    connection.onNotification(() => {});
+  }
+
+  /**
+   * Sends a request; rejects with LANGUAGE_SERVER_TIMEOUT after `timeoutMs` (and cancels it on
+   * the server), with CANCELLED when `signal` aborts, and with LANGUAGE_SERVER_UNAVAILABLE when
+   * the server exits meanwhile.
+   */
+  async request<Result>(
+    method: string,
+    params: unknown,
+    options: { timeoutMs: number; signal?: AbortSignal; allowStarting?: boolean },
+  ): Promise<Result> {
+    const connection = this.#connection;
+    if (connection === undefined || this.state === 'crashed' || this.state === 'stopped' || (this.state === 'starting' && !options.allowStarting)) {
+      throw codeError('LANGUAGE_SERVER_UNAVAILABLE', `The ${this.registration.id} language server is not running.`);
+    }
+    const { CancellationTokenSource, ResponseError } = await import('vscode-languageserver-protocol/node');
+    const cancellation = new CancellationTokenSource();
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const interrupted = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        cancellation.cancel();
+        reject(
+          codeError(
+            'LANGUAGE_SERVER_TIMEOUT',
+            `The ${this.registration.id} language server did not answer ${method} within ${options.timeoutMs} ms; the request was cancelled.`,
+            { details: { server: this.registration.id, method, timeoutMs: options.timeoutMs } },
+          ),
+        );
+      }, options.timeoutMs);
+      onAbort = () => {
+        cancellation.cancel();
+        reject(new ToolError('CANCELLED', `The ${method} request was cancelled.`));
+      };
+      if (options.signal?.aborted) onAbort();
+      else options.signal?.addEventListener('abort', onAbort, { once: true });
+      this.#exited.then(() =>
+        reject(
+          codeError('LANGUAGE_SERVER_UNAVAILABLE', `The ${this.registration.id} language server exited during ${method}.`, {
+            details: { server: this.registration.id, method, crashed: true },
+          }),
+        ),
+      );
+    });
+    try {
+      return await Promise.race([connection.sendRequest(method, params, cancellation.token) as Promise<Result>, interrupted]);
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      if (error instanceof ResponseError) {
+        throw codeError('LANGUAGE_SERVER_ERROR', `The ${this.registration.id} language server refused ${method}: ${error.message}`, {
+          cause: error,
+          details: { server: this.registration.id, method, serverCode: error.code },
+        });
+      }
+      throw codeError('LANGUAGE_SERVER_UNAVAILABLE', `The ${this.registration.id} language server failed on ${method}.`, {
+        cause: error,
+      });
+    } finally {
+      clearTimeout(timer);
+      if (onAbort !== undefined) options.signal?.removeEventListener('abort', onAbort);
+      cancellation.dispose();
+      interrupted.catch(() => {});
+    }
+  }
+
+  async notify(method: string, params: unknown): Promise<void> {
+    await this.#connection?.sendNotification(method, params);
+  }
+
+  /**
+   * Makes the server see `text` as the content of `uri`: opens it, or sends the full new text
+   * when it changed. Returns true when the server's view changed (new diagnostics will follow).
+   */
+  async syncDocument(uri: string, languageId: string, text: string, hash: string): Promise<boolean> {
+    const open = this.#documents.get(uri);
+    if (open !== undefined) {
+      open.lastUsed = Date.now();
+      if (open.hash === hash) return false;
+      open.version++;
+      open.hash = hash;
+      await this.notify('textDocument/didChange', {
+        textDocument: { uri, version: open.version },
+        contentChanges: [{ text }],
+      });
+      return true;
+    }
+    if (this.#documents.size >= MAX_OPEN_DOCUMENTS) await this.#closeLeastRecentlyUsed();
+    this.#documents.set(uri, { version: 1, hash, languageId, lastUsed: Date.now() });
+    await this.notify('textDocument/didOpen', { textDocument: { uri, languageId, version: 1, text } });
+    return true;
+  }
+
+  /** Re-sends every open document whose file changed on disk (after edits made elsewhere). */
+  async refreshOpenDocuments(hashOf: (text: string) => string): Promise<void> {
+    for (const [uri, document] of this.#documents) {
+      const text = await readFile(new URL(uri), 'utf8').catch(() => undefined);
+      if (text === undefined) {
+        this.#documents.delete(uri);
+        await this.notify('textDocument/didClose', { textDocument: { uri } });
+        continue;
+      }
+      await this.syncDocument(uri, document.languageId, text, hashOf(text));
+    }
+  }
+
+  async #closeLeastRecentlyUsed(): Promise<void> {
+    let oldest: [string, OpenDocument] | undefined;
+    for (const entry of this.#documents) if (oldest === undefined || entry[1].lastUsed < oldest[1].lastUsed) oldest = entry;
+    if (oldest === undefined) return;
+    this.#documents.delete(oldest[0]);
+    this.#diagnostics.delete(oldest[0]);
+    await this.notify('textDocument/didClose', { textDocument: { uri: oldest[0] } });
+  }
+
+  get diagnosticSequence(): number {
+    return this.#diagnosticSequence;
+  }
+
+  diagnosticsFor(uri: string): PublishedDiagnostics | undefined {
+    return this.#diagnostics.get(uri);
+  }
+
+  /**
+   * Waits until the server published diagnostics for `uri` after `sinceSequence`, then until it
+   * has been quiet for `quietMs` (servers publish syntax and semantic results separately).
+   * Resolves false when `timeoutMs` passes first.
+   */
+  async waitForDiagnostics(uri: string, sinceSequence: number, options: { timeoutMs: number; quietMs: number; signal?: AbortSignal }): Promise<boolean> {
+    const deadline = Date.now() + options.timeoutMs;
+    return new Promise<boolean>((resolve) => {
+      let quietTimer: NodeJS.Timeout | undefined;
+      let deadlineTimer: NodeJS.Timeout | undefined;
+      const finish = (value: boolean) => {
+        clearTimeout(quietTimer);
+        clearTimeout(deadlineTimer);
+        this.#diagnosticWaiters.delete(wake);
+        options.signal?.removeEventListener('abort', abort);
+        resolve(value);
+      };
+      const abort = () => finish(false);
+      const wake = () => {
+        const published = this.#diagnostics.get(uri);
+        if (published === undefined || published.sequence <= sinceSequence) return;
+        clearTimeout(quietTimer);
+        quietTimer = setTimeout(() => finish(true), Math.max(0, Math.min(options.quietMs, deadline - Date.now())));
+      };
+      this.#diagnosticWaiters.add(wake);
+      deadlineTimer = setTimeout(() => finish(this.#diagnostics.get(uri)?.sequence !== undefined && this.#diagnostics.get(uri)!.sequence > sinceSequence), options.timeoutMs);
+      options.signal?.addEventListener('abort', abort, { once: true });
+      this.#exited.then(() => finish(false));
+      wake();
+    });
+  }
+
+  /**
+   * Resident memory in bytes of the server process and all its descendants (Linux; for example
+   * typescript-language-server and the tsserver processes it starts), or undefined.
+   */
+  async residentMemoryBytes(): Promise<number | undefined> {
+    const pid = this.pid;
+    if (pid === undefined || this.state !== 'running') return undefined;
+    let total = 0;
+    const pending = [pid];
+    const seen = new Set<number>();
+    while (pending.length > 0) {
+      const current = pending.pop()!;
+      if (seen.has(current)) continue;
+      seen.add(current);
+      const status = await readFile(`/proc/${current}/status`, 'utf8').catch(() => undefined);
+      const match = status?.match(/VmRSS:\s+(\d+)\s+kB/);
+      if (match !== undefined && match !== null) total += Number(match[1]) * 1024;
+      const children = await readFile(`/proc/${current}/task/${current}/children`, 'utf8').catch(() => '');
+      for (const child of children.split(/\s+/)) if (child !== '') pending.push(Number(child));
+    }
+    return total === 0 ? undefined : total;
+  }
+
+  /** Shuts the server down politely, then kills it if it does not exit within a grace period. */
+  async stop(): Promise<void> {
+    if (this.state === 'stopped') return;
+    const wasRunning = this.state === 'running';
+    this.state = 'stopped';
+    const child = this.#child;
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) {
+      this.#connection?.dispose();
+      return;
+    }
+    if (wasRunning && this.#connection !== undefined) {
+      const connection = this.#connection;
+      await Promise.race([
+        (async () => {
+          await connection.sendRequest('shutdown');
+          await connection.sendNotification('exit');
+        })().catch(() => {}),
+        new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS)),
+      ]);
+    }
+    const exited = new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve();
+      else child.once('exit', () => resolve());
+    });
+    const killTimer = setTimeout(() => child.kill('SIGKILL'), SHUTDOWN_GRACE_MS);
+    if (!wasRunning) child.kill('SIGTERM');
+    await exited;
+    clearTimeout(killTimer);
+    this.#connection?.dispose();
+  }
+}

@@ -1,0 +1,115 @@
+import { createRequire } from 'node:module';
+import { codeError } from '../errors.js';
+
+const requireFromHere = createRequire(import.meta.url);
+
+/** How to start a language server over stdio. */
+export interface LanguageServerCommand {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+/**
+ * A language server the family may start. Register others (pyright, gopls, rust-analyzer…) with
+ * `createCodeTools({ languageServers: [...] })`; a registration with the id of a built-in one
+ * replaces it.
+ *
+ * @example
+ * const pyright: LanguageServerRegistration = {
+ *   id: 'pyright',
+ *   languageIds: ['python'],
+ *   command: () => ({ command: 'pyright-langserver', args: ['--stdio'] }),
+ *   settings: { python: { analysis: { diagnosticMode: 'openFilesOnly' } } },
+ * };
+ */
+export interface LanguageServerRegistration {
+  /** Stable id, also shown in results (`server`). */
+  id: string;
+  /** LSP language ids it serves (`typescript`, `python`, `go`…). */
+  languageIds: readonly string[];
+  /**
+   * File extensions (with the dot) it serves beyond the built-in language table; files with
+   * these extensions get `languageIds[0]` as their language id.
+   */
+  fileExtensions?: readonly string[];
+  /** The process to start; resolved lazily on first use. */
+  command: () => LanguageServerCommand | Promise<LanguageServerCommand>;
+  /** `initializationOptions` of the initialize request. */
+  initializationOptions?: unknown;
+  /** Settings answered to `workspace/configuration` and sent with `didChangeConfiguration`. */
+  settings?: Record<string, unknown>;
+}
+
+function resolveInstalled(specifier: string, packageName: string): string {
+  try {
+    return requireFromHere.resolve(specifier);
+  } catch (error) {
+    throw codeError('LANGUAGE_SERVER_UNAVAILABLE', `The language server is not installed: install ${packageName}.`, {
+      cause: error,
+    });
+  }
+}
+
+function nodeScript(specifier: string, packageName: string): LanguageServerCommand {
+  return { command: process.execPath, args: [resolveInstalled(specifier, packageName), '--stdio'] };
+}
+
+/** The built-in servers: TypeScript/JavaScript, HTML, CSS and JSON. */
+export function defaultLanguageServers(): LanguageServerRegistration[] {
+  return [
+    {
+      id: 'typescript',
+      languageIds: ['typescript', 'typescriptreact', 'javascript', 'javascriptreact'],
+      command: () => nodeScript('typescript-language-server/lib/cli.mjs', 'typescript-language-server'),
+      initializationOptions: {
+        hostInfo: 'assistant-kit',
+        tsserver: { path: resolveInstalled('typescript/lib/tsserver.js', 'typescript') },
+        // Without this, a rename at an import site renames only the local alias.
+        preferences: { providePrefixAndSuffixTextForRename: false, allowRenameOfImportPath: false },
+      },
+      settings: {},
+    },
+    {
+      id: 'html',
+      languageIds: ['html'],
+      command: () =>
+        nodeScript(
+          'vscode-langservers-extracted/lib/html-language-server/node/htmlServerMain.js',
+          'vscode-langservers-extracted',
+        ),
+      initializationOptions: { provideFormatter: true, embeddedLanguages: { css: true, javascript: true } },
+      settings: { html: { format: { enable: true }, validate: { scripts: true, styles: true } }, css: {}, javascript: {} },
+    },
+    {
+      id: 'css',
+      languageIds: ['css', 'scss', 'less'],
+      command: () =>
+        nodeScript(
+          'vscode-langservers-extracted/lib/css-language-server/node/cssServerMain.js',
+          'vscode-langservers-extracted',
+        ),
+      initializationOptions: { provideFormatter: true },
+      settings: { css: { validate: true }, scss: { validate: true }, less: { validate: true } },
+    },
+    {
+      id: 'json',
+      languageIds: ['json', 'jsonc'],
+      command: () =>
+        nodeScript(
+          'vscode-langservers-extracted/lib/json-language-server/node/jsonServerMain.js',
+          'vscode-langservers-extracted',
+        ),
+      initializationOptions: { provideFormatter: true, handledSchemaProtocols: ['file'] },
+      // No network: schemas are never downloaded.
+      settings: { json: { validate: { enable: true }, format: { enable: true }, schemaDownload: { enable: false }, schemas: [] } },
+    },
+  ];
+}
+
+/** Merges extra registrations into the defaults; an extra one with a built-in id replaces it. */
+export function mergeRegistrations(extra: readonly LanguageServerRegistration[] = []): LanguageServerRegistration[] {
+  const merged = new Map(defaultLanguageServers().map((registration) => [registration.id, registration]));
+  for (const registration of extra) merged.set(registration.id, registration);
+  return [...merged.values()];
+}

@@ -1,0 +1,83 @@
+import type { Node, Tree } from 'web-tree-sitter';
+import { ExtractionContext, stringLiteralValue } from './extraction-context.js';
+import type { FileAnalysis, SymbolKindName } from './symbols.js';
+import { walkTree } from './tree-walk.js';
+
+const ROUTE_DECORATORS: Record<string, string> = {
+  get: 'GET',
+  post: 'POST',
+  put: 'PUT',
+  patch: 'PATCH',
+  delete: 'DELETE',
+  route: 'ANY',
+  api_route: 'ANY',
+  websocket: 'WEBSOCKET',
+};
+
+function recordDecoratorRoute(decorator: Node, analysis: FileAnalysis): void {
+  const call = decorator.namedChildren.find((child) => child?.type === 'call');
+  const callee = call?.childForFieldName('function');
+  if (callee?.type !== 'attribute') return;
+  const method = ROUTE_DECORATORS[callee.childForFieldName('attribute')?.text ?? ''];
+  const first = call?.childForFieldName('arguments')?.namedChildren[0] ?? null;
+  const routePath = stringLiteralValue(first);
+  if (method !== undefined && routePath?.startsWith('/')) {
+    analysis.routes.push({ method, path: routePath, line: decorator.startPosition.row + 1 });
+  }
+}
+
+/** Extracts classes, functions, methods, module-level names, imports and decorator routes of Python. */
+export function extractPython(tree: Tree, analysis: FileAnalysis): void {
+  const context = new ExtractionContext(analysis);
+  walkTree(tree, (cursor) => {
+    switch (cursor.nodeType) {
+      case 'identifier':
+        context.countIdentifier(cursor.nodeText);
+        return false;
+      case 'comment':
+      case 'string':
+        return false;
+      case 'class_definition': {
+        const node = cursor.currentNode;
+        const name = node.childForFieldName('name');
+        context.addSymbol(name, 'class', node);
+        return context.enterContainer(name?.text ?? '<class>', 'class');
+      }
+      case 'function_definition': {
+        const node = cursor.currentNode;
+        const name = node.childForFieldName('name');
+        const inClass = context.container?.kind === 'class';
+        const kind: SymbolKindName = inClass ? (name?.text === '__init__' ? 'constructor' : 'method') : 'function';
+        context.addSymbol(name, kind, node);
+        return context.enterContainer(name?.text ?? '<function>', kind, true);
+      }
+      case 'decorator':
+        recordDecoratorRoute(cursor.currentNode, analysis);
+        return undefined;
+      case 'assignment': {
+        if (context.functionDepth > 0) return undefined;
+        const node = cursor.currentNode;
+        const left = node.childForFieldName('left');
+        if (left?.type !== 'identifier') return undefined;
+        const kind: SymbolKindName =
+          context.container?.kind === 'class' ? 'property' : /^[A-Z][A-Z0-9_]*$/.test(left.text) ? 'constant' : 'variable';
+        context.addSymbol(left, kind, node);
+        return undefined;
+      }
+      case 'import_statement': {
+        for (const child of cursor.currentNode.namedChildren) {
+          const dotted = child?.type === 'aliased_import' ? child.childForFieldName('name') : child;
+          if (dotted?.type === 'dotted_name') analysis.imports.push(dotted.text);
+        }
+        return false;
+      }
+      case 'import_from_statement': {
+        const module = cursor.currentNode.childForFieldName('module_name');
+        if (module !== null) analysis.imports.push(module.text);
+        return false;
+      }
+      default:
+        return undefined;
+    }
+  });
+}

@@ -1,0 +1,208 @@
+import type { Node, Tree } from 'web-tree-sitter';
+import { ExtractionContext, stringLiteralValue } from './extraction-context.js';
+import type { FileAnalysis, SymbolKindName } from './symbols.js';
+import { walkTree } from './tree-walk.js';
+
+const ROUTE_METHODS: Record<string, string> = {
+  get: 'GET',
+  post: 'POST',
+  put: 'PUT',
+  patch: 'PATCH',
+  delete: 'DELETE',
+  del: 'DELETE',
+  head: 'HEAD',
+  options: 'OPTIONS',
+  all: 'ANY',
+  route: 'ANY',
+};
+
+const IDENTIFIER_TYPES = new Set([
+  'identifier',
+  'type_identifier',
+  'property_identifier',
+  'shorthand_property_identifier',
+  'shorthand_property_identifier_pattern',
+]);
+
+const FUNCTION_VALUE_TYPES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
+
+function isExported(declaration: Node): boolean {
+  let parent = declaration.parent;
+  if (parent?.type === 'lexical_declaration' || parent?.type === 'variable_declaration') parent = parent.parent;
+  return parent?.type === 'export_statement';
+}
+
+function recordRoute(call: Node, context: ExtractionContext): void {
+  const callee = call.childForFieldName('function');
+  if (callee?.type !== 'member_expression') return;
+  const property = callee.childForFieldName('property')?.text;
+  if (property === undefined) return;
+  const method = ROUTE_METHODS[property];
+  const argumentsNode = call.childForFieldName('arguments');
+  if (argumentsNode === null) return;
+  const first = argumentsNode.namedChildren[0];
+  if (first === undefined || first === null) return;
+  if (method !== undefined) {
+    const routePath = stringLiteralValue(first);
+    // A handler must follow (or the route is chained, as in router.route('/x').get(...)).
+    if (routePath?.startsWith('/') && (argumentsNode.namedChildCount >= 2 || property === 'route')) {
+      context.analysis.routes.push({ method, path: routePath, line: call.startPosition.row + 1 });
+    }
+    return;
+  }
+}
+
+function recordObjectRoute(call: Node, context: ExtractionContext): void {
+  // fastify.route({ method: 'GET', url: '/x', handler })
+  const argumentsNode = call.childForFieldName('arguments');
+  const first = argumentsNode?.namedChildren[0];
+  if (first?.type !== 'object') return;
+  let method: string | undefined;
+  let url: string | undefined;
+  for (const pair of first.namedChildren) {
+    if (pair?.type !== 'pair') continue;
+    const key = pair.childForFieldName('key')?.text.replace(/['"]/g, '');
+    const value = pair.childForFieldName('value') ?? null;
+    if (key === 'method') method = stringLiteralValue(value) ?? value?.text;
+    if (key === 'url' || key === 'path') url = stringLiteralValue(value);
+  }
+  if (url?.startsWith('/')) {
+    context.analysis.routes.push({ method: (method ?? 'ANY').toUpperCase(), path: url, line: call.startPosition.row + 1 });
+  }
+}
+
+/** Extracts symbols, imports, routes and identifiers of TypeScript and JavaScript files. */
+export function extractScript(tree: Tree, analysis: FileAnalysis): void {
+  const context = new ExtractionContext(analysis);
+  walkTree(tree, (cursor) => {
+    const type = cursor.nodeType;
+    if (IDENTIFIER_TYPES.has(type)) {
+      context.countIdentifier(cursor.nodeText);
+      return false;
+    }
+    switch (type) {
+      case 'comment':
+      case 'string':
+      case 'template_string':
+      case 'regex':
+      case 'number':
+        return false;
+      case 'function_declaration':
+      case 'generator_function_declaration':
+      case 'function_signature': {
+        const node = cursor.currentNode;
+        const name = node.childForFieldName('name');
+        context.addSymbol(name, 'function', node, { exported: isExported(node) });
+        return context.enterContainer(name?.text ?? '<function>', 'function', true);
+      }
+      case 'class_declaration':
+      case 'abstract_class_declaration': {
+        const node = cursor.currentNode;
+        const name = node.childForFieldName('name');
+        context.addSymbol(name, 'class', node, { exported: isExported(node) });
+        return context.enterContainer(name?.text ?? '<class>', 'class');
+      }
+      case 'interface_declaration': {
+        const node = cursor.currentNode;
+        const name = node.childForFieldName('name');
+        context.addSymbol(name, 'interface', node, { exported: isExported(node) });
+        return context.enterContainer(name?.text ?? '<interface>', 'interface');
+      }
+      case 'type_alias_declaration': {
+        const node = cursor.currentNode;
+        context.addSymbol(node.childForFieldName('name'), 'type', node, { exported: isExported(node) });
+        return undefined;
+      }
+      case 'enum_declaration': {
+        const node = cursor.currentNode;
+        context.addSymbol(node.childForFieldName('name'), 'enum', node, { exported: isExported(node) });
+        return false;
+      }
+      case 'internal_module':
+      case 'module': {
+        const node = cursor.currentNode;
+        const name = node.childForFieldName('name');
+        context.addSymbol(name, 'namespace', node, { exported: isExported(node) });
+        return context.enterContainer(name?.text ?? '<namespace>', 'namespace');
+      }
+      case 'method_definition':
+      case 'method_signature':
+      case 'abstract_method_signature': {
+        const node = cursor.currentNode;
+        const name = node.childForFieldName('name');
+        const kind: SymbolKindName = name?.text === 'constructor' ? 'constructor' : 'method';
+        context.addSymbol(name, kind, node);
+        return type === 'method_definition' ? context.enterContainer(name?.text ?? '<method>', kind, true) : undefined;
+      }
+      case 'public_field_definition':
+      case 'field_definition':
+      case 'property_signature': {
+        const node = cursor.currentNode;
+        const name = node.childForFieldName('name') ?? node.childForFieldName('property');
+        const value = node.childForFieldName('value');
+        const kind: SymbolKindName = value !== null && FUNCTION_VALUE_TYPES.has(value.type) ? 'method' : 'property';
+        context.addSymbol(name, kind, node);
+        return undefined;
+      }
+      case 'variable_declarator': {
+        if (context.functionDepth > 0) return undefined;
+        const node = cursor.currentNode;
+        const name = node.childForFieldName('name');
+        if (name?.type !== 'identifier') return undefined;
+        const value = node.childForFieldName('value');
+        let kind: SymbolKindName = node.parent?.firstChild?.text === 'const' ? 'constant' : 'variable';
+        if (value !== null && FUNCTION_VALUE_TYPES.has(value.type)) kind = 'function';
+        else if (value?.type === 'class') kind = 'class';
+        context.addSymbol(name, kind, node, { exported: isExported(node) });
+        if (kind === 'function' || kind === 'class') {
+          context.countIdentifier(name.text);
+          return context.enterContainer(name.text, kind, kind === 'function');
+        }
+        return undefined;
+      }
+      case 'arrow_function':
+      case 'function_expression':
+      case 'function':
+        return context.enterAnonymousFunction();
+      case 'import_statement': {
+        const source = stringLiteralValue(cursor.currentNode.childForFieldName('source'));
+        if (source !== undefined) analysis.imports.push(source);
+        return undefined;
+      }
+      case 'export_statement': {
+        const source = stringLiteralValue(cursor.currentNode.childForFieldName('source'));
+        if (source !== undefined) analysis.imports.push(source);
+        return undefined;
+      }
+      case 'call_expression': {
+        const node = cursor.currentNode;
+        const callee = node.childForFieldName('function');
+        if (callee?.type === 'import' || (callee?.type === 'identifier' && callee.text === 'require')) {
+          const source = stringLiteralValue(node.childForFieldName('arguments')?.namedChildren[0] ?? null);
+          if (source !== undefined) analysis.imports.push(source);
+        } else if (callee?.type === 'member_expression') {
+          const property = callee.childForFieldName('property')?.text;
+          if (property === 'route') recordObjectRoute(node, context);
+          recordRoute(node, context);
+        }
+        return undefined;
+      }
+      case 'assignment_expression': {
+        // CommonJS: module.exports.name = function () {} / exports.name = ...
+        if (context.functionDepth > 0) return undefined;
+        const node = cursor.currentNode;
+        const left = node.childForFieldName('left');
+        if (left?.type !== 'member_expression') return undefined;
+        const object = left.childForFieldName('object')?.text;
+        if (object !== 'exports' && object !== 'module.exports') return undefined;
+        const property = left.childForFieldName('property');
+        const value = node.childForFieldName('right');
+        const kind: SymbolKindName = value !== null && FUNCTION_VALUE_TYPES.has(value.type) ? 'function' : 'variable';
+        context.addSymbol(property, kind, node, { exported: true });
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  });
+}

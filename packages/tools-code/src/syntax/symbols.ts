@@ -1,0 +1,77 @@
+/** Kinds of symbols the syntax engine and the language-server conversions report. */
+export type SymbolKindName =
+  | 'file'
+  | 'module'
+  | 'namespace'
+  | 'package'
+  | 'class'
+  | 'method'
+  | 'property'
+  | 'field'
+  | 'constructor'
+  | 'enum'
+  | 'interface'
+  | 'function'
+  | 'variable'
+  | 'constant'
+  | 'string'
+  | 'number'
+  | 'boolean'
+  | 'array'
+  | 'object'
+  | 'key'
+  | 'null'
+  | 'enum_member'
+  | 'struct'
+  | 'event'
+  | 'operator'
+  | 'type_parameter'
+  | 'type'
+  | 'id'
+  | 'selector'
+  | 'keyframes'
+  | 'heading';
+
+/** One named thing in a file, with 1-based positions of its name. */
+export interface CodeSymbol {
+  name: string;
+  kind: SymbolKindName;
+  /** 1-based line of the name. */
+  line: number;
+  /** 1-based character (UTF-16 code unit) of the name. */
+  character: number;
+  /** 1-based last line of the whole declaration. */
+  endLine: number;
+  /** Name of the enclosing class, function, rule or element. */
+  container?: string;
+  exported?: boolean;
+}
+
+/** An HTTP route declared in code or implied by a page file. */
+export interface RouteDeclaration {
+  method: string;
+  path: string;
+  line: number;
+}
+
+/** A syntax error found by the grammar (an ERROR or MISSING node). */
+export interface SyntaxProblem {
+  line: number;
+  character: number;
+  message: string;
+}
+
+/** What the syntax engine learns from one file. */
+export interface FileAnalysis {
+  symbols: CodeSymbol[];
+  /** Import specifiers as written (`./util`, `react`, `../styles.css`). */
+  imports: string[];
+  routes: RouteDeclaration[];
+  /** How often each identifier is used in the file (for the reference graph). */
+  identifiers: Map<string, number>;
+  syntaxProblems: SyntaxProblem[];
+}
+
+export function emptyAnalysis(): FileAnalysis {
+  return { symbols: [], imports: [], routes: [], identifiers: new Map(), syntaxProblems: [] };
+}

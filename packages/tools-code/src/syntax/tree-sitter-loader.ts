@@ -1,0 +1,71 @@
+import { createRequire } from 'node:module';
+import type { Language, Parser } from 'web-tree-sitter';
+import { codeError } from '../errors.js';
+import type { GrammarName } from '../languages.js';
+
+const requireFromHere = createRequire(import.meta.url);
+
+const grammarFiles: Record<GrammarName, string> = {
+  typescript: 'tree-sitter-typescript/tree-sitter-typescript.wasm',
+  tsx: 'tree-sitter-typescript/tree-sitter-tsx.wasm',
+  javascript: 'tree-sitter-javascript/tree-sitter-javascript.wasm',
+  css: 'tree-sitter-css/tree-sitter-css.wasm',
+  html: 'tree-sitter-html/tree-sitter-html.wasm',
+  json: 'tree-sitter-json/tree-sitter-json.wasm',
+  python: 'tree-sitter-python/tree-sitter-python.wasm',
+};
+
+type TreeSitterModule = typeof import('web-tree-sitter');
+
+let moduleLoading: Promise<TreeSitterModule> | undefined;
+const languages = new Map<GrammarName, Promise<Language>>();
+const parsers = new Map<GrammarName, Parser>();
+
+async function loadTreeSitter(): Promise<TreeSitterModule> {
+  moduleLoading ??= (async () => {
+    let module: TreeSitterModule;
+    try {
+      module = await import('web-tree-sitter');
+    } catch (error) {
+      throw codeError('LANGUAGE_NOT_SUPPORTED', 'Syntax trees need web-tree-sitter: install web-tree-sitter.', {
+        cause: error,
+      });
+    }
+    await module.Parser.init();
+    return module;
+  })();
+  return moduleLoading;
+}
+
+/** Absolute path of a grammar's wasm file, found through normal package resolution. */
+export function grammarWasmPath(grammar: GrammarName): string {
+  return requireFromHere.resolve(grammarFiles[grammar]);
+}
+
+/**
+ * A parser for one grammar, loaded once per process and reused (parsers are not re-entrant, but
+ * parsing is synchronous, so sharing one per grammar is safe in one thread).
+ */
+export async function parserFor(grammar: GrammarName): Promise<Parser> {
+  const existing = parsers.get(grammar);
+  if (existing !== undefined) return existing;
+  const module = await loadTreeSitter();
+  let language = languages.get(grammar);
+  if (language === undefined) {
+    language = module.Language.load(grammarWasmPath(grammar));
+    languages.set(grammar, language);
+  }
+  let loaded: Language;
+  try {
+    loaded = await language;
+  } catch (error) {
+    languages.delete(grammar);
+    throw codeError('LANGUAGE_NOT_SUPPORTED', `The ${grammar} grammar could not be loaded: install tree-sitter-${grammar === 'tsx' ? 'typescript' : grammar}.`, { cause: error });
+  }
+  const again = parsers.get(grammar);
+  if (again !== undefined) return again;
+  const parser = new module.Parser();
+  parser.setLanguage(loaded);
+  parsers.set(grammar, parser);
+  return parser;
+}
