@@ -19,3 +19,22 @@ export { runProcess } from './process/run-process.js';
 export { DEFAULT_KILL_GRACE_MS } from './process/supervised-process.js';
 export { isSandboxAvailable, type SandboxStatus } from './sandbox/bubblewrap.js';
 export type { SandboxOptions } from './sandbox/sandbox-options.js';
+export { DEFAULT_MAX_BACKGROUND_PROCESSES } from './tools/background-registry.js';
+export {
+  type CommandToolsOptions,
+  createCommandTools,
+  DEFAULT_TIMEOUT_SECONDS,
+  DEFAULT_TOOL_OUTPUT_CAP_BYTES,
+  MAX_TIMEOUT_SECONDS,
+} from './tools/command-tools.js';
+export {
+  CommandSource,
+  DEFAULT_WAIT_SECONDS,
+  MAX_SOURCES,
+  MAX_WAIT_SECONDS,
+  type RunCommandArguments,
+  RunCommandParameters,
+  RunCommandParametersReadOnly,
+  type WaitCommandArguments,
+  WaitCommandParameters,
+} from './tools/schemas.js';

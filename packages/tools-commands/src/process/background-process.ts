@@ -83,7 +83,7 @@ class BackgroundProcessHandle implements BackgroundProcess {
   }
 
   get running(): boolean {
-    return !this.#process.exited;
+    return !this.#process.settled;
   }
 
   get #hasUnreadOutput(): boolean {

@@ -111,7 +111,18 @@ export async function planLaunch(spec: ProcessSpec, companion?: Companion): Prom
   const file = resolveBubblewrapPath(spec.sandbox);
   const argv = withCompanion(commandArgv, companion);
   if (executionContext === 'host') {
-    const args = [...HOST_ISOLATION_FLAGS, '--chdir', workingDirectory.absolute, '--', ...argv];
+    // Configuration R never changes a workspace file, not even through host execution.
+    const workspaceMount = spec.workspace.readOnly
+      ? ['--ro-bind', spec.workspace.root, spec.workspace.root]
+      : [];
+    const args = [
+      ...HOST_ISOLATION_FLAGS,
+      ...workspaceMount,
+      '--chdir',
+      workingDirectory.absolute,
+      '--',
+      ...argv,
+    ];
     const env = buildCommandEnvironment({
       home: os.homedir(),
       temporaryDirectory: os.tmpdir(),

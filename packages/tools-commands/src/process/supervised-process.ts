@@ -33,20 +33,19 @@ export class SupervisedProcess {
   readonly stderr: BoundedOutput;
   /** Settles once the process has exited and its pipes are drained. */
   readonly result: Promise<ProcessResult>;
-  readonly #child: ChildProcessByStdio<null, Readable, Readable>;
   readonly #listeners = new Set<(chunk: OutputChunk) => void>();
   readonly #byteListeners = new Set<(stream: OutputChunk['stream'], bytes: Buffer) => void>();
   readonly #exitListeners = new Set<() => void>();
   readonly #killGraceMs: number;
   #terminationReason: TerminationReason | undefined;
   #exited = false;
+  #settled = false;
 
   private constructor(
     child: ChildProcessByStdio<null, Readable, Readable>,
     plan: LaunchPlan,
     options: SupervisedProcessOptions,
   ) {
-    this.#child = child;
     this.pid = child.pid!;
     this.stdout = new BoundedOutput(options.outputCap ?? DEFAULT_OUTPUT_CAP_BYTES);
     this.stderr = new BoundedOutput(options.outputCap ?? DEFAULT_OUTPUT_CAP_BYTES);
@@ -60,6 +59,8 @@ export class SupervisedProcess {
         // Anything the command left in its group outside the namespace goes with it.
         signalProcessGroup(this.pid, 'SIGKILL');
         const finish = () => {
+          if (this.#settled) return;
+          this.#settled = true;
           resolve({
             exitCode,
             signal,
@@ -113,8 +114,9 @@ export class SupervisedProcess {
     });
   }
 
-  get exited(): boolean {
-    return this.#exited;
+  /** True once the process has exited and its result (with all output) is ready. */
+  get settled(): boolean {
+    return this.#settled;
   }
 
   get terminationReason(): TerminationReason | undefined {

@@ -1,0 +1,274 @@
+import { defineTool, type ToolFamily, textResult, type Workspace } from '@assistant-kit/tool-core';
+import { commandError } from '../errors.js';
+import { startBackgroundProcess } from '../process/background-process.js';
+import type { ExecutionContext, ProcessSpec } from '../process/process-spec.js';
+import { runProcess } from '../process/run-process.js';
+import type { SandboxOptions } from '../sandbox/sandbox-options.js';
+import { BackgroundRegistry, DEFAULT_MAX_BACKGROUND_PROCESSES } from './background-registry.js';
+import { outcomeLine, outputSections, structuredResult } from './format.js';
+import {
+  DEFAULT_WAIT_SECONDS,
+  type RunCommandArguments,
+  RunCommandParameters,
+  RunCommandParametersReadOnly,
+  WaitCommandParameters,
+} from './schemas.js';
+import { checkSources, recordSources } from './sources.js';
+
+/** Default bytes kept per stream in a tool result (head and tail). */
+export const DEFAULT_TOOL_OUTPUT_CAP_BYTES = 30_000;
+/** Default foreground timeout of run_command, in seconds. */
+export const DEFAULT_TIMEOUT_SECONDS = 120;
+/** Longest timeout run_command accepts, in seconds (the default executionTimeoutMinutes, 40). */
+export const MAX_TIMEOUT_SECONDS = 2_400;
+
+export interface CommandToolsOptions {
+  workspace: Workspace;
+  /** Offer `background` (configurations W and U). Default: true unless the workspace is read-only. */
+  allowBackground?: boolean;
+  /** Background commands that may run at once (default 8). */
+  maxBackgroundProcesses?: number;
+  /** Bytes kept per stream in results (default 30,000: the first and last 15,000). */
+  outputCap?: number;
+  /** Foreground timeout when a call gives none (default 120 s). */
+  defaultTimeoutSeconds?: number;
+  /** Largest accepted timeout; larger ones are lowered to it (default 2,400 s). */
+  maxTimeoutSeconds?: number;
+  /** Milliseconds between SIGTERM and SIGKILL (default 2,000). */
+  killGraceMs?: number;
+  /** Variables given to every command, after the environment is scrubbed. */
+  env?: Record<string, string>;
+  sandbox?: SandboxOptions;
+}
+
+/**
+ * The commands family bound to one workspace session: run_command and wait_command (SPEC 4.4),
+ * in that order. `close()` ends every background command and every running call; it is
+ * idempotent.
+ *
+ * @example
+ * const family = createCommandTools({ workspace });
+ * const runtime = new ToolRuntime({ workspace, tools: family.tools });
+ * await runtime.call('run_command', { argv: ['git', 'status', '--short'] });
+ * await family.close();
+ */
+export function createCommandTools(options: CommandToolsOptions): ToolFamily {
+  const { workspace } = options;
+  const allowBackground = options.allowBackground ?? !workspace.readOnly;
+  const outputCap = options.outputCap ?? DEFAULT_TOOL_OUTPUT_CAP_BYTES;
+  const defaultTimeoutSeconds = options.defaultTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+  const maxTimeoutSeconds = options.maxTimeoutSeconds ?? MAX_TIMEOUT_SECONDS;
+  const registry = new BackgroundRegistry(options.maxBackgroundProcesses ?? DEFAULT_MAX_BACKGROUND_PROCESSES);
+  const session = new AbortController();
+  let closing: Promise<void> | undefined;
+
+  const assertOpen = () => {
+    if (session.signal.aborted) {
+      throw commandError('SESSION_CLOSED', 'The workspace session is closed; no command can start.');
+    }
+  };
+
+  const runCommand = defineTool({
+    name: 'run_command',
+    purpose:
+      'Runs a command (a bash script, or an argv without a shell) in the workspace, sandboxed without network by default, and returns its output and exit status.',
+    parameters: allowBackground ? RunCommandParameters : RunCommandParametersReadOnly,
+    effects: ['process'],
+    execution: 'sequential',
+    network: 'none',
+    requiresHostExecution: (args) => args.execution_context === 'host',
+    handler: async (rawArguments, context) => {
+      assertOpen();
+      const args = rawArguments as RunCommandArguments;
+      if (args.command === undefined && args.argv === undefined) {
+        throw commandError(
+          'INVALID_ARGUMENTS',
+          'Give command (a script) or argv (an executable and its arguments).',
+        );
+      }
+      if (args.command !== undefined && args.argv !== undefined) {
+        throw commandError(
+          'INVALID_ARGUMENTS',
+          'Give either command or argv, not both (they are mutually exclusive).',
+        );
+      }
+      if (args.argv !== undefined && args.shell !== undefined) {
+        throw commandError('INVALID_ARGUMENTS', 'shell applies to command only; argv runs without a shell.');
+      }
+      if (args.timeout_seconds !== undefined && args.timeout_seconds < 1) {
+        throw commandError('INVALID_ARGUMENTS', 'timeout_seconds must be at least 1.');
+      }
+      const sources = args.sources ?? [];
+      await checkSources(sources, workspace);
+      const executionContext: ExecutionContext = args.execution_context ?? 'sandbox';
+      const requestedTimeout = args.timeout_seconds;
+      const timeoutSeconds =
+        requestedTimeout === undefined
+          ? args.background === true
+            ? undefined
+            : defaultTimeoutSeconds
+          : Math.min(requestedTimeout, maxTimeoutSeconds);
+      const signal = AbortSignal.any([context.signal, session.signal]);
+      const spec: ProcessSpec = {
+        workspace,
+        argv: args.argv,
+        command: args.command,
+        shell: args.shell,
+        cwd: args.cwd,
+        executionContext,
+        timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
+        env: options.env,
+        outputCap,
+        sandbox: options.sandbox,
+        killGraceMs: options.killGraceMs,
+      };
+      const notes: string[] = [];
+      if (requestedTimeout !== undefined && requestedTimeout > maxTimeoutSeconds) {
+        notes.push(`timeout_seconds was lowered to the maximum of ${maxTimeoutSeconds} s.`);
+      }
+
+      if (args.background === true) {
+        registry.assertRoom();
+        const background = await startBackgroundProcess({ ...spec, signal: session.signal });
+        registry.add(background);
+        const provenance = sources.length > 0 ? await recordSources(sources, workspace) : undefined;
+        const text = [
+          `Started in the background (${executionContext}) with handle ${background.id}.`,
+          'Call wait_command with this handle to read new output and see whether it is still running.',
+          ...notes,
+        ].join('\n');
+        return textResult(text, {
+          handle: background.id,
+          running: true,
+          execution_context: executionContext,
+          timeout_seconds: timeoutSeconds ?? null,
+          ...(provenance === undefined ? {} : { sources: provenance }),
+        });
+      }
+
+      let lastProgress = 0;
+      const result = await runProcess({
+        ...spec,
+        signal,
+        onOutput: () => {
+          // Progress tells a waiting client the command is alive; throttled to once a second.
+          const now = Date.now();
+          if (now - lastProgress < 1000) return;
+          lastProgress = now;
+          context.reportProgress({ progress: now, message: 'command is producing output' });
+        },
+      });
+      if (result.cancelled && context.signal.aborted) {
+        throw commandError('CANCELLED', 'run_command was cancelled; the whole process tree was killed.', {
+          details: structuredResult(result),
+        });
+      }
+      if (result.cancelled) {
+        throw commandError(
+          'SESSION_CLOSED',
+          'The workspace session closed while the command ran; it was killed.',
+          {
+            details: structuredResult(result),
+          },
+        );
+      }
+      const provenance = sources.length > 0 ? await recordSources(sources, workspace) : undefined;
+      const truncation = result.truncated
+        ? [
+            `Output was cut: ${result.stdoutOmittedBytes + result.stderrOmittedBytes} bytes omitted (the first and last ${outputCap / 2} bytes of each stream are kept).`,
+          ]
+        : [];
+      const text = [
+        outcomeLine(result, timeoutSeconds),
+        ...notes,
+        ...truncation,
+        outputSections(result.stdout, result.stderr),
+      ].join('\n');
+      return textResult(text, {
+        ...structuredResult(result),
+        ...(provenance === undefined ? {} : { sources: provenance }),
+      });
+    },
+  });
+
+  const waitCommand = defineTool({
+    name: 'wait_command',
+    purpose:
+      'Waits for new output or the exit of a background command, then returns the output since the last wait and whether it is still running.',
+    parameters: WaitCommandParameters,
+    effects: ['read'],
+    execution: 'sequential',
+    network: 'none',
+    handler: async (args, context) => {
+      const waitSeconds = args.timeout_seconds ?? DEFAULT_WAIT_SECONDS;
+      if (waitSeconds < 0) throw commandError('INVALID_ARGUMENTS', 'timeout_seconds cannot be negative.');
+      const background = registry.get(args.handle);
+      const outcome = await background.waitForOutputOrExit(
+        waitSeconds * 1000,
+        AbortSignal.any([context.signal, session.signal]),
+      );
+      if (outcome === 'cancelled' && context.signal.aborted) {
+        throw commandError('CANCELLED', 'wait_command was cancelled; the background command keeps running.');
+      }
+      const running = background.running;
+      const output = background.readNewOutput();
+      const cut =
+        output.omittedBytes > 0
+          ? [`${output.omittedBytes} bytes of new output were omitted from the middle (output cap).`]
+          : [];
+      if (running) {
+        const status =
+          outcome === 'output'
+            ? 'Still running; new output:'
+            : `Still running; no new output in ${waitSeconds} s.`;
+        return textResult(
+          [
+            `${args.handle}: ${status}`,
+            ...cut,
+            ...(outcome === 'output' ? [outputSections(output.stdout, output.stderr)] : []),
+          ].join('\n'),
+          {
+            handle: args.handle,
+            running: true,
+            stdout: output.stdout,
+            stderr: output.stderr,
+            omitted_bytes: output.omittedBytes,
+          },
+        );
+      }
+      const result = await background.exited;
+      registry.collect(args.handle);
+      return textResult(
+        [
+          `${args.handle}: finished, ${outcomeLine(result)}. The handle is now collected.`,
+          ...cut,
+          outputSections(output.stdout, output.stderr),
+        ].join('\n'),
+        {
+          handle: args.handle,
+          running: false,
+          stdout: output.stdout,
+          stderr: output.stderr,
+          omitted_bytes: output.omittedBytes,
+          exit_code: result.exitCode,
+          signal: result.signal,
+          timed_out: result.timedOut,
+          cancelled: result.cancelled,
+          duration_ms: result.durationMs,
+          execution_context: result.executionContext,
+        },
+      );
+    },
+  });
+
+  return {
+    tools: [runCommand, waitCommand],
+    close() {
+      closing ??= (async () => {
+        session.abort();
+        await registry.killAll();
+      })();
+      return closing;
+    },
+  };
+}
