@@ -162,7 +162,10 @@ function resolveConnection(
   if (apiKey !== '') {
     const target = originOf(plan.baseUrl);
     const bound = boundOrigin(stored, plan.keyField, accountEndpoints);
-    if (target !== bound) {
+    if (target === null && bound === null) {
+      // No usable address on either side: nothing to call, so the key is not handed out.
+      apiKey = '';
+    } else if (target !== bound) {
       apiKey = '';
       keyWithheld = true;
       warnings.push({
