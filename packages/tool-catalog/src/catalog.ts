@@ -1,0 +1,393 @@
+import {
+  type AnyToolDefinition,
+  type EffectRule,
+  errorResult,
+  ToolError,
+  type ToolFamily,
+  type ToolProgress,
+  type ToolResult,
+  ToolRuntime,
+  Workspace,
+} from '@assistant-kit/tool-core';
+import { type BatchCall, type BatchResult, runBatch } from './batch.js';
+import { type Configuration, isConfiguration, toolNamesOf } from './configurations.js';
+import {
+  type AssembledFamilies,
+  assembleFamilies,
+  type DispatchCheckpoints,
+  type FamilyOptions,
+} from './families.js';
+import {
+  type ApprovalCallback,
+  createPermissionPolicy,
+  isPermissionMode,
+  PERMISSION_MODE_NAMES,
+  type PermissionMode,
+  permissionRulesFor,
+} from './permission-modes.js';
+import { isPlanModeTool, planVariantOf } from './plan-mode.js';
+import { type CatalogTool, describeTool } from './tool-descriptor.js';
+
+/**
+ * The parts of a resolved turn's settings that configure the catalogue (the client settings
+ * object of SPEC 2.1 satisfies it).
+ */
+export interface CatalogSettings {
+  permissionMode?: PermissionMode;
+  permissionsEnabled?: boolean;
+  /** Cap on the running time of any one tool call, in minutes (SPEC 8 default 40). */
+  executionTimeoutMinutes?: number;
+  /** Cap on the characters of a result's text parts (SPEC 8 default 100,000). */
+  maxAttachmentChars?: number;
+}
+
+export interface ToolCatalogOptions {
+  configuration: Configuration;
+  /** The workspace root, or an open Workspace. R always works on a read-only view of it. */
+  workspace: string | Workspace;
+  /** Wins over `settings.permissionMode`; default `auto` (the settings default). */
+  permissionMode?: PermissionMode;
+  /** Wins over `settings.permissionsEnabled`; default true. */
+  permissionsEnabled?: boolean;
+  /** Asked for each call the permission mode does not run on its own; without it those are refused. */
+  approve?: ApprovalCallback;
+  /** Overrides the permission mode's rule for host execution (plan mode always refuses it). */
+  hostExecution?: EffectRule;
+  /** A resolved turn's settings: permission mode, execution timeout and output limit. */
+  settings?: CatalogSettings;
+  /** Options passed through to the families' factories. */
+  families?: FamilyOptions;
+}
+
+export interface CatalogCallOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: ToolProgress) => void;
+  callId?: string;
+}
+
+/** SPEC 8: executionTimeoutMinutes default. */
+export const DEFAULT_EXECUTION_TIMEOUT_MINUTES = 40;
+/** SPEC 8: maxAttachmentChars default, used as the cap on a result's text. */
+export const DEFAULT_MAX_ATTACHMENT_CHARS = 100_000;
+
+interface ActiveMode {
+  permissionMode: PermissionMode;
+  permissionsEnabled: boolean;
+  planFilter: boolean;
+}
+
+/**
+ * A W, U or R set of workspace tools bound to one workspace session: the tools in SPEC order,
+ * `call` through the tool-core runtime under the permission mode's policy, the dispatch API, and
+ * `close` for everything the families started. Create it with {@link createToolCatalog}.
+ */
+export class ToolCatalog {
+  readonly configuration: Configuration;
+  readonly workspace: Workspace;
+  readonly #families: ToolFamily[];
+  readonly #checkpoints: DispatchCheckpoints | undefined;
+  readonly #definitions: AnyToolDefinition[];
+  readonly #descriptors: CatalogTool[];
+  readonly #planDescriptors: CatalogTool[];
+  readonly #runtime: ToolRuntime;
+  readonly #planRuntime: ToolRuntime;
+  readonly #options: ToolCatalogOptions;
+  #mode: ActiveMode;
+  #executionTimeoutMs: number;
+  #closed: Promise<void> | undefined;
+  #openDispatch = false;
+
+  /** @internal Use {@link createToolCatalog}. */
+  constructor(
+    options: ToolCatalogOptions,
+    workspace: Workspace,
+    assembled: AssembledFamilies,
+    definitions: AnyToolDefinition[],
+  ) {
+    this.configuration = options.configuration;
+    this.workspace = workspace;
+    this.#options = options;
+    this.#families = assembled.families;
+    this.#checkpoints = assembled.checkpoints;
+    this.#definitions = definitions;
+    this.#descriptors = definitions.map(describeTool);
+    const planDefinitions = definitions.filter((tool) => isPlanModeTool(tool.name)).map(planVariantOf);
+    this.#planDescriptors = planDefinitions.map(describeTool);
+    const outputCharacterCap = options.settings?.maxAttachmentChars ?? DEFAULT_MAX_ATTACHMENT_CHARS;
+    this.#runtime = new ToolRuntime({ workspace, tools: definitions, outputCharacterCap });
+    this.#planRuntime = new ToolRuntime({ workspace, tools: planDefinitions, outputCharacterCap });
+    this.#mode = this.#modeFrom(options, options.settings);
+    this.#executionTimeoutMs = minutesToMs(options.settings?.executionTimeoutMinutes);
+    this.#installPolicies();
+  }
+
+  /** The permission mode in force. */
+  get permissionMode(): PermissionMode {
+    return this.#mode.permissionMode;
+  }
+
+  get permissionsEnabled(): boolean {
+    return this.#mode.permissionsEnabled;
+  }
+
+  /** The tools offered now, in SPEC order (the plan tools only, in plan mode). */
+  get tools(): readonly CatalogTool[] {
+    return this.#mode.planFilter ? this.#planDescriptors : this.#descriptors;
+  }
+
+  /** Every tool of the configuration, in SPEC order, whatever the permission mode. */
+  get configurationTools(): readonly CatalogTool[] {
+    return this.#descriptors;
+  }
+
+  /** The tool definitions of the configuration (schemas, metadata and handlers). */
+  get definitions(): readonly AnyToolDefinition[] {
+    return this.#definitions;
+  }
+
+  /** The offered tool with this name, if any. */
+  tool(name: string): CatalogTool | undefined {
+    return this.tools.find((tool) => tool.name === name);
+  }
+
+  /**
+   * Applies a resolved turn's settings: permission mode, permissions switch, execution timeout.
+   * Explicit catalogue options keep winning. Returns true when the offered tool list changed (an
+   * MCP server then sends `notifications/tools/list_changed`).
+   */
+  applySettings(settings: CatalogSettings): boolean {
+    const before = this.#mode.planFilter;
+    this.#mode = this.#modeFrom(this.#options, settings);
+    if (settings.executionTimeoutMinutes !== undefined) {
+      this.#executionTimeoutMs = minutesToMs(settings.executionTimeoutMinutes);
+    }
+    this.#installPolicies();
+    return before !== this.#mode.planFilter;
+  }
+
+  /**
+   * Runs one tool call: arguments validated against the schema, authorised under the permission
+   * mode, sequential tools serialised per workspace, capped by the execution timeout. Never
+   * throws: failures come back as results with `isError` and a stable code.
+   */
+  async call(name: string, args: unknown, options: CatalogCallOptions = {}): Promise<ToolResult> {
+    if (this.#closed !== undefined) {
+      return errorResult(new ToolError('CATALOG_CLOSED', 'The tool catalogue is closed; create a new one.'));
+    }
+    if (this.#mode.planFilter && !isPlanModeTool(name) && this.#runtime.has(name)) {
+      return errorResult(
+        new ToolError(
+          'PERMISSION_DENIED',
+          `${name} is not available in plan mode, which only offers tools that read. Propose the change in the plan instead.`,
+          { details: { tool: name, permissionMode: 'plan' } },
+        ),
+      );
+    }
+    const runtime = this.#mode.planFilter ? this.#planRuntime : this.#runtime;
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), this.#executionTimeoutMs);
+    timer.unref?.();
+    const signal =
+      options.signal === undefined ? timeout.signal : AbortSignal.any([options.signal, timeout.signal]);
+    try {
+      const timedOut = new Promise<'timeout'>((resolve) =>
+        timeout.signal.addEventListener('abort', () => resolve('timeout'), { once: true }),
+      );
+      const outcome = await Promise.race([
+        runtime.call(name, args, { signal, onProgress: options.onProgress, callId: options.callId }),
+        timedOut,
+      ]);
+      if (outcome === 'timeout' || (timeout.signal.aborted && isCancelled(outcome))) {
+        const minutes = this.#executionTimeoutMs / 60_000;
+        return errorResult(
+          new ToolError(
+            'TIMEOUT',
+            `${name} exceeded the execution timeout of ${minutes} minute(s) and was stopped.`,
+            {
+              details: { tool: name, executionTimeoutMinutes: minutes },
+            },
+          ),
+        );
+      }
+      return outcome;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Runs a batch of calls as one model turn would: calls of non-sequential tools run at once,
+   * calls of sequential tools run one after another in the batch's order. Results come back in
+   * the order of the calls.
+   */
+  runBatch(
+    calls: readonly BatchCall[],
+    options: Omit<CatalogCallOptions, 'callId'> = {},
+  ): Promise<BatchResult[]> {
+    return runBatch(this, calls, options);
+  }
+
+  /** Whether the named tool runs one call at a time per workspace. */
+  isSequential(name: string): boolean {
+    return this.#definitions.find((tool) => tool.name === name)?.execution === 'sequential';
+  }
+
+  /**
+   * Marks the beginning of a dispatch (one unit of the agent's work that undo can reverse):
+   * records an undo checkpoint. Pair with {@link endDispatch}, or use {@link dispatch}.
+   */
+  async beginDispatch(label?: string): Promise<void> {
+    if (this.#openDispatch) {
+      throw new ToolError(
+        'DISPATCH_ALREADY_OPEN',
+        'A dispatch is already open; end it before beginning another.',
+      );
+    }
+    await this.#checkpoints?.beginDispatch(label);
+    this.#openDispatch = true;
+  }
+
+  /** Marks the end of the open dispatch and records its checkpoint. */
+  async endDispatch(): Promise<void> {
+    if (!this.#openDispatch) throw new ToolError('DISPATCH_NOT_OPEN', 'No dispatch is open.');
+    this.#openDispatch = false;
+    await this.#checkpoints?.endDispatch();
+  }
+
+  /** Whether a dispatch is open. */
+  get dispatchOpen(): boolean {
+    return this.#openDispatch;
+  }
+
+  /** Runs `work` as one dispatch: begins it, runs the work, and ends it even when the work fails. */
+  async dispatch<Value>(
+    label: string | undefined,
+    work: (catalog: ToolCatalog) => Promise<Value>,
+  ): Promise<Value> {
+    await this.beginDispatch(label);
+    try {
+      return await work(this);
+    } finally {
+      await this.endDispatch();
+    }
+  }
+
+  /**
+   * Ends everything the families started (browsers, language servers, background processes,
+   * servers). Idempotent; later calls return CATALOG_CLOSED.
+   */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      const outcomes = await Promise.allSettled(this.#families.map((family) => family.close()));
+      const failures = outcomes.filter((outcome) => outcome.status === 'rejected');
+      if (failures.length > 0) {
+        throw new ToolError('CLOSE_FAILED', `${failures.length} tool family(ies) failed to close cleanly.`, {
+          cause: failures.map((failure) => (failure as PromiseRejectedResult).reason),
+        });
+      }
+    })();
+    return this.#closed;
+  }
+
+  #modeFrom(options: ToolCatalogOptions, settings: CatalogSettings | undefined): ActiveMode {
+    const permissionMode = options.permissionMode ?? settings?.permissionMode ?? 'auto';
+    if (!isPermissionMode(permissionMode)) {
+      throw new ToolError(
+        'INVALID_PERMISSION_MODE',
+        `Unknown permission mode "${String(permissionMode)}"; use one of ${PERMISSION_MODE_NAMES.join(', ')}.`,
+      );
+    }
+    const permissionsEnabled = options.permissionsEnabled ?? settings?.permissionsEnabled ?? true;
+    return {
+      permissionMode,
+      permissionsEnabled,
+      planFilter: permissionRulesFor(permissionMode, permissionsEnabled).planFilter,
+    };
+  }
+
+  #installPolicies(): void {
+    const policy = createPermissionPolicy({
+      permissionMode: this.#mode.permissionMode,
+      permissionsEnabled: this.#mode.permissionsEnabled,
+      approve: this.#options.approve,
+      hostExecution: this.#options.hostExecution,
+    });
+    this.#runtime.setPolicy(policy);
+    this.#planRuntime.setPolicy(policy);
+  }
+}
+
+function isCancelled(result: ToolResult): boolean {
+  const error = result.structuredContent?.error as { code?: string } | undefined;
+  return result.isError === true && error?.code === 'CANCELLED';
+}
+
+function minutesToMs(minutes: number | undefined): number {
+  const value = minutes ?? DEFAULT_EXECUTION_TIMEOUT_MINUTES;
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new ToolError(
+      'INVALID_SETTINGS',
+      `executionTimeoutMinutes must be a positive number, not ${value}.`,
+    );
+  }
+  return value * 60_000;
+}
+
+async function openWorkspace(
+  configuration: Configuration,
+  workspace: string | Workspace,
+): Promise<Workspace> {
+  if (typeof workspace === 'string') return Workspace.open(workspace, { readOnly: configuration === 'R' });
+  if (configuration === 'R' && !workspace.readOnly) return workspace.asReadOnly();
+  return workspace;
+}
+
+/**
+ * Creates the tool catalogue of a configuration on one workspace.
+ *
+ * @example
+ * const catalog = await createToolCatalog({ configuration: 'U', workspace: '/srv/project', permissionMode: 'auto' });
+ * const result = await catalog.call('read_file', { path: 'README.md' });
+ * await catalog.close();
+ */
+export async function createToolCatalog(options: ToolCatalogOptions): Promise<ToolCatalog> {
+  if (!isConfiguration(options.configuration)) {
+    throw new ToolError(
+      'INVALID_CONFIGURATION',
+      `Unknown configuration "${String(options.configuration)}"; use W, U or R.`,
+    );
+  }
+  for (const mode of [options.permissionMode, options.settings?.permissionMode]) {
+    if (mode !== undefined && !isPermissionMode(mode)) {
+      throw new ToolError(
+        'INVALID_PERMISSION_MODE',
+        `Unknown permission mode "${String(mode)}"; use one of ${PERMISSION_MODE_NAMES.join(', ')}.`,
+      );
+    }
+  }
+  const workspace = await openWorkspace(options.configuration, options.workspace);
+  const executionTimeoutSeconds = minutesToMs(options.settings?.executionTimeoutMinutes) / 1000;
+  const assembled = await assembleFamilies(
+    options.configuration,
+    workspace,
+    options.families ?? {},
+    executionTimeoutSeconds,
+  );
+  try {
+    const byName = new Map(assembled.tools.map((tool) => [tool.name, tool]));
+    const names = toolNamesOf(options.configuration);
+    const missing = names.filter((name) => !byName.has(name));
+    if (missing.length > 0) {
+      throw new ToolError(
+        'CATALOG_INCOMPLETE',
+        `The tool families did not provide ${missing.join(', ')} for configuration ${options.configuration}.`,
+        { details: { missing } },
+      );
+    }
+    const definitions = names.map((name) => byName.get(name)!);
+    return new ToolCatalog(options, workspace, assembled, definitions);
+  } catch (error) {
+    await Promise.allSettled(assembled.families.map((family) => family.close()));
+    throw error;
+  }
+}

@@ -1,0 +1,80 @@
+import type { AnyToolDefinition, ToolFamily, Workspace } from '@assistant-kit/tool-core';
+import type { createBrowserTools } from '@assistant-kit/tools-browser';
+import type { createCodeTools } from '@assistant-kit/tools-code';
+import type { createCommandTools } from '@assistant-kit/tools-commands';
+import type { createFileTools } from '@assistant-kit/tools-files';
+import type { createUndoTools } from '@assistant-kit/tools-undo';
+import type { Configuration } from './configurations.js';
+
+type OptionsOf<Factory extends (options: never) => unknown> = Omit<Parameters<Factory>[0], 'workspace'>;
+
+/** Extra options passed to each family's factory (the catalogue sets workspace and the R switches). */
+export interface FamilyOptions {
+  files?: Partial<OptionsOf<typeof createFileTools>>;
+  commands?: Partial<Omit<OptionsOf<typeof createCommandTools>, 'allowBackground'>>;
+  undo?: Partial<OptionsOf<typeof createUndoTools>>;
+  browser?: Partial<OptionsOf<typeof createBrowserTools>>;
+  code?: Partial<Omit<OptionsOf<typeof createCodeTools>, 'allowApply'>>;
+}
+
+/** Marks the beginning and end of a dispatch for undo checkpoints. */
+export interface DispatchCheckpoints {
+  beginDispatch(label?: string): unknown;
+  endDispatch(): unknown;
+}
+
+export interface AssembledFamilies {
+  families: ToolFamily[];
+  tools: AnyToolDefinition[];
+  checkpoints: DispatchCheckpoints | undefined;
+}
+
+/**
+ * Creates the five families bound to one workspace. They are imported on demand so importing the
+ * catalogue stays cheap; each family loads its own heavy dependencies (Playwright, language
+ * servers) on the first call that needs them. If one factory fails, the families already created
+ * are closed before the error is passed on.
+ */
+export async function assembleFamilies(
+  configuration: Configuration,
+  workspace: Workspace,
+  options: FamilyOptions,
+  executionTimeoutSeconds: number,
+): Promise<AssembledFamilies> {
+  const readOnly = configuration === 'R';
+  const [files, commands, undo, browser, code] = await Promise.all([
+    import('@assistant-kit/tools-files'),
+    import('@assistant-kit/tools-commands'),
+    import('@assistant-kit/tools-undo'),
+    import('@assistant-kit/tools-browser'),
+    import('@assistant-kit/tools-code'),
+  ]);
+  const created: ToolFamily[] = [];
+  const keep = <Family extends ToolFamily>(family: Family): Family => {
+    created.push(family);
+    return family;
+  };
+  try {
+    keep(await files.createFileTools({ ...options.files, workspace }));
+    keep(
+      await commands.createCommandTools({
+        // A command may not outlive the execution timeout of a call.
+        maxTimeoutSeconds: executionTimeoutSeconds,
+        ...options.commands,
+        workspace,
+        allowBackground: !readOnly,
+      }),
+    );
+    const undoFamily = keep(await undo.createUndoTools({ ...options.undo, workspace }));
+    keep(await browser.createBrowserTools({ ...options.browser, workspace }));
+    keep(await code.createCodeTools({ ...options.code, workspace, allowApply: !readOnly }));
+    return {
+      families: created,
+      tools: created.flatMap((family) => [...family.tools]),
+      checkpoints: undoFamily.checkpoints,
+    };
+  } catch (error) {
+    await Promise.allSettled(created.map((family) => family.close()));
+    throw error;
+  }
+}

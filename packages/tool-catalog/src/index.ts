@@ -1,0 +1,57 @@
+/** Public API of @assistant-kit/tool-catalog. */
+export { type BatchCall, type BatchOptions, type BatchResult, runBatch } from './batch.js';
+export {
+  type CatalogCallOptions,
+  type CatalogSettings,
+  createToolCatalog,
+  DEFAULT_EXECUTION_TIMEOUT_MINUTES,
+  DEFAULT_MAX_ATTACHMENT_CHARS,
+  ToolCatalog,
+  type ToolCatalogOptions,
+} from './catalog.js';
+export {
+  CONFIGURATIONS,
+  type Configuration,
+  isConfiguration,
+  TOOL_ORDER,
+  type ToolName,
+  toolNamesOf,
+  UNDO_TOOL_NAME,
+  WRITE_TOOL_NAMES,
+} from './configurations.js';
+export { annotationsOf, type McpToolAnnotations, titleOf } from './exports/annotations.js';
+export { type AnthropicTool, type AnthropicToolOptions, toAnthropicTools } from './exports/anthropic.js';
+export { type McpTool, metadataOf, TOOL_META_KEY, type ToolMetadata, toMcpTools } from './exports/mcp.js';
+export {
+  fromOpenAIArguments,
+  type OpenAIChatTool,
+  type OpenAIResponsesTool,
+  type OpenAIToolOptions,
+  toOpenAIResponsesTools,
+  toOpenAITools,
+} from './exports/openai.js';
+export {
+  removeStrictNulls,
+  STRICT_LIMITS,
+  type StrictConversion,
+  toStrictSchema,
+} from './exports/strict-schema.js';
+export type { DispatchCheckpoints, FamilyOptions } from './families.js';
+export {
+  type ApprovalCallback,
+  createPermissionPolicy,
+  isPermissionMode,
+  PERMISSION_MODE_NAMES,
+  PERMISSION_MODE_RULES,
+  type PermissionMode,
+  type PermissionPolicyOptions,
+  type PermissionRules,
+  permissionRulesFor,
+} from './permission-modes.js';
+export {
+  isPlanModeTool,
+  PLAN_MODE_TOOL_NAMES,
+  planVariantOf,
+  READ_ONLY_CODE_INTELLIGENCE_OPERATIONS,
+} from './plan-mode.js';
+export { type CatalogTool, describeTool, type JsonSchema, toJsonSchema } from './tool-descriptor.js';
