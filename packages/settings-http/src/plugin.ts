@@ -1,0 +1,191 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  type ErrorBody,
+  HTTP_ERROR_STATUS,
+  type SettingsHttpErrorCode,
+  settingsHttpError,
+} from './errors.js';
+import { pageViewSchema } from './page-view.js';
+import type { PageSettings, SettingsService } from './settings-service.js';
+
+/** Default largest accepted save body: a full settings object is about 3 KiB. */
+export const DEFAULT_SETTINGS_BODY_LIMIT = 256 * 1024;
+
+/** The path of both endpoints (SPEC 4.1). */
+export const CLIENT_DEFAULTS_PATH = '/api/system-settings/client-defaults';
+
+/**
+ * Maps a request to its account id. Return `null` (or throw) to answer 401. A thrown error
+ * with a 4xx `statusCode` and a string `code` is answered as is (e.g. a failed CSRF check).
+ */
+export type AuthenticateRequest = (request: FastifyRequest) => string | null | Promise<string | null>;
+
+/** Options of {@link settingsHttpPlugin}. */
+export interface SettingsHttpPluginOptions {
+  service: SettingsService;
+  authenticate: AuthenticateRequest;
+  /** Largest save body in bytes (default {@link DEFAULT_SETTINGS_BODY_LIMIT}). */
+  bodyLimit?: number;
+}
+
+const errorSchema = {
+  type: 'object',
+  required: ['error'],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      additionalProperties: false,
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        problems: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['path', 'message'],
+            additionalProperties: false,
+            properties: { path: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the settings plugin's authentication hook. */
+    settingsAccountId?: string;
+  }
+}
+
+function errorReply(
+  reply: FastifyReply,
+  code: SettingsHttpErrorCode | string,
+  status: number,
+  message: string,
+  problems?: unknown,
+) {
+  const body: ErrorBody = { error: { code, message } };
+  if (Array.isArray(problems) && problems.length > 0) body.error.problems = problems;
+  return reply.code(status).header('cache-control', 'no-store').send(body);
+}
+
+/** Fastify's own error codes for bodies, mapped to this adapter's codes and fixed messages. */
+const FASTIFY_ERRORS: Record<string, [SettingsHttpErrorCode, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: [
+    'BODY_TOO_LARGE',
+    'The request body is larger than the settings endpoint accepts.',
+  ],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'Send the settings as application/json.'],
+  FST_ERR_CTP_INVALID_JSON_BODY: ['INVALID_JSON', 'The request body is not valid JSON.'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [
+    'INVALID_JSON',
+    'The request body is empty; send the settings as a JSON object.',
+  ],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['BAD_REQUEST', 'The Content-Length header does not match the body.'],
+};
+
+function handleError(
+  this: FastifyInstance,
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const code = typeof error.code === 'string' ? error.code : undefined;
+  if (code && code in HTTP_ERROR_STATUS) {
+    const known = code as SettingsHttpErrorCode;
+    const status = HTTP_ERROR_STATUS[known];
+    if (status >= 500) request.log.error({ code }, 'settings request failed');
+    return errorReply(reply, known, status, error.message, (error as { problems?: unknown }).problems);
+  }
+  if (code && code in FASTIFY_ERRORS) {
+    const [mapped, message] = FASTIFY_ERRORS[code]!;
+    return errorReply(reply, mapped, HTTP_ERROR_STATUS[mapped], message);
+  }
+  const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
+  if (error instanceof SyntaxError || (status === 400 && !code)) {
+    // The parser's message quotes the body, which may hold a key: answer with a fixed text.
+    return errorReply(reply, 'INVALID_JSON', 400, 'The request body is not valid JSON.');
+  }
+  if (status >= 400 && status < 500) {
+    return errorReply(
+      reply,
+      code ?? 'BAD_REQUEST',
+      status,
+      code ? error.message : 'The request is not valid.',
+    );
+  }
+  request.log.error({ code: code ?? 'UNKNOWN' }, 'settings request failed');
+  return errorReply(reply, 'INTERNAL', 500, 'The settings service failed; try again later.');
+}
+
+function pageReply(reply: FastifyReply, page: PageSettings) {
+  reply.header('cache-control', 'no-store');
+  reply.header('x-settings-source', page.source);
+  if (page.revision !== null) reply.header('x-settings-revision', String(page.revision));
+  if (page.removedRetiredKeys.length > 0)
+    reply.header('x-settings-removed-keys', page.removedRetiredKeys.join(','));
+  return reply.send(page.settings);
+}
+
+/**
+ * Fastify plugin mounting `GET` and `POST /api/system-settings/client-defaults`. Register it
+ * (encapsulated, so its error handler applies only to these routes) with a service and an
+ * authentication hook.
+ *
+ * @example
+ * await app.register(settingsHttpPlugin, {
+ *   service: new SettingsService({ store, broker }),
+ *   authenticate: (request) => sessions.accountOf(request),
+ * });
+ */
+export async function settingsHttpPlugin(
+  app: FastifyInstance,
+  options: SettingsHttpPluginOptions,
+): Promise<void> {
+  const { service, authenticate } = options;
+  if (!service || typeof authenticate !== 'function') {
+    throw settingsHttpError('INTERNAL', 'settingsHttpPlugin needs a service and an authenticate function.');
+  }
+  const bodyLimit = options.bodyLimit ?? DEFAULT_SETTINGS_BODY_LIMIT;
+  const pageSchema = pageViewSchema();
+  const responses = {
+    200: pageSchema,
+    '4xx': errorSchema,
+    '5xx': errorSchema,
+  };
+
+  app.setErrorHandler(handleError);
+  app.addHook('onRequest', async (request) => {
+    const accountId = await authenticate(request);
+    if (typeof accountId !== 'string' || accountId.length === 0) {
+      throw settingsHttpError('UNAUTHENTICATED', 'Sign in to read or save settings.');
+    }
+    request.settingsAccountId = accountId;
+  });
+
+  app.get(CLIENT_DEFAULTS_PATH, { schema: { response: responses } }, async (request, reply) => {
+    return pageReply(reply, await service.loadForPage(request.settingsAccountId!));
+  });
+
+  const requireJson = async (request: FastifyRequest) => {
+    const type = String(request.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim()
+      .toLowerCase();
+    if (type !== 'application/json') {
+      throw settingsHttpError('UNSUPPORTED_MEDIA_TYPE', 'Send the settings as application/json.');
+    }
+  };
+
+  app.post(
+    CLIENT_DEFAULTS_PATH,
+    { bodyLimit, onRequest: requireJson, schema: { response: responses } },
+    async (request, reply) => {
+      return pageReply(reply, await service.save(request.settingsAccountId!, request.body));
+    },
+  );
+}
