@@ -80,6 +80,12 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
     handler: async (rawArguments, context) => {
       assertOpen();
       const args = rawArguments as RunCommandArguments;
+      if (!allowBackground && (rawArguments as Record<string, unknown>).background !== undefined) {
+        throw commandError(
+          'INVALID_ARGUMENTS',
+          'background is not offered in this configuration (read-only); run the command in the foreground.',
+        );
+      }
       if (args.command === undefined && args.argv === undefined) {
         throw commandError(
           'INVALID_ARGUMENTS',
