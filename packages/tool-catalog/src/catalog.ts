@@ -9,6 +9,7 @@ import {
   ToolRuntime,
   Workspace,
 } from '@assistant-kit/tool-core';
+import type { EndedDispatch, OpenDispatch } from '@assistant-kit/tools-undo';
 import { type BatchCall, type BatchResult, runBatch } from './batch.js';
 import { type Configuration, isConfiguration, toolNamesOf } from './configurations.js';
 import {
@@ -85,7 +86,7 @@ export class ToolCatalog {
   readonly configuration: Configuration;
   readonly workspace: Workspace;
   readonly #families: ToolFamily[];
-  readonly #checkpoints: DispatchCheckpoints | undefined;
+  readonly #checkpoints: DispatchCheckpoints;
   readonly #definitions: AnyToolDefinition[];
   readonly #descriptors: CatalogTool[];
   readonly #planDescriptors: CatalogTool[];
@@ -95,7 +96,6 @@ export class ToolCatalog {
   #mode: ActiveMode;
   #executionTimeoutMs: number;
   #closed: Promise<void> | undefined;
-  #openDispatch = false;
 
   /** @internal Use {@link createToolCatalog}. */
   constructor(
@@ -233,30 +233,17 @@ export class ToolCatalog {
   }
 
   /**
-   * Marks the beginning of a dispatch (one unit of the agent's work that undo can reverse):
-   * records an undo checkpoint. Pair with {@link endDispatch}, or use {@link dispatch}.
+   * Marks the beginning of a dispatch (one unit of the agent's work that undo_workspace_dispatches
+   * can reverse) by recording an undo checkpoint. Pair with {@link endDispatch}, or use
+   * {@link dispatch}. Throws DISPATCH_ALREADY_OPEN while another dispatch is open.
    */
-  async beginDispatch(label?: string): Promise<void> {
-    if (this.#openDispatch) {
-      throw new ToolError(
-        'DISPATCH_ALREADY_OPEN',
-        'A dispatch is already open; end it before beginning another.',
-      );
-    }
-    await this.#checkpoints?.beginDispatch(label);
-    this.#openDispatch = true;
+  beginDispatch(label?: string): Promise<OpenDispatch> {
+    return this.#checkpoints.beginDispatch(label);
   }
 
-  /** Marks the end of the open dispatch and records its checkpoint. */
-  async endDispatch(): Promise<void> {
-    if (!this.#openDispatch) throw new ToolError('DISPATCH_NOT_OPEN', 'No dispatch is open.');
-    this.#openDispatch = false;
-    await this.#checkpoints?.endDispatch();
-  }
-
-  /** Whether a dispatch is open. */
-  get dispatchOpen(): boolean {
-    return this.#openDispatch;
+  /** Ends the open dispatch and records its checkpoint; throws DISPATCH_NOT_OPEN without one. */
+  endDispatch(): Promise<EndedDispatch> {
+    return this.#checkpoints.endDispatch();
   }
 
   /** Runs `work` as one dispatch: begins it, runs the work, and ends it even when the work fails. */

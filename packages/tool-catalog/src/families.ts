@@ -3,7 +3,7 @@ import type { createBrowserTools } from '@assistant-kit/tools-browser';
 import type { createCodeTools } from '@assistant-kit/tools-code';
 import type { createCommandTools } from '@assistant-kit/tools-commands';
 import type { createFileTools } from '@assistant-kit/tools-files';
-import type { createUndoTools } from '@assistant-kit/tools-undo';
+import type { createUndoTools, EndedDispatch, OpenDispatch } from '@assistant-kit/tools-undo';
 import type { Configuration } from './configurations.js';
 
 type OptionsOf<Factory extends (options: never) => unknown> = Omit<Parameters<Factory>[0], 'workspace'>;
@@ -17,16 +17,16 @@ export interface FamilyOptions {
   code?: Partial<Omit<OptionsOf<typeof createCodeTools>, 'allowApply'>>;
 }
 
-/** Marks the beginning and end of a dispatch for undo checkpoints. */
+/** Marks the beginning and end of a dispatch for undo checkpoints (the undo family's checkpoints). */
 export interface DispatchCheckpoints {
-  beginDispatch(label?: string): unknown;
-  endDispatch(): unknown;
+  beginDispatch(label?: string): Promise<OpenDispatch>;
+  endDispatch(): Promise<EndedDispatch>;
 }
 
 export interface AssembledFamilies {
   families: ToolFamily[];
   tools: AnyToolDefinition[];
-  checkpoints: DispatchCheckpoints | undefined;
+  checkpoints: DispatchCheckpoints;
 }
 
 /**

@@ -1,0 +1,93 @@
+import { createRequire } from 'node:module';
+import { type ToolCatalog, toMcpTools } from '@assistant-kit/tool-catalog';
+import { SequentialQueue, type ToolProgress, type ToolResult } from '@assistant-kit/tool-core';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+
+const packageJson = createRequire(import.meta.url)('../package.json') as { name: string; version: string };
+
+export interface CatalogServerOptions {
+  /**
+   * Make each call that may change the workspace (effects workspace_write or process, except the
+   * undo tool itself) its own undo dispatch, so undo_workspace_dispatches can reverse it. MCP has
+   * no notion of a turn, so a call is the natural unit (default true).
+   */
+  dispatchPerCall?: boolean;
+  /** Text the server gives clients to describe how to use its tools. */
+  instructions?: string;
+}
+
+const DEFAULT_INSTRUCTIONS =
+  'Workspace tools: read and search files, edit them atomically (read a file before replacing it), run sandboxed commands and tests, drive a browser on the workspace app, and query code intelligence. Errors come back as results with a stable code.';
+
+function changesWorkspace(catalog: ToolCatalog, name: string): boolean {
+  if (name === 'undo_workspace_dispatches') return false;
+  const tool = catalog.tool(name);
+  return tool !== undefined && (tool.effects.includes('workspace_write') || tool.effects.includes('process'));
+}
+
+/**
+ * An MCP server (the SDK's low-level `Server`) serving a catalogue: `tools/list` returns our JSON
+ * Schemas unchanged with annotations and metadata, `tools/call` runs through the catalogue (which
+ * validates and authorises), with progress notifications when the client sends a progressToken and
+ * cancellation through the request's abort signal. Tool failures are results with `isError` and a
+ * code, never protocol errors.
+ *
+ * @example
+ * const server = createCatalogServer(catalog);
+ * await server.connect(new StdioServerTransport());
+ */
+export function createCatalogServer(catalog: ToolCatalog, options: CatalogServerOptions = {}): Server {
+  const server = new Server(
+    { name: packageJson.name, version: packageJson.version, title: 'assistant-kit workspace tools' },
+    {
+      capabilities: { tools: { listChanged: true } },
+      instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
+    },
+  );
+  const dispatchPerCall = options.dispatchPerCall ?? true;
+  // Dispatches cannot overlap; changing tools are sequential anyway, so this costs no concurrency.
+  const dispatchQueue = new SequentialQueue();
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toMcpTools(catalog.tools) }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: args } = request.params;
+    const progressToken = request.params._meta?.progressToken;
+    let lastProgress = Number.NEGATIVE_INFINITY;
+    const onProgress =
+      progressToken === undefined
+        ? undefined
+        : (progress: ToolProgress) => {
+            // MCP requires progress to increase with every notification.
+            if (!(progress.progress > lastProgress)) return;
+            lastProgress = progress.progress;
+            void extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: {
+                  progressToken,
+                  progress: progress.progress,
+                  ...(progress.total === undefined ? {} : { total: progress.total }),
+                  ...(progress.message === undefined ? {} : { message: progress.message }),
+                },
+              })
+              .catch(() => {});
+          };
+    const run = () =>
+      catalog.call(name, args ?? {}, { signal: extra.signal, onProgress, callId: String(extra.requestId) });
+    let result: ToolResult;
+    if (dispatchPerCall && changesWorkspace(catalog, name)) {
+      result = await dispatchQueue.run(() => catalog.dispatch(name, run));
+    } else {
+      result = await run();
+    }
+    return result as CallToolResult;
+  });
+
+  return server;
+}
