@@ -1,0 +1,478 @@
+import { access, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ToolError, type Workspace } from '@assistant-kit/tool-core';
+import { AsyncMutex } from './async-mutex.js';
+import { type CheckpointKind, type CheckpointRecord, DispatchLog } from './dispatch-log.js';
+import {
+  type ChangedFile,
+  DEFAULT_MAX_FILE_BYTES,
+  ShadowRepository,
+  type TreeEntry,
+  type WorkspaceSnapshot,
+} from './shadow-repository.js';
+
+export interface DispatchCheckpointsOptions {
+  /** Files larger than this many bytes are not recorded (default 5 MiB). */
+  maxFileBytes?: number;
+  /** Extra gitignore-style patterns never recorded (dependency folders are always left out). */
+  exclude?: readonly string[];
+}
+
+/** The dispatch that is open: begun by the host and not yet ended. */
+export interface OpenDispatch {
+  id: string;
+  label?: string;
+  baseCommit: string;
+  startedAt: string;
+}
+
+/** What `endDispatch` recorded. */
+export interface EndedDispatch {
+  id: string;
+  /** Checkpoint commit of the workspace at the end of the dispatch (in the shadow repository). */
+  commit: string;
+  changedFiles: ChangedFile[];
+  /** Files the checkpoint left out because they exceed the size limit. */
+  skippedLargeFiles: { path: string; size: number }[];
+}
+
+/** One entry of the history as `listDispatches` reports it. */
+export interface DispatchSummary extends CheckpointRecord {
+  /** False once an undo reversed it (and no redo brought it back). */
+  inEffect: boolean;
+}
+
+/** What an undo or redo did. */
+export interface ReversalOutcome {
+  id: string;
+  kind: CheckpointKind;
+  commit: string;
+  /** Ids of the entries reversed, newest first. */
+  reversed: string[];
+  changedFiles: ChangedFile[];
+}
+
+/** A tree to compare the workspace with, and how to name it to a reader. */
+export interface DiffBaseline {
+  tree: string;
+  description: string;
+  /** Extra object folders the shadow repository needs to read the baseline. */
+  environment?: Record<string, string>;
+}
+
+interface OpenState extends OpenDispatch {
+  baseTree: string;
+}
+
+export interface UndoConflict {
+  path: string;
+  /** The entry whose change could not be reversed. */
+  dispatch: string;
+  reason: 'modified_since' | 'deleted_since' | 'recreated_since' | 'in_the_way';
+}
+
+/**
+ * Dispatch checkpoints of one workspace session. The host marks where each dispatch (one
+ * completed unit of agent work) begins and ends; each mark records a checkpoint in a shadow git
+ * repository under `.assistant-kit/undo/`, which never touches the user's own repository.
+ * Undo reverses whole dispatches by applying inverse checkpoint changes and records the result
+ * as a new checkpoint, so history is kept and an undo can itself be reversed (`redoLastUndo`).
+ *
+ * In a read-only workspace nothing is written inside it: checkpoints live in a private temporary
+ * repository that borrows the objects of the workspace's existing checkpoints, if any.
+ *
+ * @example
+ * const checkpoints = createDispatchCheckpoints(workspace);
+ * await checkpoints.beginDispatch('rename the config loader');
+ * // ... the agent edits files ...
+ * const { id, changedFiles } = await checkpoints.endDispatch();
+ * await checkpoints.undoDispatches(1); // puts the workspace back as it was before `id`
+ */
+export class DispatchCheckpoints {
+  readonly workspace: Workspace;
+  readonly maxFileBytes: number;
+  readonly #exclude: readonly string[];
+  readonly #mutex = new AsyncMutex();
+  readonly #ready: Promise<{ shadow: ShadowRepository; log: DispatchLog }>;
+  #temporaryStorage: string | undefined;
+  #open: OpenState | undefined;
+  #closed = false;
+
+  constructor(workspace: Workspace, options: DispatchCheckpointsOptions = {}) {
+    this.workspace = workspace;
+    this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.#exclude = options.exclude ?? [];
+    this.#ready = this.#mutex.run(() => this.#initialise());
+    // Failures surface on the first call that needs the repository.
+    this.#ready.catch(() => {});
+  }
+
+  /** Waits until the shadow repository is open and the session's baseline is recorded. */
+  async ready(): Promise<void> {
+    await this.#ready;
+  }
+
+  /** The open dispatch, if the host has begun one and not ended it. */
+  get openDispatch(): OpenDispatch | undefined {
+    if (this.#open === undefined) return undefined;
+    const { baseTree: _baseTree, ...open } = this.#open;
+    return open;
+  }
+
+  /** Where the shadow repository's git directory is (for diagnostics). */
+  async gitDirectory(): Promise<string> {
+    return (await this.#ready).shadow.gitDirectory;
+  }
+
+  /**
+   * Marks the start of a dispatch: records the workspace as it is now (including edits the user
+   * made since the last checkpoint), so the dispatch's own changes are exactly what follows.
+   */
+  async beginDispatch(label?: string): Promise<OpenDispatch> {
+    return this.#exclusive(async ({ shadow, log }) => {
+      if (this.#open !== undefined) {
+        throw new ToolError(
+          'DISPATCH_ALREADY_OPEN',
+          `Dispatch ${this.#open.id} is still open; end it before beginning another.`,
+          { details: { open: this.#open.id } },
+        );
+      }
+      const snapshot = await shadow.snapshot();
+      const baseCommit = await this.#recordIfChanged(shadow, log, snapshot, 'workspace before a dispatch');
+      const open: OpenState = {
+        id: log.nextId('dispatch'),
+        baseCommit,
+        baseTree: snapshot.tree,
+        startedAt: new Date().toISOString(),
+      };
+      if (label !== undefined && label !== '') open.label = label;
+      this.#open = open;
+      return this.openDispatch!;
+    });
+  }
+
+  /** Marks the end of the open dispatch and records its checkpoint. */
+  async endDispatch(): Promise<EndedDispatch> {
+    return this.#exclusive(async ({ shadow, log }) => {
+      const open = this.#open;
+      if (open === undefined) {
+        throw new ToolError('DISPATCH_NOT_OPEN', 'No dispatch is open; call beginDispatch first.');
+      }
+      const snapshot = await shadow.snapshot();
+      const message = open.label === undefined ? open.id : `${open.id}: ${open.label}`;
+      const commit = await shadow.commit(snapshot.tree, log.head, message);
+      const changedFiles = await shadow.changedFiles(open.baseTree, snapshot.tree);
+      const record: CheckpointRecord = {
+        id: open.id,
+        kind: 'dispatch',
+        baseCommit: open.baseCommit,
+        commit,
+        startedAt: open.startedAt,
+        endedAt: new Date().toISOString(),
+        changedFiles,
+      };
+      if (open.label !== undefined) record.label = open.label;
+      await this.#append(shadow, log, record);
+      this.#open = undefined;
+      return { id: record.id, commit, changedFiles, skippedLargeFiles: snapshot.skippedLargeFiles };
+    });
+  }
+
+  /** Forgets the open dispatch without recording it (its changes stay in the workspace). */
+  async abandonDispatch(): Promise<void> {
+    await this.#exclusive(async () => {
+      this.#open = undefined;
+    });
+  }
+
+  /** The history of completed dispatches, undos and redos, oldest first. */
+  async listDispatches(): Promise<DispatchSummary[]> {
+    return this.#exclusive(async ({ log }) =>
+      log.records.map((record) => ({
+        ...structuredClone(record),
+        inEffect: record.reversedBy === undefined,
+      })),
+    );
+  }
+
+  /** Completed dispatches that changed files and are still in effect, oldest first. */
+  async undoableDispatches(): Promise<DispatchSummary[]> {
+    return (await this.listDispatches()).filter(isUndoable);
+  }
+
+  /**
+   * Reverses exactly `count` most recent completed dispatches that are still in effect (a
+   * dispatch that changed nothing is not counted) and records the result as a new checkpoint.
+   * Refuses, changing nothing, when a file they touched changed afterwards.
+   */
+  async undoDispatches(count: number, options: { signal?: AbortSignal } = {}): Promise<ReversalOutcome> {
+    return this.#exclusive(async ({ shadow, log }) => {
+      this.workspace.assertWritable();
+      if (!Number.isInteger(count) || count < 1) {
+        throw new ToolError(
+          'INVALID_ARGUMENTS',
+          `count must be a whole number of at least 1 (got ${count}).`,
+        );
+      }
+      const inEffect = log.records.filter(isUndoable);
+      if (count > inEffect.length) {
+        throw new ToolError(
+          'NOT_ENOUGH_DISPATCHES',
+          inEffect.length === 0
+            ? `There is no completed dispatch to undo (asked for ${count}).`
+            : `Only ${inEffect.length} completed dispatch${inEffect.length === 1 ? '' : 'es'} can be undone; asked for ${count}. Nothing was changed.`,
+          { details: { requested: count, available: inEffect.length } },
+        );
+      }
+      const targets = inEffect.slice(-count).reverse();
+      const outcome = await this.#reverse(shadow, log, targets, 'undo', options.signal);
+      return outcome;
+    });
+  }
+
+  /** Reverses the most recent undo that is still in effect, bringing its dispatches back. */
+  async redoLastUndo(options: { signal?: AbortSignal } = {}): Promise<ReversalOutcome> {
+    return this.#exclusive(async ({ shadow, log }) => {
+      this.workspace.assertWritable();
+      const undo = [...log.records]
+        .reverse()
+        .find((record) => record.kind === 'undo' && record.reversedBy === undefined);
+      if (undo === undefined)
+        throw new ToolError('NOTHING_TO_REDO', 'No undo is in effect; nothing to redo.');
+      const outcome = await this.#reverse(shadow, log, [undo], 'redo', options.signal);
+      for (const id of undo.reverses ?? []) {
+        const record = log.find(id);
+        if (record !== undefined) delete record.reversedBy;
+      }
+      await log.save();
+      return outcome;
+    });
+  }
+
+  /**
+   * Records the workspace as it is now (not as a checkpoint) and resolves the tree `since`
+   * stands for; used by workspace_diff.
+   */
+  async compareWithWorkspace<Result>(
+    resolveBaseline: (context: BaselineContext) => Promise<DiffBaseline>,
+    compare: (
+      baseline: DiffBaseline,
+      current: WorkspaceSnapshot,
+      shadow: ShadowRepository,
+    ) => Promise<Result>,
+    signal?: AbortSignal,
+  ): Promise<Result> {
+    return this.#exclusive(async ({ shadow, log }) => {
+      const baseline = await resolveBaseline({
+        shadow,
+        log,
+        open: this.openDispatch,
+        openTree: this.#open?.baseTree,
+      });
+      const current = await shadow.snapshot(signal);
+      return compare(baseline, current, shadow);
+    });
+  }
+
+  /** Ends what the checkpoints started: removes the private storage of a read-only session. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#mutex.run(async () => {
+      if (this.#temporaryStorage !== undefined) {
+        await rm(this.#temporaryStorage, { recursive: true, force: true });
+      }
+    });
+  }
+
+  async #exclusive<Result>(
+    task: (state: { shadow: ShadowRepository; log: DispatchLog }) => Promise<Result>,
+  ): Promise<Result> {
+    const state = await this.#ready;
+    return this.#mutex.run(() => {
+      if (this.#closed) throw new ToolError('INTERNAL_ERROR', 'The undo tools were closed.');
+      return task(state);
+    });
+  }
+
+  async #initialise(): Promise<{ shadow: ShadowRepository; log: DispatchLog }> {
+    let storage: string;
+    let logSource: string | undefined;
+    const alternates: string[] = [];
+    if (this.workspace.readOnly) {
+      // Configuration R: write nothing in the workspace, not even the hidden folder.
+      storage = await mkdtemp(path.join(tmpdir(), 'assistant-kit-undo-'));
+      this.#temporaryStorage = storage;
+      const existing = path.join(this.workspace.hiddenDirectory, 'undo');
+      if (await exists(path.join(existing, 'git', 'objects'))) {
+        alternates.push(path.join(existing, 'git', 'objects'));
+        logSource = path.join(existing, 'dispatches.json');
+      }
+    } else {
+      storage = await this.workspace.ensureHiddenDirectory('undo');
+    }
+    const shadow = await ShadowRepository.open({
+      workTree: this.workspace.root,
+      storageDirectory: storage,
+      maxFileBytes: this.maxFileBytes,
+      excludePatterns: this.#exclude,
+      alternateObjectDirectories: alternates,
+    });
+    const logFile = path.join(storage, 'dispatches.json');
+    const log = await DispatchLog.load(logFile, logSource ?? logFile);
+    if (log.head !== undefined && (await shadow.resolveCommit(log.head)) === undefined) {
+      // The log points at a commit that is gone (storage copied or damaged): start afresh.
+      log.head = undefined;
+      log.records.length = 0;
+    }
+    if (log.head === undefined) {
+      const snapshot = await shadow.snapshot();
+      log.head = await shadow.commit(snapshot.tree, undefined, 'baseline: workspace when checkpoints began');
+      await shadow.setHead(log.head);
+      await log.save();
+    }
+    return { shadow, log };
+  }
+
+  async #recordIfChanged(
+    shadow: ShadowRepository,
+    log: DispatchLog,
+    snapshot: WorkspaceSnapshot,
+    message: string,
+  ): Promise<string> {
+    const head = log.head!;
+    if ((await shadow.treeOf(head)) === snapshot.tree) return head;
+    const commit = await shadow.commit(snapshot.tree, head, message);
+    log.head = commit;
+    await shadow.setHead(commit);
+    await log.save();
+    return commit;
+  }
+
+  async #append(shadow: ShadowRepository, log: DispatchLog, record: CheckpointRecord): Promise<void> {
+    log.records.push(record);
+    log.head = record.commit;
+    await shadow.setHead(record.commit);
+    await log.save();
+  }
+
+  async #reverse(
+    shadow: ShadowRepository,
+    log: DispatchLog,
+    targets: CheckpointRecord[],
+    kind: 'undo' | 'redo',
+    signal: AbortSignal | undefined,
+  ): Promise<ReversalOutcome> {
+    const snapshot = await shadow.snapshot(signal);
+    if (this.#open !== undefined && snapshot.tree !== this.#open.baseTree) {
+      throw new ToolError(
+        'UNDO_DURING_DISPATCH',
+        `Dispatch ${this.#open.id} is open and has already changed files; an undo must run before any other change of its dispatch. Nothing was changed.`,
+        { details: { open: this.#open.id } },
+      );
+    }
+    const current = await shadow.listTree(snapshot.tree);
+    const state = new Map<string, TreeEntry | undefined>();
+    const conflicts: UndoConflict[] = [];
+    for (const target of targets) {
+      const changes = await shadow.rawChanges(
+        await shadow.treeOf(target.baseCommit),
+        await shadow.treeOf(target.commit),
+      );
+      for (const change of changes) {
+        const actual = state.has(change.path) ? state.get(change.path) : current.get(change.path);
+        if (!sameEntry(actual, change.after)) {
+          conflicts.push({
+            path: change.path,
+            dispatch: target.id,
+            reason: conflictReason(actual, change.after),
+          });
+          continue;
+        }
+        state.set(change.path, change.before);
+      }
+    }
+    if (conflicts.length > 0) {
+      const files = [...new Set(conflicts.map((conflict) => conflict.path))];
+      const named =
+        files.slice(0, 20).join(', ') + (files.length > 20 ? `, and ${files.length - 20} more` : '');
+      throw new ToolError(
+        'UNDO_CONFLICT',
+        `Cannot ${kind} ${targets.map((target) => target.id).join(', ')}: ${files.length} file${files.length === 1 ? ' was' : 's were'} changed after the dispatch (${named}). Nothing was changed; keep or revert those edits first.`,
+        { details: { conflicts, dispatches: targets.map((target) => target.id) } },
+      );
+    }
+    if (signal?.aborted)
+      throw new ToolError('CANCELLED', 'The undo was cancelled before it changed anything.');
+    const baseCommit = await this.#recordIfChanged(shadow, log, snapshot, `workspace before ${kind}`);
+    const targetTree = await shadow.buildTree(snapshot.tree, state);
+    await shadow.checkoutTree(snapshot.tree, targetTree);
+    const id = log.nextId(kind);
+    const reversed = targets.map((target) => target.id);
+    const commit = await shadow.commit(targetTree, log.head, `${id}: reverses ${reversed.join(', ')}`);
+    const changedFiles = await shadow.changedFiles(snapshot.tree, targetTree);
+    const now = new Date().toISOString();
+    const record: CheckpointRecord = {
+      id,
+      kind,
+      baseCommit,
+      commit,
+      startedAt: now,
+      endedAt: now,
+      changedFiles,
+      reverses: reversed,
+    };
+    for (const target of targets) target.reversedBy = id;
+    await this.#append(shadow, log, record);
+    if (this.#open !== undefined) {
+      // The open dispatch had changed nothing; its own changes start after the undo.
+      this.#open.baseCommit = commit;
+      this.#open.baseTree = targetTree;
+    }
+    return { id, kind, commit, reversed, changedFiles };
+  }
+}
+
+/** What a baseline resolver may use. */
+export interface BaselineContext {
+  shadow: ShadowRepository;
+  log: DispatchLog;
+  open: OpenDispatch | undefined;
+  openTree: string | undefined;
+}
+
+/**
+ * Creates the dispatch checkpoints of one workspace session (see {@link DispatchCheckpoints}).
+ */
+export function createDispatchCheckpoints(
+  workspace: Workspace,
+  options: DispatchCheckpointsOptions = {},
+): DispatchCheckpoints {
+  return new DispatchCheckpoints(workspace, options);
+}
+
+function isUndoable(record: CheckpointRecord): boolean {
+  return record.kind === 'dispatch' && record.reversedBy === undefined && record.changedFiles.length > 0;
+}
+
+function sameEntry(left: TreeEntry | undefined, right: TreeEntry | undefined): boolean {
+  if (left === undefined || right === undefined) return left === right;
+  return left.mode === right.mode && left.object === right.object;
+}
+
+function conflictReason(
+  actual: TreeEntry | undefined,
+  expected: TreeEntry | undefined,
+): UndoConflict['reason'] {
+  if (actual === undefined) return 'deleted_since';
+  if (expected === undefined) return 'recreated_since';
+  return 'modified_since';
+}
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}

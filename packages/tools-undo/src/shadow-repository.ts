@@ -1,0 +1,415 @@
+import { randomUUID } from 'node:crypto';
+import { access, mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolError } from '@assistant-kit/tool-core';
+import { GitRunner } from './git-runner.js';
+import { listWorkspaceFiles } from './workspace-listing.js';
+
+/** Ref of the newest checkpoint; every checkpoint commit has the previous one as parent. */
+export const CHECKPOINT_REF = 'refs/assistant-kit/checkpoints';
+
+/** Folders of installed dependencies and tool caches that checkpoints never record. */
+export const DEFAULT_EXCLUDED_FOLDERS = [
+  'node_modules',
+  'bower_components',
+  'jspm_packages',
+  '.pnpm-store',
+  '.yarn/cache',
+  '.venv',
+  '__pycache__',
+  '.tox',
+  '.mypy_cache',
+  '.pytest_cache',
+  '.ruff_cache',
+  '.gradle',
+  '.next',
+  '.nuxt',
+  '.svelte-kit',
+  '.turbo',
+  '.parcel-cache',
+  '.assistant-kit',
+] as const;
+
+/** Files larger than this are not recorded in checkpoints (default 5 MiB). */
+export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
+
+export interface ShadowRepositoryOptions {
+  /** The workspace root (the shadow repository's work tree). */
+  workTree: string;
+  /** Folder holding the git directory, the index and the dispatch log. */
+  storageDirectory: string;
+  maxFileBytes: number;
+  /** Extra gitignore-style patterns to leave out of checkpoints. */
+  excludePatterns: readonly string[];
+  /** Object folders of another shadow repository to read from (read-only sessions). */
+  alternateObjectDirectories?: readonly string[];
+}
+
+export interface WorkspaceSnapshot {
+  tree: string;
+  fileCount: number;
+  skippedLargeFiles: { path: string; size: number }[];
+  nestedRepositories: string[];
+}
+
+/** One entry of a git tree: permission mode and object id. */
+export interface TreeEntry {
+  mode: string;
+  object: string;
+}
+
+/** A file-level change between two trees, renames not detected (what undo applies). */
+export interface RawChange {
+  path: string;
+  before: TreeEntry | undefined;
+  after: TreeEntry | undefined;
+}
+
+export type ChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type_changed';
+
+/** A changed file as people read it: renames detected as git shows them. */
+export interface ChangedFile {
+  path: string;
+  status: ChangeStatus;
+  previousPath?: string;
+}
+
+const NULL_OBJECT = /^0+$/;
+
+/**
+ * A git repository that lives outside the user's own one (in the app's hidden folder) and uses
+ * the workspace as its work tree through GIT_DIR / GIT_WORK_TREE and its own index file. The
+ * user's `.git`, index, branches, stash, reflog and hooks are never read for writing or run:
+ * hooks point at an empty folder, system and global config are ignored, and git always skips
+ * `.git` entries of the work tree.
+ */
+export class ShadowRepository {
+  readonly gitDirectory: string;
+  readonly indexFile: string;
+  readonly git: GitRunner;
+  private readonly emptyIndexFile: string;
+
+  private constructor(
+    readonly options: ShadowRepositoryOptions,
+    git: GitRunner,
+  ) {
+    this.gitDirectory = path.join(options.storageDirectory, 'git');
+    this.indexFile = path.join(options.storageDirectory, 'index');
+    this.emptyIndexFile = path.join(options.storageDirectory, 'no-index');
+    this.git = git;
+  }
+
+  /** Creates the repository if needed and (re)writes its configuration and exclusion rules. */
+  static async open(options: ShadowRepositoryOptions): Promise<ShadowRepository> {
+    const storage = options.storageDirectory;
+    const gitDirectory = path.join(storage, 'git');
+    const home = path.join(storage, 'home');
+    const noHooks = path.join(storage, 'no-hooks');
+    await Promise.all([mkdir(home, { recursive: true }), mkdir(noHooks, { recursive: true })]);
+    const environment: Record<string, string> = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+      LC_ALL: 'C',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_ATTR_NOSYSTEM: '1',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_NO_REPLACE_OBJECTS: '1',
+      GIT_LITERAL_PATHSPECS: '1',
+      GIT_DIR: gitDirectory,
+      GIT_WORK_TREE: options.workTree,
+      GIT_INDEX_FILE: path.join(storage, 'index'),
+      GIT_AUTHOR_NAME: 'assistant-kit',
+      GIT_AUTHOR_EMAIL: 'checkpoints@assistant-kit.invalid',
+      GIT_COMMITTER_NAME: 'assistant-kit',
+      GIT_COMMITTER_EMAIL: 'checkpoints@assistant-kit.invalid',
+    };
+    const git = new GitRunner(environment, options.workTree);
+    if (!(await exists(path.join(gitDirectory, 'HEAD')))) {
+      await mkdir(gitDirectory, { recursive: true });
+      await git.with({ GIT_WORK_TREE: undefined }, storage).run(['init', '--quiet', '--bare', gitDirectory]);
+    }
+    await mkdir(path.join(gitDirectory, 'info'), { recursive: true });
+    await writeFile(path.join(gitDirectory, 'config'), repositoryConfig(noHooks, storage));
+    await writeFile(path.join(storage, 'empty'), '');
+    await writeFile(
+      path.join(gitDirectory, 'info', 'exclude'),
+      `${[...DEFAULT_EXCLUDED_FOLDERS.map((folder) => `${folder}/`), ...options.excludePatterns].join('\n')}\n`,
+    );
+    // Highest-precedence attributes: no end-of-line conversion, filters or encodings, so the
+    // bytes recorded and restored are exactly the bytes on disk.
+    await writeFile(
+      path.join(gitDirectory, 'info', 'attributes'),
+      '* -text -eol -filter -ident -working-tree-encoding -export-subst\n',
+    );
+    const alternates = options.alternateObjectDirectories ?? [];
+    if (alternates.length > 0) {
+      await mkdir(path.join(gitDirectory, 'objects', 'info'), { recursive: true });
+      await writeFile(path.join(gitDirectory, 'objects', 'info', 'alternates'), `${alternates.join('\n')}\n`);
+    }
+    return new ShadowRepository(options, git);
+  }
+
+  /**
+   * Records the current workspace files in the shadow index and object store and returns the
+   * tree. Unchanged files are recognised by their stat data and not read again, so the cost
+   * follows what changed, not the size of the tree.
+   */
+  async snapshot(signal?: AbortSignal): Promise<WorkspaceSnapshot> {
+    const listing = await listWorkspaceFiles(
+      this.git,
+      this.options.workTree,
+      this.emptyIndexFile,
+      this.options.maxFileBytes,
+      signal,
+    );
+    const listed = new Set(listing.files);
+    const indexed = splitNul(await this.git.run(['ls-files', '-z'], { signal }));
+    const stale = indexed.filter((file) => !listed.has(file));
+    if (stale.length > 0) {
+      await this.git.run(['update-index', '--force-remove', '-z', '--stdin'], {
+        input: joinNul(stale),
+        signal,
+      });
+    }
+    if (listing.files.length > 0) {
+      await this.git.run(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
+        input: joinNul(listing.files),
+        signal,
+      });
+    }
+    const tree = (await this.git.run(['write-tree'], { signal })).trim();
+    return {
+      tree,
+      fileCount: listing.files.length,
+      skippedLargeFiles: listing.skippedLargeFiles,
+      nestedRepositories: listing.nestedRepositories,
+    };
+  }
+
+  /** Creates a checkpoint commit of `tree` on top of `parent` (not yet pointed at by any ref). */
+  async commit(tree: string, parent: string | undefined, message: string): Promise<string> {
+    const args = ['commit-tree', tree, '-m', message];
+    if (parent !== undefined) args.push('-p', parent);
+    return (await this.git.run(args)).trim();
+  }
+
+  /** The newest checkpoint commit, if any. */
+  async readHead(): Promise<string | undefined> {
+    const result = await this.git.runWithExitCode(['rev-parse', '--verify', '--quiet', CHECKPOINT_REF], {
+      acceptExitCodes: [1],
+    });
+    const commit = result.stdout.trim();
+    return result.exitCode === 0 && commit !== '' ? commit : undefined;
+  }
+
+  async setHead(commit: string): Promise<void> {
+    await this.git.run(['update-ref', CHECKPOINT_REF, commit]);
+  }
+
+  /** The tree of a commit. */
+  async treeOf(commit: string): Promise<string> {
+    return (await this.git.run(['rev-parse', '--verify', `${commit}^{tree}`])).trim();
+  }
+
+  /** Resolves a revision to a commit id in this repository, or undefined. */
+  async resolveCommit(revision: string): Promise<string | undefined> {
+    const result = await this.git.runWithExitCode(
+      ['rev-parse', '--verify', '--quiet', '--end-of-options', `${revision}^{commit}`],
+      { acceptExitCodes: [1, 128] },
+    );
+    const commit = result.stdout.trim();
+    return result.exitCode === 0 && commit !== '' ? commit : undefined;
+  }
+
+  /** The tree with no entries (written so later commands can name it). */
+  async emptyTree(): Promise<string> {
+    return (await this.git.with({ GIT_INDEX_FILE: this.emptyIndexFile }).run(['write-tree'])).trim();
+  }
+
+  /** Every entry of a tree, by workspace-relative path. */
+  async listTree(tree: string): Promise<Map<string, TreeEntry>> {
+    const output = await this.git.run(['ls-tree', '-r', '-z', '--full-tree', tree]);
+    const entries = new Map<string, TreeEntry>();
+    for (const record of splitNul(output)) {
+      const tab = record.indexOf('\t');
+      const [mode, , object] = record.slice(0, tab).split(' ');
+      entries.set(record.slice(tab + 1), { mode: mode!, object: object! });
+    }
+    return entries;
+  }
+
+  /** File-level changes from one tree to another, without rename detection. */
+  async rawChanges(fromTree: string, toTree: string): Promise<RawChange[]> {
+    const output = await this.git.run(['diff-tree', '-r', '-z', '--no-renames', '--raw', fromTree, toTree]);
+    const fields = output.split('\0');
+    const changes: RawChange[] = [];
+    for (let index = 0; index + 1 < fields.length; index += 2) {
+      const header = fields[index]!;
+      if (!header.startsWith(':')) break;
+      const [beforeMode, afterMode, beforeObject, afterObject] = header.slice(1).split(' ');
+      changes.push({
+        path: fields[index + 1]!,
+        before: NULL_OBJECT.test(beforeObject!) ? undefined : { mode: beforeMode!, object: beforeObject! },
+        after: NULL_OBJECT.test(afterObject!) ? undefined : { mode: afterMode!, object: afterObject! },
+      });
+    }
+    return changes;
+  }
+
+  /** Changed files from one tree to another with renames detected, as `git diff -M` lists them. */
+  async changedFiles(
+    fromTree: string,
+    toTree: string,
+    environment?: Record<string, string>,
+  ): Promise<ChangedFile[]> {
+    const output = await this.git.run(['diff-tree', '-r', '-z', '-M', '--name-status', fromTree, toTree], {
+      env: environment,
+    });
+    return parseNameStatus(output);
+  }
+
+  /** A unified diff between two trees, optionally limited to the given paths. */
+  async patch(
+    fromTree: string,
+    toTree: string,
+    paths: readonly string[] | undefined,
+    environment?: Record<string, string>,
+  ): Promise<string> {
+    const args = [
+      'diff-tree',
+      '-r',
+      '-p',
+      '-M',
+      '--no-color',
+      '--no-ext-diff',
+      '--no-textconv',
+      fromTree,
+      toTree,
+    ];
+    if (paths !== undefined) args.push('--', ...paths);
+    return this.git.run(args, { env: environment });
+  }
+
+  /** A new tree: `baseTree` with the given entries set (or removed when undefined). */
+  async buildTree(baseTree: string, updates: ReadonlyMap<string, TreeEntry | undefined>): Promise<string> {
+    const scratchIndex = path.join(this.options.storageDirectory, `build-index-${randomUUID()}`);
+    const scratch = this.git.with({ GIT_INDEX_FILE: scratchIndex });
+    try {
+      await scratch.run(['read-tree', baseTree]);
+      const lines = [...updates].map(([file, entry]) =>
+        entry === undefined ? `0 ${'0'.repeat(40)}\t${file}` : `${entry.mode} ${entry.object}\t${file}`,
+      );
+      if (lines.length > 0)
+        await scratch.run(['update-index', '-z', '--index-info'], { input: joinNul(lines) });
+      return (await scratch.run(['write-tree'])).trim();
+    } finally {
+      await rm(scratchIndex, { force: true });
+    }
+  }
+
+  /**
+   * Moves the work tree from `fromTree` (what the shadow index holds) to `toTree`: writes,
+   * creates and deletes only the files that differ. git checks every file before it changes any,
+   * so a refusal (an untracked file in the way) leaves the workspace as it was.
+   */
+  async checkoutTree(fromTree: string, toTree: string): Promise<void> {
+    try {
+      await this.git.run(['read-tree', '-m', '-u', fromTree, toTree]);
+    } catch (error) {
+      if (error instanceof ToolError && error.code === 'GIT_FAILED') {
+        const inTheWay = [...error.message.matchAll(/^\t(.+)$/gm)].map((match) => match[1]!);
+        throw new ToolError(
+          'UNDO_CONFLICT',
+          `Files are in the way of the undo and were left untouched: ${inTheWay.join(', ') || error.message}. Nothing was changed.`,
+          {
+            cause: error,
+            details: { conflicts: inTheWay.map((file) => ({ path: file, reason: 'in_the_way' })) },
+          },
+        );
+      }
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {}
+}
+
+function repositoryConfig(noHooks: string, storage: string): string {
+  const empty = path.join(storage, 'empty');
+  return [
+    '[core]',
+    '\trepositoryformatversion = 0',
+    '\tfilemode = true',
+    '\tbare = false',
+    '\tlogallrefupdates = false',
+    `\thooksPath = ${quoteConfigValue(noHooks)}`,
+    '\tfsmonitor = false',
+    '\tautocrlf = false',
+    '\tsafecrlf = false',
+    '\tsymlinks = true',
+    '\tquotePath = false',
+    '\tuntrackedCache = false',
+    `\texcludesFile = ${quoteConfigValue(empty)}`,
+    `\tattributesFile = ${quoteConfigValue(empty)}`,
+    '[gc]',
+    '\tauto = 0',
+    '[maintenance]',
+    '\tauto = false',
+    '[commit]',
+    '\tgpgSign = false',
+    '[diff]',
+    '\trenames = true',
+    '\tnoprefix = false',
+    '\tmnemonicPrefix = false',
+    '',
+  ].join('\n');
+}
+
+function quoteConfigValue(value: string): string {
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+const STATUS_NAMES: Record<string, ChangeStatus> = {
+  A: 'added',
+  M: 'modified',
+  D: 'deleted',
+  R: 'renamed',
+  C: 'copied',
+  T: 'type_changed',
+};
+
+/** Parses `diff --name-status -z` output. */
+export function parseNameStatus(output: string): ChangedFile[] {
+  const fields = output.split('\0');
+  const files: ChangedFile[] = [];
+  let index = 0;
+  while (index < fields.length && fields[index] !== '') {
+    const code = fields[index]!.charAt(0);
+    const status = STATUS_NAMES[code] ?? 'modified';
+    if (code === 'R' || code === 'C') {
+      files.push({ path: fields[index + 2]!, status, previousPath: fields[index + 1]! });
+      index += 3;
+    } else {
+      files.push({ path: fields[index + 1]!, status });
+      index += 2;
+    }
+  }
+  return files;
+}
+
+function splitNul(output: string): string[] {
+  return output.split('\0').filter((entry) => entry !== '');
+}
+
+function joinNul(entries: readonly string[]): string {
+  return `${entries.join('\0')}\0`;
+}
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}

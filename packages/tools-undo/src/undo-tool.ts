@@ -1,0 +1,42 @@
+import { defineTool, textResult } from '@assistant-kit/tool-core';
+import type { DispatchCheckpoints } from './dispatch-checkpoints.js';
+import { UNDO_WORKSPACE_DISPATCHES_PARAMETERS } from './schemas.js';
+
+/**
+ * Creates undo_workspace_dispatches bound to one session's checkpoints: reverses the `count`
+ * most recent completed dispatches by applying inverse checkpoint changes, recorded as a new
+ * checkpoint.
+ */
+export function createUndoWorkspaceDispatchesTool(checkpoints: DispatchCheckpoints) {
+  return defineTool({
+    name: 'undo_workspace_dispatches',
+    purpose:
+      "Reverses exactly the requested number of most recent completed coding dispatches by applying inverse checkpoint patches while keeping version-control history; use only when the runtime dispatch contract selects the workspace action 'undo', never rebuild older versions by manual text edits.",
+    parameters: UNDO_WORKSPACE_DISPATCHES_PARAMETERS,
+    effects: ['workspace_write'],
+    capabilities: ['workspace.write'],
+    execution: 'sequential',
+    network: 'none',
+    handler: async ({ count }, context) => {
+      const outcome = await checkpoints.undoDispatches(count, { signal: context.signal });
+      const files = outcome.changedFiles;
+      const listed = files
+        .slice(0, 50)
+        .map(
+          (file) =>
+            `  ${file.status}: ${file.previousPath === undefined ? file.path : `${file.previousPath} -> ${file.path}`}`,
+        );
+      if (files.length > 50) listed.push(`  ... and ${files.length - 50} more`);
+      const text = [
+        `Undid ${outcome.reversed.length} dispatch${outcome.reversed.length === 1 ? '' : 'es'} (${outcome.reversed.join(', ')}), recorded as ${outcome.id}. ${files.length} file${files.length === 1 ? '' : 's'} changed:`,
+        ...listed,
+      ].join('\n');
+      return textResult(text, {
+        undo: outcome.id,
+        checkpoint: outcome.commit,
+        reversed: outcome.reversed,
+        changedFiles: files,
+      });
+    },
+  });
+}

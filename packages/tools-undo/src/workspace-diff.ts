@@ -1,0 +1,204 @@
+import { lstat } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolError, truncateText } from '@assistant-kit/tool-core';
+import picomatch from 'picomatch';
+import type { BaselineContext, DiffBaseline, DispatchCheckpoints } from './dispatch-checkpoints.js';
+import type { ChangedFile, ShadowRepository } from './shadow-repository.js';
+import { findUserRepository, resolveUserRevision, userRepositoryRunner } from './user-repository.js';
+
+/** Default bound of the diff text, in characters. */
+export const DEFAULT_DIFF_MAX_CHARS = 40_000;
+/** Largest `max_chars` honoured; larger values are lowered to it. */
+export const MAX_DIFF_MAX_CHARS = 100_000;
+
+export interface WorkspaceDiffRequest {
+  since?: string;
+  pathGlob?: string;
+  maxChars?: number;
+  signal?: AbortSignal;
+}
+
+export interface WorkspaceDiffOutcome {
+  since: string;
+  baseline: string;
+  files: ChangedFile[];
+  /** Files the baseline has that checkpoints leave out (ignored, dependency folder, too large). */
+  notCompared: string[];
+  skippedLargeFiles: { path: string; size: number }[];
+  diff: string;
+  truncated: boolean;
+  omittedCharacters: number;
+}
+
+// A revision as people write it: a name, an id, or either with ~ ^ @{...} suffixes. Never an
+// option (no leading '-') and never a range.
+const REVISION_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_./~^@{}-]{0,199}$/;
+
+/**
+ * Computes the unified diff between a baseline (`since`) and the workspace as it is now.
+ * New, deleted, renamed and binary files appear as git shows them (`new file mode`,
+ * `deleted file mode`, `rename from/to`, `Binary files ... differ`).
+ */
+export async function diffWorkspace(
+  checkpoints: DispatchCheckpoints,
+  request: WorkspaceDiffRequest,
+): Promise<WorkspaceDiffOutcome> {
+  const since = request.since ?? 'last';
+  const maxChars = Math.min(request.maxChars ?? DEFAULT_DIFF_MAX_CHARS, MAX_DIFF_MAX_CHARS);
+  if (!Number.isInteger(maxChars) || maxChars < 1) {
+    throw new ToolError(
+      'INVALID_ARGUMENTS',
+      `max_chars must be a whole number of at least 1 (got ${request.maxChars}).`,
+    );
+  }
+  if (request.pathGlob !== undefined && request.pathGlob.trim() === '') {
+    throw new ToolError('INVALID_ARGUMENTS', 'path_glob must not be empty; leave it out to see every file.');
+  }
+  const matches = request.pathGlob === undefined ? () => true : globMatcher(request.pathGlob);
+  const root = checkpoints.workspace.root;
+  return checkpoints.compareWithWorkspace(
+    (context) => resolveBaseline(context, since, root),
+    async (baseline, current, shadow) => {
+      const changed = await shadow.changedFiles(baseline.tree, current.tree, baseline.environment);
+      const notCompared: string[] = [];
+      const files: ChangedFile[] = [];
+      for (const file of changed) {
+        // A file the baseline has but the checkpoint rules leave out (ignored, a dependency
+        // folder, too large) is still on disk: it is not shown as deleted.
+        if (file.status === 'deleted' && (await existsInWorkspace(root, file.path))) {
+          notCompared.push(file.path);
+          continue;
+        }
+        if (matches(file.path) || (file.previousPath !== undefined && matches(file.previousPath)))
+          files.push(file);
+      }
+      let diff = '';
+      if (files.length > 0) {
+        const everything = files.length === changed.length;
+        const paths = everything
+          ? undefined
+          : files.flatMap((file) => [
+              file.path,
+              ...(file.previousPath === undefined ? [] : [file.previousPath]),
+            ]);
+        diff = await renderPatch(shadow, baseline, current.tree, paths);
+      }
+      const cut = truncateText(diff, maxChars);
+      let text = cut.text;
+      if (cut.truncated) {
+        const shown = (cut.text.match(/^diff --git /gm) ?? []).length;
+        text += `\n[diff cut at max_chars=${maxChars}: ${Math.max(shown - 1, 0)} of ${files.length} files shown in full; narrow it with path_glob or raise max_chars]`;
+      }
+      return {
+        since,
+        baseline: baseline.description,
+        files,
+        notCompared,
+        skippedLargeFiles: current.skippedLargeFiles,
+        diff: text,
+        truncated: cut.truncated,
+        omittedCharacters: cut.omittedCharacters,
+      };
+    },
+    request.signal,
+  );
+}
+
+/**
+ * A glob with a '/' matches workspace-relative paths; one without matches file names anywhere
+ * (like .gitignore patterns and `rg -g`).
+ */
+function globMatcher(glob: string): (file: string) => boolean {
+  const pattern = glob.replace(/^\.\//, '');
+  if (pattern.includes('/')) return picomatch(pattern, { dot: true });
+  const matchName = picomatch(pattern, { dot: true });
+  return (file) => matchName(file) || matchName(path.posix.basename(file));
+}
+
+async function renderPatch(
+  shadow: ShadowRepository,
+  baseline: DiffBaseline,
+  tree: string,
+  paths: string[] | undefined,
+): Promise<string> {
+  return shadow.patch(baseline.tree, tree, paths, baseline.environment);
+}
+
+async function resolveBaseline(context: BaselineContext, since: string, root: string): Promise<DiffBaseline> {
+  const { shadow, log } = context;
+  if (since === 'last') {
+    if (context.open !== undefined && context.openTree !== undefined) {
+      return { tree: context.openTree, description: `the start of the open dispatch ${context.open.id}` };
+    }
+    const last = log.records.at(-1);
+    const description =
+      last === undefined
+        ? 'the baseline taken when checkpoints began'
+        : `the last checkpoint (end of ${last.id}${last.label === undefined ? '' : `: ${last.label}`})`;
+    return { tree: await shadow.treeOf(log.head!), description };
+  }
+  const record = log.find(since);
+  if (record !== undefined) {
+    return { tree: await shadow.treeOf(record.commit), description: `the end of ${record.id}` };
+  }
+  const userGit = userRepositoryRunner(shadow.git, root);
+  const userRepository = await findUserRepository(userGit, root);
+  if (since === 'working') {
+    if (userRepository === undefined) {
+      throw new ToolError(
+        'NOT_A_GIT_REPOSITORY',
+        "since: 'working' compares with the repository's HEAD, but the workspace is not inside a git repository; use since: 'last' or a checkpoint id.",
+      );
+    }
+    return userBaseline(shadow, userGit, userRepository, 'HEAD', 'HEAD of the workspace repository', true);
+  }
+  if (!REVISION_PATTERN.test(since) || since.includes('..')) {
+    throw new ToolError(
+      'UNKNOWN_REVISION',
+      `"${since}" is not 'last', 'working', a dispatch id or a commit name.`,
+      { details: { since } },
+    );
+  }
+  const checkpoint = await shadow.resolveCommit(since);
+  if (checkpoint !== undefined) {
+    return { tree: await shadow.treeOf(checkpoint), description: `checkpoint ${checkpoint.slice(0, 12)}` };
+  }
+  if (userRepository !== undefined) {
+    return userBaseline(shadow, userGit, userRepository, since, `commit ${since}`, false);
+  }
+  throw new ToolError('UNKNOWN_REVISION', `No checkpoint, dispatch or commit is named "${since}".`, {
+    details: { since, dispatches: log.records.map((entry) => entry.id) },
+  });
+}
+
+async function userBaseline(
+  shadow: ShadowRepository,
+  userGit: ReturnType<typeof userRepositoryRunner>,
+  repository: NonNullable<Awaited<ReturnType<typeof findUserRepository>>>,
+  revision: string,
+  description: string,
+  unbornIsEmpty: boolean,
+): Promise<DiffBaseline> {
+  const resolved = await resolveUserRevision(userGit, repository, revision);
+  const environment = { GIT_ALTERNATE_OBJECT_DIRECTORIES: repository.objectDirectory };
+  if (resolved === undefined) {
+    if (unbornIsEmpty) {
+      return {
+        tree: await shadow.emptyTree(),
+        description: `${description} (no commit yet: every file is new)`,
+      };
+    }
+    throw new ToolError('UNKNOWN_REVISION', `No checkpoint, dispatch or commit is named "${revision}".`, {
+      details: { since: revision },
+    });
+  }
+  const tree = resolved.tree ?? (await shadow.emptyTree());
+  return { tree, description: `${description} (${resolved.commit.slice(0, 12)})`, environment };
+}
+
+async function existsInWorkspace(root: string, relative: string): Promise<boolean> {
+  return lstat(path.join(root, relative)).then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,0 +1,85 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/** Environment for the test's own git commands on the user's repository. */
+const userGitEnvironment = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: tmpdir(),
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'User',
+  GIT_AUTHOR_EMAIL: 'user@example.test',
+  GIT_COMMITTER_NAME: 'User',
+  GIT_COMMITTER_EMAIL: 'user@example.test',
+};
+
+/** Runs git as the user would, in `cwd`. */
+export function userGit(cwd: string, args: string[]): string {
+  return execFileSync('git', args, { cwd, env: userGitEnvironment, encoding: 'utf8' });
+}
+
+export async function makeTemporaryDirectory(prefix: string): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), prefix));
+}
+
+export async function removeDirectory(directory: string): Promise<void> {
+  await rm(directory, { recursive: true, force: true });
+}
+
+export async function write(root: string, relative: string, content: string | Uint8Array): Promise<void> {
+  const file = path.join(root, relative);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, content);
+}
+
+/**
+ * Every file of the workspace (outside `.git` folders and the app's hidden folder) with a hash of
+ * its bytes, to compare whole workspace states byte for byte.
+ */
+export async function workspaceState(root: string): Promise<Record<string, string>> {
+  const state: Record<string, string> = {};
+  async function visit(directory: string): Promise<void> {
+    for (const entry of await readdir(directory, { withFileTypes: true })) {
+      if (entry.name === '.git' || entry.name === '.assistant-kit') continue;
+      const full = path.join(directory, entry.name);
+      if (entry.isDirectory()) await visit(full);
+      else
+        state[path.relative(root, full)] = createHash('sha256')
+          .update(await readFile(full))
+          .digest('hex');
+    }
+  }
+  await visit(root);
+  return state;
+}
+
+/** What must never change in the user's repository: HEAD, branch, index, stash, reflog, refs. */
+export async function userRepositoryFacts(root: string): Promise<Record<string, string>> {
+  const gitDirectory = path.join(root, '.git');
+  const read = (relative: string) =>
+    readFile(path.join(gitDirectory, relative)).then(
+      (bytes) => createHash('sha256').update(bytes).digest('hex'),
+      () => 'absent',
+    );
+  return {
+    head: await read('HEAD'),
+    index: await read('index'),
+    reflog: await read('logs/HEAD'),
+    stash: userGit(root, ['stash', 'list']),
+    refs: userGit(root, ['for-each-ref']),
+    config: await read('config'),
+    objectsInfo: await read('objects/info/alternates'),
+  };
+}
+
+/** A small PNG-like binary blob with NUL bytes and every byte value. */
+export function binaryBytes(seed: number): Buffer {
+  const bytes = Buffer.alloc(2048);
+  for (let index = 0; index < bytes.length; index += 1) bytes[index] = (index * 31 + seed * 7) % 256;
+  bytes[0] = 0x89;
+  bytes[1] = 0;
+  return bytes;
+}
