@@ -131,7 +131,7 @@ export async function planLaunch(spec: ProcessSpec, companion?: Companion): Prom
     });
     return { file, args, env, executionContext, cwd: workingDirectory.relative, commandArgv };
   }
-  const mounts = await buildSandboxMounts({
+  const mounts = buildSandboxMounts({
     workspaceRoot: spec.workspace.root,
     workspaceWritable: !spec.workspace.readOnly,
     workingDirectory: workingDirectory.absolute,

@@ -1,4 +1,4 @@
-import { lstat, mkdir, realpath } from 'node:fs/promises';
+import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isInsideDirectory } from '@assistant-kit/tool-core';
@@ -39,9 +39,12 @@ export interface SandboxMountInput {
 
 type PathKind = 'file' | 'directory' | 'missing' | 'symlink';
 
-async function kindOf(target: string): Promise<PathKind> {
+// Metadata calls here are synchronous on purpose: each is a single fast syscall, while the
+// thread-pool round trips of their async forms cost milliseconds per call on a loaded machine,
+// and they sit on the start-up path of every command.
+function kindOf(target: string): PathKind {
   try {
-    const status = await lstat(target);
+    const status = lstatSync(target);
     if (status.isSymbolicLink()) return 'symlink';
     return status.isDirectory() ? 'directory' : 'file';
   } catch {
@@ -53,8 +56,8 @@ function isCovered(target: string, hidden: readonly string[]): boolean {
   return hidden.some((hiddenPath) => target === hiddenPath || isInsideDirectory(hiddenPath, target));
 }
 
-async function hide(target: string, mounts: string[]): Promise<void> {
-  const kind = await kindOf(target);
+function hide(target: string, mounts: string[]): void {
+  const kind = kindOf(target);
   if (kind === 'directory') mounts.push('--tmpfs', target);
   else if (kind === 'file') mounts.push('--ro-bind', '/dev/null', target);
   // Symlinks are not followed (their target is hidden or not on its own); missing paths need nothing.
@@ -65,24 +68,29 @@ async function hide(target: string, mounts: string[]): Promise<void> {
  * a command that could write them would escape the sandbox later. They stay read-only, as does the
  * app's hidden folder (undo checkpoints are a git directory too).
  */
-async function protectedWorkspacePaths(workspaceRoot: string, writable: boolean): Promise<string[]> {
+function protectedWorkspacePaths(workspaceRoot: string, writable: boolean): string[] {
   if (!writable) return [];
   const gitDirectory = path.join(workspaceRoot, '.git');
   const appDirectory = path.join(workspaceRoot, '.assistant-kit');
   const candidates: string[] = [];
-  if ((await kindOf(gitDirectory)) === 'directory') {
+  if (kindOf(gitDirectory) === 'directory') {
     const hooks = path.join(gitDirectory, 'hooks');
     // Without a hooks folder a command could create one; git creates it by default anyway.
-    if ((await kindOf(hooks)) === 'missing') await mkdir(hooks).catch(() => {});
+    if (kindOf(hooks) === 'missing') tryCreateDirectory(hooks);
     candidates.push(hooks, path.join(gitDirectory, 'config'), path.join(gitDirectory, 'config.worktree'));
   }
-  if ((await kindOf(appDirectory)) === 'missing') await mkdir(appDirectory).catch(() => {});
+  if (kindOf(appDirectory) === 'missing') tryCreateDirectory(appDirectory);
   candidates.push(appDirectory);
   const protectedPaths: string[] = [];
   for (const candidate of candidates) {
-    if ((await kindOf(candidate)) === 'missing') continue;
+    if (kindOf(candidate) === 'missing') continue;
     // A symlinked hooks folder inside the workspace must be protected where it really is.
-    const real = await realpath(candidate).catch(() => undefined);
+    let real: string | undefined;
+    try {
+      real = realpathSync(candidate);
+    } catch {
+      real = undefined;
+    }
     if (real !== undefined && isInsideDirectory(workspaceRoot, real) && !protectedPaths.includes(real)) {
       protectedPaths.push(real);
     }
@@ -90,33 +98,59 @@ async function protectedWorkspacePaths(workspaceRoot: string, writable: boolean)
   return protectedPaths;
 }
 
-/** The bubblewrap mount arguments of a sandboxed command, in the order they must apply. */
-export async function buildSandboxMounts(input: SandboxMountInput): Promise<string[]> {
-  const { workspaceRoot, options } = input;
+function tryCreateDirectory(directory: string): void {
+  try {
+    mkdirSync(directory);
+  } catch {
+    // Raced with another creator, or not allowed: protection then covers what exists.
+  }
+}
+
+// The host part of the layout depends only on the host and the options; it is computed once per
+// workspace root and option set for a few seconds, so a burst of commands skips the checks.
+const HOST_LAYOUT_LIFETIME_MS = 5_000;
+const hostLayouts = new Map<string, { mounts: string[]; expires: number }>();
+
+function hostLayout(workspaceRoot: string, options: SandboxOptions): string[] {
+  const key = JSON.stringify([workspaceRoot, options.hiddenPaths ?? [], options.readablePaths ?? []]);
+  const cached = hostLayouts.get(key);
+  const now = Date.now();
+  if (cached !== undefined && cached.expires > now) return cached.mounts;
   const configuredHidden = (options.hiddenPaths ?? []).map((hidden) => path.resolve(workspaceRoot, hidden));
   const hiddenOutside = [...new Set([...defaultHiddenPaths(), ...configuredHidden])].filter(
     (hidden) => !(hidden === workspaceRoot || isInsideDirectory(workspaceRoot, hidden)),
   );
-  const hiddenInside = configuredHidden.filter((hidden) => isInsideDirectory(workspaceRoot, hidden));
   const mounts = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
-  for (const hidden of hiddenOutside) await hide(hidden, mounts);
+  for (const hidden of hiddenOutside) hide(hidden, mounts);
   mounts.push('--dir', SANDBOX_HOME);
   // The Node runtime (the port bridge runs on it) may be installed under a hidden HOME (nvm).
   const runtimePrefix = path.dirname(path.dirname(process.execPath));
   for (const readable of [...(options.readablePaths ?? []), runtimePrefix]) {
     const absolute = path.resolve(readable);
-    if (isCovered(absolute, hiddenOutside) && (await kindOf(absolute)) !== 'missing') {
+    if (isCovered(absolute, hiddenOutside) && kindOf(absolute) !== 'missing') {
       mounts.push('--ro-bind', absolute, absolute);
     }
   }
+  if (hostLayouts.size > 64) hostLayouts.clear();
+  hostLayouts.set(key, { mounts, expires: now + HOST_LAYOUT_LIFETIME_MS });
+  return mounts;
+}
+
+/** The bubblewrap mount arguments of a sandboxed command, in the order they must apply. */
+export function buildSandboxMounts(input: SandboxMountInput): string[] {
+  const { workspaceRoot, options } = input;
+  const hiddenInside = (options.hiddenPaths ?? [])
+    .map((hidden) => path.resolve(workspaceRoot, hidden))
+    .filter((hidden) => isInsideDirectory(workspaceRoot, hidden));
+  const mounts = [...hostLayout(workspaceRoot, options)];
   if (input.bridgeDirectory !== undefined)
     mounts.push('--bind', input.bridgeDirectory, input.bridgeDirectory);
   mounts.push(input.workspaceWritable ? '--bind' : '--ro-bind', workspaceRoot, workspaceRoot);
-  for (const protectedPath of await protectedWorkspacePaths(workspaceRoot, input.workspaceWritable)) {
+  for (const protectedPath of protectedWorkspacePaths(workspaceRoot, input.workspaceWritable)) {
     mounts.push('--ro-bind', protectedPath, protectedPath);
   }
   for (const hidden of hiddenInside) {
-    const kind = await kindOf(hidden);
+    const kind = kindOf(hidden);
     if (kind === 'directory') mounts.push('--tmpfs', hidden, '--remount-ro', hidden);
     else if (kind === 'file') mounts.push('--ro-bind', '/dev/null', hidden);
   }

@@ -1,0 +1,200 @@
+/**
+ * Benchmarks of @assistant-kit/tools-commands (issue 5), each beside its reference in the same run:
+ * 1. sandbox overhead: runProcess argv ["true"] in the sandbox vs a bare child_process.spawn of
+ *    `true` (target: under 30 ms added, median);
+ * 2. throughput of 1,000 short sandboxed commands (4 at a time) vs 1,000 bare spawns;
+ * 3. memory of 20 background commands printing 1 MB each: growth stays bounded by the output cap.
+ *
+ * Run: `pnpm --filter @assistant-kit/tools-commands bench`. Writes reports/bench/tools-commands.json.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Workspace } from '@assistant-kit/tool-core';
+import { runProcess, startBackgroundProcess } from '@assistant-kit/tools-commands';
+
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
+interface Row {
+  name: string;
+  value: number;
+  unit: string;
+  reference: string;
+  referenceValue: number;
+  ratio: number;
+  target: string;
+  met: boolean | null;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 0 ? (sorted[middle - 1]! + sorted[middle]!) / 2 : sorted[middle]!;
+}
+
+function bareSpawn(executable: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(executable, [], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.once('error', reject);
+    child.once('close', () => resolve());
+  });
+}
+
+async function timeOnce(action: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await action();
+  return performance.now() - start;
+}
+
+async function inBatches(
+  total: number,
+  concurrency: number,
+  action: () => Promise<unknown>,
+): Promise<number> {
+  let started = 0;
+  const start = performance.now();
+  const worker = async () => {
+    while (started < total) {
+      started++;
+      await action();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return performance.now() - start;
+}
+
+const root = await mkdtemp(path.join(os.tmpdir(), 'tools-commands-bench-'));
+const workspace = await Workspace.open(root);
+const rows: Row[] = [];
+try {
+  // Warm-up: the sandbox probe, the page cache of bwrap and true.
+  for (let index = 0; index < 10; index++) {
+    await runProcess({ workspace, argv: ['true'] });
+    await bareSpawn('true');
+  }
+
+  // 1. Overhead, interleaved so both see the same machine load.
+  const sandboxed: number[] = [];
+  const bare: number[] = [];
+  for (let index = 0; index < 60; index++) {
+    sandboxed.push(await timeOnce(() => runProcess({ workspace, argv: ['true'] })));
+    bare.push(await timeOnce(() => bareSpawn('true')));
+  }
+  const sandboxedMedian = median(sandboxed);
+  const bareMedian = median(bare);
+  rows.push({
+    name: 'run argv ["true"] in the sandbox (median ms)',
+    value: sandboxedMedian,
+    unit: 'ms',
+    reference: 'bare child_process.spawn("true")',
+    referenceValue: bareMedian,
+    ratio: sandboxedMedian / bareMedian,
+    target: 'added < 30 ms',
+    met: sandboxedMedian - bareMedian < 30,
+  });
+  rows.push({
+    name: 'sandbox overhead added (median ms)',
+    value: sandboxedMedian - bareMedian,
+    unit: 'ms',
+    reference: 'target',
+    referenceValue: 30,
+    ratio: (sandboxedMedian - bareMedian) / 30,
+    target: '< 30 ms',
+    met: sandboxedMedian - bareMedian < 30,
+  });
+
+  // 2. Throughput of 1,000 short commands, 4 at a time.
+  const sandboxedTotal = await inBatches(1000, 4, () => runProcess({ workspace, argv: ['true'] }));
+  const bareTotal = await inBatches(1000, 4, () => bareSpawn('true'));
+  const sandboxedRate = 1000 / (sandboxedTotal / 1000);
+  const bareRate = 1000 / (bareTotal / 1000);
+  rows.push({
+    name: '1,000 sandboxed `true`, 4 at a time (commands/s)',
+    value: sandboxedRate,
+    unit: 'commands/s',
+    reference: '1,000 bare spawns, 4 at a time',
+    referenceValue: bareRate,
+    ratio: sandboxedRate / bareRate,
+    target: '>= 30 commands/s',
+    met: sandboxedRate >= 30,
+  });
+
+  // 3. Memory of 20 background commands printing 1 MB each, unread until the end.
+  const outputCap = 30_000;
+  collectGarbage();
+  const before = process.memoryUsage();
+  const processes = await Promise.all(
+    Array.from({ length: 20 }, () =>
+      startBackgroundProcess({
+        workspace,
+        command: 'head -c 1048576 /dev/urandom | base64 -w 100 | head -c 1048576',
+        outputCap,
+      }),
+    ),
+  );
+  const results = await Promise.all(processes.map((background) => background.exited));
+  collectGarbage();
+  const after = process.memoryUsage();
+  const printed = results.reduce((sum, result) => sum + result.stdoutBytes, 0);
+  const retained = processes.map((background) => background.readNewOutput());
+  const growth = after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers);
+  // Each process keeps at most the cap twice per stream (final result + unread output).
+  const bound = 20 * 2 * 2 * outputCap;
+  rows.push({
+    name: '20 background × 1 MB output: memory growth (MB)',
+    value: growth / 1_048_576,
+    unit: 'MB',
+    reference: `output printed (MB); bound 20×2×2×cap = ${(bound / 1_048_576).toFixed(1)} MB + 8 MB slack`,
+    referenceValue: printed / 1_048_576,
+    ratio: growth / printed,
+    target: `< ${((bound + 8 * 1_048_576) / 1_048_576).toFixed(1)} MB`,
+    met: growth < bound + 8 * 1_048_576 && retained.every((output) => output.stdout.length < 2 * outputCap),
+  });
+} finally {
+  await rm(root, { recursive: true, force: true });
+}
+
+console.log(
+  `tools-commands benchmarks (Node ${process.version}, ${os.cpus().length} CPUs, load average ${os
+    .loadavg()
+    .map((load) => load.toFixed(1))
+    .join(' ')})`,
+);
+console.table(
+  rows.map((row) => ({
+    name: row.name,
+    value: Number(row.value.toFixed(2)),
+    reference: row.reference,
+    'reference value': Number(row.referenceValue.toFixed(2)),
+    ratio: Number(row.ratio.toFixed(2)),
+    target: row.target,
+    'met?': row.met === null ? '-' : row.met ? 'yes' : 'NO',
+  })),
+);
+const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+mkdirSync(path.join(repositoryRoot, 'reports/bench'), { recursive: true });
+writeFileSync(
+  path.join(repositoryRoot, 'reports/bench/tools-commands.json'),
+  `${JSON.stringify(
+    {
+      package: '@assistant-kit/tools-commands',
+      node: process.version,
+      cpus: os.cpus().length,
+      // Namespace creation slows down sharply on a busy machine; read the numbers with the load.
+      loadAverage: os.loadavg(),
+      date: new Date().toISOString(),
+      method:
+        'overhead: median of 60 interleaved runs after 10 warm-ups; throughput: wall time of 1,000 runs, 4 concurrent; memory: heapUsed + arrayBuffers after gc, before vs after 20 background commands printing 1 MB each',
+      results: rows,
+    },
+    null,
+    2,
+  )}\n`,
+);
