@@ -1,59 +1,48 @@
-// Demo for `pnpm start` until the example server exists: resolves one turn and prints it, keys masked.
+// Entry point of `pnpm start`: the example settings server on an embedded default
+// (files under ./data, a generated master key kept with 0600 permissions).
+import { parseArgs } from 'node:util';
+import { createSettingsServer } from './app.js';
 
-import { type ResolvedConnection, resolveTurn } from '@assistant-kit/settings-resolver';
-import { createDefaultClientSettings } from '@assistant-kit/settings-schema';
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string', default: process.env.PORT ?? '3000' },
+    host: { type: 'string', default: process.env.HOST ?? '127.0.0.1' },
+    data: { type: 'string', default: process.env.ASSISTANT_KIT_DATA ?? './data' },
+    postgres: { type: 'string', default: process.env.DATABASE_URL },
+    keychain: { type: 'boolean', default: process.env.ASSISTANT_KIT_KEYCHAIN === '1' },
+    help: { type: 'boolean', default: false },
+  },
+});
 
-/** Shows only that a key is present, never the key. */
-function mask(key: string): string {
-  return key === '' ? '(none)' : `set, ••••(${key.length} chars)`;
+if (values.help) {
+  console.log(`Usage: pnpm start [-- options]
+  --port <n>          port (default 3000, env PORT; 0 picks a free one)
+  --host <addr>       address (default 127.0.0.1, env HOST)
+  --data <dir>        data directory (default ./data, env ASSISTANT_KIT_DATA)
+  --postgres <url>    store settings in PostgreSQL (env DATABASE_URL)
+  --keychain          keep credentials in the OS keychain (env ASSISTANT_KIT_KEYCHAIN=1)`);
+  process.exit(0);
 }
 
-const system = createDefaultClientSettings();
-
-const account = {
-  ...createDefaultClientSettings(),
-  mainProvider: 'anthropic',
-  model: 'claude-sonnet-4-5',
-  apiKey: 'sk-ant-account-key-0123456789',
-  temperature: 0.7,
-  reasoningEffort: 'medium',
-  codingProvider: 'openai',
-  codingModel: 'gpt-5',
-  codingApiKey: 'sk-openai-account-key-0123456789',
-  codingTemperature: 0.2,
-  reasoning: 'high', // a retired key: dropped by the sanitizer
-};
-
-// The turn request tries to move the coding role to another server and to supply a key of its own.
-const request = {
-  codingBaseUrl: 'https://proxy.example.test/v1',
-  apiKey: 'sk-from-the-request-body',
-  model: 'claude-opus-4-1',
-};
-
-const turn = resolveTurn({ system, account, request });
-
-const row = (connection: ResolvedConnection) => ({
-  provider: connection.provider,
-  baseUrl: connection.baseUrl || '(unset)',
-  model: connection.model || '(unset)',
-  apiKey: mask(connection.apiKey),
-  temperature: connection.temperature ?? '-',
-  thinking: connection.thinking.mode,
-  providerFields: JSON.stringify(connection.providerFields),
+const server = await createSettingsServer({
+  dataDirectory: values.data,
+  ...(values.postgres ? { postgresUrl: values.postgres } : {}),
+  keychain: values.keychain,
+  logger: { level: process.env.LOG_LEVEL ?? 'info' },
 });
+const address = await server.app.listen({ port: Number(values.port), host: values.host });
+if (server.keychainWarning) console.warn(`Keychain not used: ${server.keychainWarning}`);
+console.log(`
+assistant-kit settings server: ${address}/settings
+  storage: settings in ${server.storage.settings}, credentials in the ${server.storage.secrets}
+  sign in as "${server.demo.username}" with password "${server.demo.password}"
+`);
 
-console.log('Resolved turn (system defaults + account + request):\n');
-console.table(
-  Object.fromEntries(Object.entries(turn.connections).map(([role, connection]) => [role, row(connection)])),
-);
-console.log('\nField sources:', {
-  model: turn.sources.model,
-  apiKey: turn.sources.apiKey,
-  codingBaseUrl: turn.sources.codingBaseUrl,
-  themeId: turn.sources.themeId,
-});
-console.log('\nWarnings:');
-for (const warning of turn.warnings) {
-  console.log(`  ${warning.code}${warning.role ? ` [${warning.role}]` : ''}: ${warning.message}`);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
 }
