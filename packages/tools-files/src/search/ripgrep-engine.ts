@@ -1,0 +1,254 @@
+import { spawn } from 'node:child_process';
+import { HIDDEN_DIRECTORY_NAME, ToolError } from '@assistant-kit/tool-core';
+import type {
+  ContentSearchOutcome,
+  ContentSearchRequest,
+  FileListRequest,
+  SearchLine,
+} from './search-types.js';
+import { comparePaths } from './search-types.js';
+
+/** Raised when the ripgrep executable cannot be started, so the caller falls back. */
+export class RipgrepUnavailable extends Error {}
+
+/**
+ * Matching lines collected from a parallel (unsorted) ripgrep run before it is abandoned for a
+ * sorted run that can stop early: sorting needs every result, and huge result sets cost more
+ * to collect than a single-threaded sorted walk.
+ */
+const PARALLEL_COLLECTION_LIMIT = 20_000;
+
+/**
+ * Flags that give ripgrep exactly the file selection of the TypeScript walker: hidden files
+ * included, .gitignore honoured even outside a git repository, no rules from outside the
+ * workspace (parents, the user's global excludes, .ignore files), symlinks not followed.
+ */
+function selectionArguments(filter: FileListRequest['filter']): string[] {
+  const args = [
+    '--no-config',
+    '--hidden',
+    '--no-require-git',
+    '--no-ignore-global',
+    '--no-ignore-parent',
+    '--no-ignore-dot',
+    '--glob',
+    '!.git',
+    '--glob',
+    `!${HIDDEN_DIRECTORY_NAME}`,
+  ];
+  if (filter !== undefined) args.push('--glob', filter.glob);
+  return args;
+}
+
+interface RunOutcome {
+  stderr: string;
+  exitCode: number | null;
+  stoppedEarly: boolean;
+}
+
+/**
+ * Runs ripgrep and hands each output record (split on '\n') to `onRecord`, which may return
+ * false to stop ripgrep early. Honours the abort signal.
+ */
+function runRipgrep(
+  executable: string,
+  args: string[],
+  cwd: string,
+  signal: AbortSignal | undefined,
+  onRecord: (record: Buffer) => boolean,
+): Promise<RunOutcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(executable, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let pending: Buffer = Buffer.alloc(0);
+    let stderr = '';
+    let stoppedEarly = false;
+    let spawnFailed = false;
+    const stop = () => {
+      stoppedEarly = true;
+      child.kill('SIGKILL');
+    };
+    const onAbort = () => child.kill('SIGKILL');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      spawnFailed = true;
+      signal?.removeEventListener('abort', onAbort);
+      if (error.code === 'ENOENT' || error.code === 'EACCES') reject(new RipgrepUnavailable(error.message));
+      else reject(error);
+    });
+    child.stdout.on('data', (data: Buffer) => {
+      if (stoppedEarly) return;
+      let buffer = pending.length > 0 ? Buffer.concat([pending, data]) : data;
+      let newline = buffer.indexOf(0x0a);
+      while (newline !== -1) {
+        const record = buffer.subarray(0, newline);
+        buffer = buffer.subarray(newline + 1);
+        if (!onRecord(record)) {
+          stop();
+          return;
+        }
+        newline = buffer.indexOf(0x0a);
+      }
+      pending = Buffer.from(buffer);
+    });
+    child.stderr.on('data', (data: Buffer) => {
+      if (stderr.length < 16_384) stderr += data.toString('utf8');
+    });
+    child.on('close', (exitCode) => {
+      if (spawnFailed) return;
+      signal?.removeEventListener('abort', onAbort);
+      if (signal?.aborted) {
+        reject(new ToolError('CANCELLED', 'search_files was cancelled.'));
+        return;
+      }
+      if (!stoppedEarly && pending.length > 0) onRecord(pending);
+      resolve({ stderr, exitCode, stoppedEarly });
+    });
+  });
+}
+
+function parseRecord(record: Buffer): SearchLine | undefined {
+  const separator = record.indexOf(0);
+  if (separator === -1) return undefined;
+  const path = record.subarray(0, separator).toString('utf8');
+  let cursor = separator + 1;
+  let line = 0;
+  while (cursor < record.length && record[cursor]! >= 0x30 && record[cursor]! <= 0x39) {
+    line = line * 10 + (record[cursor]! - 0x30);
+    cursor += 1;
+  }
+  const marker = record[cursor];
+  if (line === 0 || (marker !== 0x3a && marker !== 0x2d)) return undefined;
+  let text = record.subarray(cursor + 1).toString('utf8');
+  if (text.endsWith('\r')) text = text.slice(0, -1);
+  return { path, line, text, kind: marker === 0x3a ? 'match' : 'context' };
+}
+
+function failure(stderr: string, exitCode: number | null): ToolError {
+  const message = stderr.trim();
+  if (
+    /regex parse error|error parsing regex|regex could not be compiled|literal .* not allowed/i.test(message)
+  ) {
+    return new ToolError('INVALID_REGEX', `The pattern does not compile: ${message}`, {
+      details: { engine: 'ripgrep' },
+    });
+  }
+  if (/glob/i.test(message)) {
+    return new ToolError('INVALID_GLOB', `The glob is malformed: ${message}`, {
+      details: { engine: 'ripgrep' },
+    });
+  }
+  return new ToolError('SEARCH_FAILED', `ripgrep failed (exit ${exitCode}): ${message || 'no message'}`, {
+    details: { engine: 'ripgrep', exitCode },
+  });
+}
+
+function warningsFrom(stderr: string): string[] {
+  return stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0)
+    .slice(0, 20);
+}
+
+/**
+ * Content search with ripgrep. A parallel run is collected and sorted by path; when it yields
+ * more than {@link PARALLEL_COLLECTION_LIMIT} matching lines, a sorted run that stops after
+ * `maxResults + 1` takes over, so results are always the first ones in path order.
+ */
+export async function searchWithRipgrep(
+  executable: string,
+  request: ContentSearchRequest,
+): Promise<ContentSearchOutcome> {
+  const args = [
+    ...selectionArguments(request.filter),
+    '--null',
+    '--line-number',
+    '--no-heading',
+    '--with-filename',
+    '--color',
+    'never',
+    '--max-filesize',
+    String(request.maxFileBytes),
+  ];
+  if (request.contextLines > 0) args.push('--context', String(request.contextLines));
+  args.push('--regexp', request.pattern);
+  const collectionLimit = Math.max(PARALLEL_COLLECTION_LIMIT, request.maxResults + 1);
+  const lines: SearchLine[] = [];
+  let matches = 0;
+  const parallel = await runRipgrep(executable, args, request.root, request.signal, (record) => {
+    const parsed = parseRecord(record);
+    if (parsed === undefined) return true;
+    lines.push(parsed);
+    if (parsed.kind === 'match') matches += 1;
+    return matches <= collectionLimit;
+  });
+  if (!parallel.stoppedEarly) {
+    if (parallel.exitCode === 2 && lines.length === 0) throw failure(parallel.stderr, parallel.exitCode);
+    // ripgrep prints each file's lines together; order the files, keep each file's order.
+    const byFile = new Map<string, SearchLine[]>();
+    for (const line of lines) {
+      const group = byFile.get(line.path);
+      if (group === undefined) byFile.set(line.path, [line]);
+      else group.push(line);
+    }
+    const ordered = [...byFile.keys()].sort(comparePaths).flatMap((path) => byFile.get(path)!);
+    return { lines: ordered, complete: true, warnings: warningsFrom(parallel.stderr) };
+  }
+  const sortedLines: SearchLine[] = [];
+  let sortedMatches = 0;
+  let lastIncluded: SearchLine | undefined;
+  const sorted = await runRipgrep(
+    executable,
+    [...args, '--sort', 'path'],
+    request.root,
+    request.signal,
+    (record) => {
+      const parsed = parseRecord(record);
+      if (parsed === undefined) return true;
+      if (sortedMatches > request.maxResults) {
+        // Keep reading only for the after-context of the last wanted match.
+        if (
+          lastIncluded === undefined ||
+          parsed.path !== lastIncluded.path ||
+          parsed.line > lastIncluded.line + request.contextLines
+        ) {
+          return false;
+        }
+      }
+      sortedLines.push(parsed);
+      if (parsed.kind === 'match') {
+        sortedMatches += 1;
+        if (sortedMatches <= request.maxResults) lastIncluded = parsed;
+      }
+      return true;
+    },
+  );
+  if (sorted.exitCode === 2 && sortedLines.length === 0 && !sorted.stoppedEarly) {
+    throw failure(sorted.stderr, sorted.exitCode);
+  }
+  return {
+    lines: sortedLines,
+    complete: !sorted.stoppedEarly && sortedMatches <= request.maxResults,
+    warnings: warningsFrom(sorted.stderr),
+  };
+}
+
+/** Lists file names with `rg --files`, sorted by path. */
+export async function listFilesWithRipgrep(
+  executable: string,
+  request: FileListRequest,
+): Promise<{ paths: string[]; complete: boolean; warnings: string[] }> {
+  const paths: string[] = [];
+  const outcome = await runRipgrep(
+    executable,
+    [...selectionArguments(request.filter), '--files'],
+    request.root,
+    request.signal,
+    (record) => {
+      if (record.length > 0) paths.push(record.toString('utf8'));
+      return true;
+    },
+  );
+  if (outcome.exitCode === 2 && paths.length === 0) throw failure(outcome.stderr, outcome.exitCode);
+  return { paths: paths.sort(comparePaths), complete: true, warnings: warningsFrom(outcome.stderr) };
+}

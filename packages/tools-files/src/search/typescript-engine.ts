@@ -1,0 +1,124 @@
+import { readFileSync } from 'node:fs';
+import { byteOrderMark, decodeBody } from '../text/encoding.js';
+import { walkWorkspace } from '../walk/workspace-walker.js';
+import { compileSearchRegex } from './regex-translation.js';
+import type {
+  ContentSearchOutcome,
+  ContentSearchRequest,
+  FileListRequest,
+  SearchLine,
+} from './search-types.js';
+
+const FILES_PER_TURN = 64;
+
+/** Decodes a file the way ripgrep does: BOM-marked UTF-16 transcoded, a UTF-8 BOM dropped. */
+function decodeForSearch(bytes: Buffer): string | undefined {
+  const mark = byteOrderMark(bytes);
+  if (mark !== undefined && mark.name !== 'utf-8') return decodeBody(bytes.subarray(mark.length), mark.name);
+  // ripgrep stops at the first NUL byte of a file found by walking and reports nothing for it.
+  if (bytes.includes(0)) return undefined;
+  return (mark === undefined ? bytes : bytes.subarray(mark.length)).toString('utf8');
+}
+
+function searchText(
+  relative: string,
+  text: string,
+  regex: RegExp,
+  contextLines: number,
+  output: SearchLine[],
+): number {
+  const lines = text.split('\n');
+  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  const matching: number[] = [];
+  for (let index = 0; index < lines.length; index += 1) {
+    if (regex.test(lines[index]!)) matching.push(index);
+  }
+  if (matching.length === 0) return 0;
+  const matchSet = new Set(matching);
+  let emittedUpTo = -1;
+  for (const index of matching) {
+    const from = Math.max(index - contextLines, emittedUpTo + 1);
+    const to = Math.min(index + contextLines, lines.length - 1);
+    for (let current = from; current <= to; current += 1) {
+      const raw = lines[current]!;
+      output.push({
+        path: relative,
+        line: current + 1,
+        text: raw.endsWith('\r') ? raw.slice(0, -1) : raw,
+        kind: matchSet.has(current) ? 'match' : 'context',
+      });
+    }
+    emittedUpTo = Math.max(emittedUpTo, to);
+  }
+  return matching.length;
+}
+
+/**
+ * The pure TypeScript content search: the same file selection as ripgrep (same walker rules),
+ * one file at a time in path order, stopping once more than `maxResults` matching lines are
+ * known.
+ */
+export async function searchWithTypeScript(request: ContentSearchRequest): Promise<ContentSearchOutcome> {
+  const regex = compileSearchRegex(request.pattern);
+  const lines: SearchLine[] = [];
+  const warnings: string[] = [];
+  let matches = 0;
+  let filesThisTurn = 0;
+  let complete = true;
+  await walkWorkspace({
+    root: request.root,
+    start: request.root,
+    filter: request.filter,
+    withSizes: true,
+    signal: request.signal,
+    onEntry: async (entry) => {
+      if (entry.kind !== 'file' || entry.size > request.maxFileBytes) return true;
+      filesThisTurn += 1;
+      if (filesThisTurn >= FILES_PER_TURN) {
+        filesThisTurn = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(entry.absolute);
+      } catch (error) {
+        warnings.push(`${entry.relative}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+        return true;
+      }
+      const text = decodeForSearch(bytes);
+      if (text === undefined) return true;
+      matches += searchText(entry.relative, text, regex, request.contextLines, lines);
+      if (matches > request.maxResults) {
+        complete = false;
+        return false;
+      }
+      return true;
+    },
+  });
+  return { lines, complete, warnings };
+}
+
+/** Lists the files the walker selects, in path order, stopping after `limit + 1`. */
+export async function listFilesWithTypeScript(
+  request: FileListRequest,
+  limit: number,
+): Promise<{ paths: string[]; complete: boolean }> {
+  const paths: string[] = [];
+  let complete = true;
+  await walkWorkspace({
+    root: request.root,
+    start: request.root,
+    filter: request.filter,
+    signal: request.signal,
+    onEntry: (entry) => {
+      if (entry.kind !== 'file') return true;
+      paths.push(entry.relative);
+      if (paths.length > limit) {
+        complete = false;
+        return false;
+      }
+      return true;
+    },
+  });
+  return { paths, complete };
+}

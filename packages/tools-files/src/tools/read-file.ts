@@ -1,0 +1,101 @@
+import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
+import { lineEndingLabel } from '../text/line-endings.js';
+import { readLineRange } from '../text/line-range-reader.js';
+import { ReadFileParameters } from './schemas.js';
+import { cutLine, type FamilyContext, integerArgument, numberedLine } from './shared.js';
+
+export function createReadFileTool(family: FamilyContext) {
+  const { options } = family;
+  return defineTool({
+    name: 'read_file',
+    purpose:
+      "Reads a text file or a line range without modifying it; lines are numbered and the result includes the file's hash and encoding.",
+    parameters: ReadFileParameters,
+    effects: ['read'],
+    capabilities: ['workspace.file', 'workspace.file-version'],
+    network: 'none',
+    handler: async (args, { workspace, signal }) => {
+      const offset = integerArgument('offset_line', args.offset_line, {
+        minimum: 1,
+        fallback: 1,
+        cap: Number.MAX_SAFE_INTEGER,
+      }).value;
+      const maxLines = integerArgument('max_lines', args.max_lines, {
+        minimum: 1,
+        fallback: options.maxReadLines,
+        cap: options.maxReadLines,
+      });
+      const opened = await workspace.openForReading(args.path);
+      const relative = opened.path.relative;
+      let range: Awaited<ReturnType<typeof readLineRange>>;
+      try {
+        range = await readLineRange(opened.handle, opened.path.size, relative, {
+          startLine: offset,
+          maxLines: maxLines.value,
+          byteBudget: options.maxOutputCharacters * 4,
+          namedEncoding: args.encoding ?? family.encodingMemory.lastNamed(relative),
+          maxWholeBytes: options.maxEditBytes,
+          signal,
+        });
+      } finally {
+        await opened.handle.close();
+      }
+      workspace.observe(relative, { hash: range.hash, size: range.size });
+      if (range.encoding.source === 'named')
+        family.encodingMemory.remember(relative, range.hash, range.encoding.name);
+
+      const encodingLabel = `${range.encoding.name}${range.encoding.bom ? ' with BOM' : ''}`;
+      const body: string[] = [];
+      let characters = 0;
+      let shown = 0;
+      let cutForSize = range.cutByBudget;
+      for (const line of range.lines) {
+        const rendered = numberedLine(offset + shown, cutLine(line, options.maxLineCharacters));
+        if (characters + rendered.length + 1 > options.maxOutputCharacters && shown > 0) {
+          cutForSize = true;
+          break;
+        }
+        body.push(rendered);
+        characters += rendered.length + 1;
+        shown += 1;
+      }
+      if (range.cutByBudget && shown === range.lines.length && shown > 0) {
+        // The byte budget ended inside the last line: it is partial.
+        body[body.length - 1] += ' … [line cut: output limit reached]';
+      }
+      const lastShown = offset + shown - 1;
+      const more = lastShown < range.totalLines;
+      const nextOffset = more ? (shown === 0 ? offset : lastShown + 1) : null;
+      const header =
+        range.totalLines === 0
+          ? `${relative}: empty file (${encodingLabel}, sha256 ${range.hash})`
+          : `${relative}: lines ${shown === 0 ? 0 : offset}-${lastShown} of ${range.totalLines} (${encodingLabel}, ${lineEndingLabel(range.lineEndings)} line endings, ${range.size} bytes, sha256 ${range.hash})`;
+      const notes: string[] = [];
+      if (offset > range.totalLines && range.totalLines > 0) {
+        notes.push(`[offset_line ${offset} is past the end: the file has ${range.totalLines} lines]`);
+      } else if (more) {
+        const reason = cutForSize
+          ? `output cut at ${options.maxOutputCharacters} characters`
+          : maxLines.capped
+            ? `at most ${options.maxReadLines} lines per call`
+            : 'max_lines reached';
+        notes.push(`[${reason}; continue with offset_line=${nextOffset}]`);
+      }
+      const text = [header, ...body, ...notes].join('\n');
+      if (signal.aborted) throw new ToolError('CANCELLED', 'read_file was cancelled.');
+      return textResult(text, {
+        path: relative,
+        encoding: range.encoding.name,
+        bom: range.encoding.bom,
+        line_endings: range.lineEndings,
+        hash: range.hash,
+        size: range.size,
+        total_lines: range.totalLines,
+        offset_line: offset,
+        lines_returned: shown,
+        next_offset_line: nextOffset,
+        truncated: more,
+      });
+    },
+  });
+}

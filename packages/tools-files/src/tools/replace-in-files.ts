@@ -1,0 +1,280 @@
+import { defineTool, ToolError, textResult, type WorkspaceFileChange } from '@assistant-kit/tool-core';
+import { compileSearchRegex, escapeRegex } from '../search/regex-translation.js';
+import { canonicalEncodingName, encodeText, type TextEncoding } from '../text/encoding.js';
+import { applyLineEndings } from '../text/line-endings.js';
+import { decodeFileBytes, isBinaryContent } from '../text/text-file.js';
+import { compileGlobFilter } from '../walk/glob-filter.js';
+import { walkWorkspace } from '../walk/workspace-walker.js';
+import { ReplaceInFilesParameters } from './schemas.js';
+import { capOutput, cutLine, type FamilyContext, integerArgument, lineAt, lineNumbersOf } from './shared.js';
+
+/** Changed lines listed per file in the answer (every replacement is still counted). */
+const LINES_LISTED_PER_FILE = 50;
+
+interface ChangedLine {
+  line: number;
+  before: string;
+  after: string;
+}
+
+interface PlannedFile {
+  path: string;
+  replacements: number;
+  encoding: TextEncoding;
+  lines: ChangedLine[];
+  bytes: Buffer;
+  expectedHash: string;
+}
+
+interface SkippedFile {
+  path: string;
+  reason: 'binary' | 'unknown-encoding' | 'not-lossless' | 'too-large' | 'unrepresentable' | 'unreadable';
+  message: string;
+}
+
+export function createReplaceInFilesTool(family: FamilyContext) {
+  const { options } = family;
+  return defineTool({
+    name: 'replace_in_files',
+    purpose:
+      'Finds and replaces across text files selected by glob, preserving encodings; literal by default, a dry run by default.',
+    parameters: ReplaceInFilesParameters,
+    effects: ['workspace_write'],
+    capabilities: ['workspace.file', 'workspace.write'],
+    execution: 'sequential',
+    network: 'none',
+    handler: async (args, { workspace, signal, reportProgress }) => {
+      const dryRun = args.dry_run ?? true;
+      if (!dryRun) workspace.assertWritable();
+      if (args.find.length === 0) {
+        throw new ToolError('INVALID_ARGUMENTS', 'find is empty; give the text (or pattern) to replace.', {
+          details: { problems: [{ path: '/find', message: 'must not be empty' }] },
+        });
+      }
+      const maxFiles = integerArgument('max_files', args.max_files, {
+        minimum: 1,
+        fallback: options.defaultReplaceFiles,
+        cap: options.maxReplaceFiles,
+      });
+      const namedEncoding = args.encoding === undefined ? undefined : canonicalEncodingName(args.encoding);
+      const filter = args.glob === undefined ? undefined : compileGlobFilter(args.glob);
+      const regex = args.regex === true ? compileSearchRegex(args.find, 'gm') : undefined;
+
+      const planned: PlannedFile[] = [];
+      const skipped: SkippedFile[] = [];
+      let examined = 0;
+      await walkWorkspace({
+        root: workspace.root,
+        start: workspace.root,
+        filter,
+        withSizes: true,
+        signal,
+        onEntry: async (entry) => {
+          if (entry.kind !== 'file') return true;
+          examined += 1;
+          if (examined % 500 === 0)
+            reportProgress({ progress: examined, message: `${examined} files examined` });
+          if (entry.size > options.maxEditBytes) {
+            skipped.push({
+              path: entry.relative,
+              reason: 'too-large',
+              message: `larger than ${options.maxEditBytes} bytes`,
+            });
+            return true;
+          }
+          let read: Awaited<ReturnType<typeof workspace.readFile>>;
+          try {
+            read = await workspace.readFile(entry.relative, { observe: false });
+          } catch (error) {
+            skipped.push({ path: entry.relative, reason: 'unreadable', message: (error as Error).message });
+            return true;
+          }
+          if (isBinaryContent(read.bytes, namedEncoding)) {
+            // A quick byte test first: binary files that cannot match are not worth reporting.
+            if (regex !== undefined || read.bytes.includes(Buffer.from(args.find))) {
+              skipped.push({ path: entry.relative, reason: 'binary', message: 'binary file (NUL bytes)' });
+            }
+            return true;
+          }
+          let decoded: ReturnType<typeof decodeFileBytes>;
+          try {
+            decoded = decodeFileBytes(read.bytes, entry.relative, namedEncoding);
+          } catch (error) {
+            const code = error instanceof ToolError ? error.code : '';
+            skipped.push({
+              path: entry.relative,
+              reason: code === 'ENCODING_NOT_LOSSLESS' ? 'not-lossless' : 'unknown-encoding',
+              message:
+                code === 'ENCODING_NOT_LOSSLESS'
+                  ? (error as Error).message
+                  : 'not valid UTF-8 and no byte-order mark; name its encoding with encoding',
+            });
+            return true;
+          }
+          const change = planReplacement(decoded.text, decoded.lineEndings, args.find, args.replace, regex);
+          if (change === undefined) return true;
+          let bytes: Buffer;
+          try {
+            bytes = encodeText(change.text, decoded.encoding, entry.relative);
+          } catch (error) {
+            skipped.push({
+              path: entry.relative,
+              reason: 'unrepresentable',
+              message: (error as Error).message,
+            });
+            return true;
+          }
+          planned.push({
+            path: read.path.relative,
+            replacements: change.count,
+            encoding: decoded.encoding,
+            lines: change.lines,
+            bytes,
+            expectedHash: read.hash,
+          });
+          return true;
+        },
+      });
+
+      const replacements = planned.reduce((sum, file) => sum + file.replacements, 0);
+      const unrepresentable = skipped.filter((file) => file.reason === 'unrepresentable');
+      let written = false;
+      if (!dryRun) {
+        if (planned.length > maxFiles.value) {
+          throw new ToolError(
+            'TOO_MANY_FILES',
+            `${planned.length} files would change, more than max_files (${maxFiles.value}); nothing was written. Narrow glob or find, or raise max_files (at most ${options.maxReplaceFiles}).`,
+            { details: { files: planned.length, maxFiles: maxFiles.value } },
+          );
+        }
+        if (unrepresentable.length > 0) {
+          throw new ToolError(
+            'UNREPRESENTABLE_CHARACTERS',
+            `The replacement cannot be stored in the encoding of ${unrepresentable.map((file) => file.path).join(', ')}; nothing was written.`,
+            { details: { files: unrepresentable } },
+          );
+        }
+        if (planned.length > 0) {
+          const changes: WorkspaceFileChange[] = planned.map((file) => ({
+            path: file.path,
+            bytes: file.bytes,
+            expectedHash: file.expectedHash,
+          }));
+          // All-or-nothing: every file is staged first; a failed rename rolls the others back.
+          await workspace.writeFiles(changes);
+          for (const file of planned) {
+            const hash = workspace.ledger.get(file.path)?.hash;
+            if (file.encoding.source === 'named' && hash !== undefined) {
+              family.encodingMemory.remember(file.path, hash, file.encoding.name);
+            }
+          }
+          written = true;
+        }
+      }
+      const text = describe(planned, skipped, replacements, dryRun, maxFiles.value, options.maxReplaceFiles);
+      return textResult(capOutput(text, options.maxOutputCharacters).text, {
+        dry_run: dryRun,
+        written,
+        files_changed: planned.length,
+        replacements,
+        max_files: maxFiles.value,
+        files: planned.map((file) => ({
+          path: file.path,
+          replacements: file.replacements,
+          encoding: file.encoding.name,
+          bom: file.encoding.bom,
+          lines: file.lines.slice(0, LINES_LISTED_PER_FILE),
+        })),
+        skipped,
+      });
+    },
+  });
+}
+
+/** Computes one file's new text, or undefined when nothing matches. */
+function planReplacement(
+  text: string,
+  lineEndings: ReturnType<typeof decodeFileBytes>['lineEndings'],
+  find: string,
+  replace: string,
+  regex: RegExp | undefined,
+): { text: string; count: number; lines: ChangedLine[] } | undefined {
+  let pattern: RegExp;
+  let replacement: string | ((match: string) => string);
+  if (regex === undefined) {
+    // Literal text: line breaks follow the file's style, so LF text matches a CRLF file.
+    const uniform = lineEndings === 'crlf' || lineEndings === 'lf';
+    const needle = uniform ? applyLineEndings(find, lineEndings) : find;
+    const literal = uniform ? applyLineEndings(replace, lineEndings) : replace;
+    if (!text.includes(needle)) return undefined;
+    pattern = new RegExp(escapeRegex(needle), 'g');
+    replacement = () => literal;
+  } else {
+    regex.lastIndex = 0;
+    if (!regex.test(text)) return undefined;
+    pattern = regex;
+    replacement = replace;
+  }
+  const offsets: number[] = [];
+  pattern.lastIndex = 0;
+  for (const match of text.matchAll(pattern)) offsets.push(match.index);
+  if (offsets.length === 0) return undefined;
+  pattern.lastIndex = 0;
+  const updated = text.replace(pattern, replacement as string);
+  if (updated === text) return undefined;
+  const lineNumbers = lineNumbersOf(text, offsets);
+  const lines: ChangedLine[] = [];
+  const seen = new Set<number>();
+  for (const [index, offset] of offsets.entries()) {
+    const line = lineNumbers[index]!;
+    if (seen.has(line)) continue;
+    seen.add(line);
+    const before = lineAt(text, offset);
+    pattern.lastIndex = 0;
+    const after = before.replace(pattern, replacement as string);
+    lines.push({ line, before: cutLine(before, 300), after: cutLine(after, 300) });
+    if (lines.length >= LINES_LISTED_PER_FILE) break;
+  }
+  return { text: updated, count: offsets.length, lines };
+}
+
+function describe(
+  planned: PlannedFile[],
+  skipped: SkippedFile[],
+  replacements: number,
+  dryRun: boolean,
+  maxFiles: number,
+  maxFilesCap: number,
+): string {
+  const out: string[] = [];
+  const fileWord = (count: number) => `${count} file${count === 1 ? '' : 's'}`;
+  if (planned.length === 0) out.push('No file matches; nothing to change.');
+  else if (dryRun) {
+    out.push(
+      `Dry run: ${fileWord(planned.length)} would change, ${replacements} replacement${replacements === 1 ? '' : 's'}; nothing was written. Call again with dry_run: false to apply.`,
+    );
+    if (planned.length > maxFiles) {
+      out.push(
+        `Note: that is more than max_files (${maxFiles}); a real run would refuse. Narrow glob or find, or raise max_files (at most ${maxFilesCap}).`,
+      );
+    }
+  } else
+    out.push(
+      `Changed ${fileWord(planned.length)}, ${replacements} replacement${replacements === 1 ? '' : 's'} (written atomically).`,
+    );
+  for (const file of planned) {
+    out.push(
+      `${file.path}: ${file.replacements} replacement${file.replacements === 1 ? '' : 's'} (${file.encoding.name}${file.encoding.bom ? ' with BOM' : ''})`,
+    );
+    for (const line of file.lines) {
+      out.push(`  ${line.line}- ${line.before}`);
+      out.push(`  ${line.line}+ ${line.after}`);
+    }
+    if (file.lines.length >= LINES_LISTED_PER_FILE) out.push(`  [more changed lines not listed]`);
+  }
+  if (skipped.length > 0) {
+    out.push(`Skipped ${fileWord(skipped.length)}:`);
+    for (const file of skipped) out.push(`  ${file.path}: ${file.reason} (${file.message})`);
+  }
+  return out.join('\n');
+}

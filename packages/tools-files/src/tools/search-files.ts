@@ -1,0 +1,108 @@
+import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
+import { formatSearchLines, limitSearchLines } from '../search/limit-results.js';
+import { compileGlobFilter } from '../walk/glob-filter.js';
+import { SearchFilesParameters } from './schemas.js';
+import { capOutput, cutLine, type FamilyContext, integerArgument } from './shared.js';
+
+/** Characters of one matching or context line shown. */
+const SEARCH_LINE_CHARACTERS = 500;
+
+export function createSearchFilesTool(family: FamilyContext) {
+  const { options } = family;
+  return defineTool({
+    name: 'search_files',
+    purpose:
+      'Regex search of workspace files reporting file, line and context (honours .gitignore); glob selects files; with no pattern it lists matching file names.',
+    parameters: SearchFilesParameters,
+    effects: ['read'],
+    capabilities: ['workspace.file'],
+    network: 'none',
+    handler: async (args, { workspace, signal }) => {
+      if (args.pattern === undefined && args.glob === undefined) {
+        throw new ToolError(
+          'INVALID_ARGUMENTS',
+          'Give pattern (a regular expression to search for), or glob alone to list matching file names.',
+          { details: { problems: [{ path: '/pattern', message: 'is required unless glob is given' }] } },
+        );
+      }
+      const maxResults = integerArgument('max_results', args.max_results, {
+        minimum: 1,
+        fallback: options.defaultSearchResults,
+        cap: options.maxSearchResults,
+      });
+      const contextLines = integerArgument('context_lines', args.context_lines, {
+        minimum: 0,
+        fallback: 0,
+        cap: options.maxContextLines,
+      });
+      const filter = args.glob === undefined ? undefined : compileGlobFilter(args.glob);
+      const capNote = maxResults.capped
+        ? ` (max_results lowered to the cap of ${options.maxSearchResults})`
+        : '';
+
+      if (args.pattern === undefined) {
+        const listing = await family.search.listFileNames(
+          { root: workspace.root, filter, signal },
+          maxResults.value,
+        );
+        const shown = listing.paths.slice(0, maxResults.value);
+        const more = listing.paths.length > maxResults.value || !listing.complete;
+        const header =
+          shown.length === 0
+            ? `No file matches the glob ${args.glob}.`
+            : `${more ? `First ${shown.length} of ${listing.complete ? listing.paths.length : `more than ${shown.length}`}` : shown.length} file${shown.length === 1 ? '' : 's'} matching ${args.glob}${capNote}:`;
+        const footer = more ? ['[more files match; narrow the glob or raise max_results]'] : [];
+        const text = capOutput([header, ...shown, ...footer].join('\n'), options.maxOutputCharacters).text;
+        return textResult(text, {
+          engine: listing.engine,
+          files: shown,
+          total_files: listing.complete ? listing.paths.length : null,
+          truncated: more,
+        });
+      }
+
+      const outcome = await family.search.searchContent({
+        root: workspace.root,
+        pattern: args.pattern,
+        filter,
+        maxResults: maxResults.value,
+        contextLines: contextLines.value,
+        maxFileBytes: options.maxSearchFileBytes,
+        signal,
+      });
+      const limited = limitSearchLines(outcome.lines, maxResults.value, contextLines.value);
+      const totalMatches = outcome.complete
+        ? outcome.lines.filter((line) => line.kind === 'match').length
+        : null;
+      const more = totalMatches === null || totalMatches > limited.matchesShown;
+      const totalFiles = outcome.complete ? new Set(outcome.lines.map((line) => line.path)).size : null;
+      let header: string;
+      if (limited.matchesShown === 0)
+        header = `No match for /${args.pattern}/${args.glob === undefined ? '' : ` in ${args.glob}`}.`;
+      else if (more) {
+        header = `First ${limited.matchesShown} matching lines (in ${limited.filesShown} files) of ${totalMatches ?? `more than ${limited.matchesShown}`}${totalFiles === null ? '' : ` in ${totalFiles} files`}${capNote}; narrow the pattern or glob, or raise max_results:`;
+      } else {
+        header = `${limited.matchesShown} matching line${limited.matchesShown === 1 ? '' : 's'} in ${limited.filesShown} file${limited.filesShown === 1 ? '' : 's'}:`;
+      }
+      const body = formatSearchLines(limited.lines, (text) => cutLine(text, SEARCH_LINE_CHARACTERS));
+      const warnings =
+        outcome.warnings.length > 0
+          ? [
+              `[${outcome.warnings.length} files could not be read: ${outcome.warnings.slice(0, 3).join('; ')}]`,
+            ]
+          : [];
+      const text = capOutput([header, ...body, ...warnings].join('\n'), options.maxOutputCharacters).text;
+      return textResult(text, {
+        engine: outcome.engine,
+        matches: limited.lines
+          .filter((line) => line.kind === 'match')
+          .map(({ path, line, text: lineText }) => ({ path, line, text: lineText })),
+        context: limited.lines
+          .filter((line) => line.kind === 'context')
+          .map(({ path, line, text: lineText }) => ({ path, line, text: lineText })),
+        total_matches: totalMatches,
+        truncated: more,
+      });
+    },
+  });
+}

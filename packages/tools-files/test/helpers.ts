@@ -1,0 +1,64 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type ToolResult, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
+import { createFileTools, type FileToolsOptions } from '../src/index.js';
+
+export interface Harness {
+  base: string;
+  root: string;
+  outside: string;
+  workspace: Workspace;
+  runtime: ToolRuntime;
+  close(): Promise<void>;
+  call(name: string, args: unknown): Promise<ToolResult>;
+  write(relative: string, content: string | Uint8Array): Promise<string>;
+}
+
+/** A temp workspace `ws` with a sibling `ws-evil` holding a secret, and a runtime of the family. */
+export async function createHarness(
+  options: Omit<FileToolsOptions, 'workspace'> = {},
+  workspaceOptions: { readOnly?: boolean } = {},
+): Promise<Harness> {
+  const base = await mkdtemp(path.join(tmpdir(), 'tools-files-'));
+  const root = path.join(base, 'ws');
+  const outside = path.join(base, 'ws-evil');
+  await mkdir(root);
+  await mkdir(outside);
+  await writeFile(path.join(outside, 'secret.txt'), 'outside secret\n');
+  const workspace = await Workspace.open(root, workspaceOptions);
+  const family = createFileTools({ workspace, ...options });
+  const runtime = new ToolRuntime({ workspace, tools: family.tools });
+  return {
+    base,
+    root,
+    outside,
+    workspace,
+    runtime,
+    call: (name, args) => runtime.call(name, args),
+    write: async (relative, content) => {
+      const target = path.join(root, relative);
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, content);
+      return target;
+    },
+    close: async () => {
+      await family.close();
+      await rm(base, { recursive: true, force: true });
+    },
+  };
+}
+
+export function textOf(result: ToolResult): string {
+  return result.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('\n');
+}
+
+export function errorCodeOf(result: ToolResult): string | undefined {
+  if (result.isError !== true) return undefined;
+  return (result.structuredContent?.error as { code: string }).code;
+}
+
+export function structured<T = Record<string, unknown>>(result: ToolResult): T {
+  if (result.isError === true) throw new Error(`Expected success, got ${textOf(result)}`);
+  return result.structuredContent as T;
+}
