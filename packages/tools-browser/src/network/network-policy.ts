@@ -1,0 +1,84 @@
+/** Why a URL is reachable, or why not. */
+export type NetworkDecision =
+  | { allowed: true; reason: 'workspace-server' | 'permitted-origin' | 'permitted-url' | 'local-scheme' }
+  | { allowed: false; reason: 'not-permitted' | 'unsupported-scheme' | 'malformed' };
+
+// Schemes the page can use without any network access.
+const LOCAL_SCHEMES = new Set(['data:', 'blob:', 'about:']);
+const NETWORK_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:']);
+
+/** Origin of a URL, with ws/wss counted as http/https so a server's WebSockets share its grant. */
+function normalisedOrigin(url: URL): string {
+  const protocol = url.protocol === 'ws:' ? 'http:' : url.protocol === 'wss:' ? 'https:' : url.protocol;
+  const defaultPort = protocol === 'https:' ? '443' : '80';
+  return `${protocol}//${url.hostname}:${url.port === '' ? defaultPort : url.port}`;
+}
+
+/** A URL without its fragment, with ws/wss counted as http/https. */
+function normalisedUrl(url: URL): string {
+  return `${normalisedOrigin(url)}${url.pathname}${url.search}`;
+}
+
+/**
+ * The network grant `none` for the browser: the only reachable addresses are the workspace's own
+ * loopback servers (exact origins, registered while they run) and the URLs the host permits.
+ * Everything else, including other loopback ports, is refused.
+ */
+export class NetworkPolicy {
+  readonly #workspaceOrigins = new Set<string>();
+  readonly #permittedOrigins = new Set<string>();
+  readonly #permittedUrls = new Set<string>();
+  /** Host names the host permits, for Chromium's proxy bypass list. */
+  readonly permittedHosts: readonly string[];
+
+  constructor(permittedUrls: readonly string[]) {
+    const hosts = new Set<string>();
+    for (const entry of permittedUrls) {
+      let url: URL;
+      try {
+        url = new URL(entry);
+      } catch (error) {
+        throw new TypeError(`createBrowserTools: permittedUrls entry "${entry}" is not an absolute URL.`, {
+          cause: error,
+        });
+      }
+      if (!NETWORK_SCHEMES.has(url.protocol)) {
+        throw new TypeError(
+          `createBrowserTools: permittedUrls entry "${entry}" must use http, https, ws or wss.`,
+        );
+      }
+      if (url.username !== '' || url.password !== '') {
+        throw new TypeError('createBrowserTools: permittedUrls entries must not carry credentials.');
+      }
+      hosts.add(url.hostname);
+      if (url.pathname === '/' && url.search === '') this.#permittedOrigins.add(normalisedOrigin(url));
+      else this.#permittedUrls.add(normalisedUrl(url));
+    }
+    this.permittedHosts = [...hosts];
+  }
+
+  /** Registers a server of the session (static server, bridged app port) as reachable. */
+  addWorkspaceOrigin(origin: string): void {
+    this.#workspaceOrigins.add(normalisedOrigin(new URL(origin)));
+  }
+
+  removeWorkspaceOrigin(origin: string): void {
+    this.#workspaceOrigins.delete(normalisedOrigin(new URL(origin)));
+  }
+
+  decide(rawUrl: string): NetworkDecision {
+    let url: URL;
+    try {
+      url = new URL(rawUrl);
+    } catch {
+      return { allowed: false, reason: 'malformed' };
+    }
+    if (LOCAL_SCHEMES.has(url.protocol)) return { allowed: true, reason: 'local-scheme' };
+    if (!NETWORK_SCHEMES.has(url.protocol)) return { allowed: false, reason: 'unsupported-scheme' };
+    const origin = normalisedOrigin(url);
+    if (this.#workspaceOrigins.has(origin)) return { allowed: true, reason: 'workspace-server' };
+    if (this.#permittedOrigins.has(origin)) return { allowed: true, reason: 'permitted-origin' };
+    if (this.#permittedUrls.has(normalisedUrl(url))) return { allowed: true, reason: 'permitted-url' };
+    return { allowed: false, reason: 'not-permitted' };
+  }
+}
