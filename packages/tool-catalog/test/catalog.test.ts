@@ -1,0 +1,245 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { AuthorizationRequest, ToolResult } from '@assistant-kit/tool-core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createToolCatalog,
+  PLAN_MODE_TOOL_NAMES,
+  READ_ONLY_CODE_INTELLIGENCE_OPERATIONS,
+  type ToolCatalog,
+} from '../src/index.js';
+
+let root: string;
+const opened: ToolCatalog[] = [];
+
+async function open(
+  options: Omit<Parameters<typeof createToolCatalog>[0], 'workspace'>,
+): Promise<ToolCatalog> {
+  const catalog = await createToolCatalog({ ...options, workspace: root });
+  opened.push(catalog);
+  return catalog;
+}
+
+function codeOf(result: ToolResult): string | undefined {
+  return (result.structuredContent?.error as { code?: string } | undefined)?.code;
+}
+
+function textOf(result: ToolResult): string {
+  return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+beforeEach(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'catalog-'));
+  await writeFile(path.join(root, 'notes.txt'), 'alpha\nbeta\n');
+});
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((catalog) => catalog.close()));
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('createToolCatalog', () => {
+  it('rejects an unknown configuration or permission mode before starting anything', async () => {
+    await expect(createToolCatalog({ configuration: 'X' as 'W', workspace: root })).rejects.toMatchObject({
+      code: 'INVALID_CONFIGURATION',
+    });
+    await expect(
+      createToolCatalog({ configuration: 'W', workspace: root, permissionMode: 'yolo' as 'ask' }),
+    ).rejects.toMatchObject({ code: 'INVALID_PERMISSION_MODE' });
+    await expect(
+      createToolCatalog({ configuration: 'W', workspace: path.join(root, 'missing') }),
+    ).rejects.toMatchObject({
+      code: 'PATH_NOT_FOUND',
+    });
+  });
+
+  it('takes the permission mode from a resolved turn settings object, explicit options winning', async () => {
+    const fromSettings = await open({
+      configuration: 'W',
+      settings: { permissionMode: 'plan', permissionsEnabled: true },
+    });
+    expect(fromSettings.permissionMode).toBe('plan');
+    const explicit = await open({
+      configuration: 'W',
+      permissionMode: 'ask',
+      settings: { permissionMode: 'plan' },
+    });
+    expect(explicit.permissionMode).toBe('ask');
+    const byDefault = await open({ configuration: 'W' });
+    expect(byDefault.permissionMode).toBe('auto');
+    expect(byDefault.permissionsEnabled).toBe(true);
+  });
+});
+
+describe('calls', () => {
+  it('run through the runtime: validation, results and error codes', async () => {
+    const catalog = await open({ configuration: 'W' });
+    const read = await catalog.call('read_file', { path: 'notes.txt' });
+    expect(read.isError).toBeUndefined();
+    expect(textOf(read)).toContain('alpha');
+    expect(codeOf(await catalog.call('read_file', {}))).toBe('INVALID_ARGUMENTS');
+    expect(codeOf(await catalog.call('read_file', { path: '../outside' }))).toBe('PATH_OUTSIDE_WORKSPACE');
+    expect(codeOf(await catalog.call('no_such_tool', {}))).toBe('TOOL_NOT_FOUND');
+    expect(codeOf(await catalog.call('undo_workspace_dispatches', { count: 1 }))).toBe('TOOL_NOT_FOUND');
+  });
+
+  it('cap result text at the turn settings maxAttachmentChars', async () => {
+    await writeFile(path.join(root, 'long.txt'), `${'x'.repeat(199)}\n`.repeat(100));
+    const catalog = await open({ configuration: 'W', settings: { maxAttachmentChars: 2000 } });
+    const result = await catalog.call('read_file', { path: 'long.txt' });
+    expect(textOf(result).length).toBeLessThanOrEqual(2200);
+  });
+
+  it('stop a call at the execution timeout with TIMEOUT', async () => {
+    // 0.02 minutes is 1.2 s: the command sleeps far longer, so the outcome does not depend on speed.
+    const catalog = await open({ configuration: 'W', settings: { executionTimeoutMinutes: 0.02 } });
+    const result = await catalog.call('run_command', { command: 'sleep 60' });
+    expect(codeOf(result)).toBe('TIMEOUT');
+  });
+
+  it('answer CATALOG_CLOSED after close, and close is idempotent', async () => {
+    const catalog = await open({ configuration: 'R' });
+    await catalog.close();
+    await catalog.close();
+    expect(codeOf(await catalog.call('read_file', { path: 'notes.txt' }))).toBe('CATALOG_CLOSED');
+  });
+});
+
+describe('permission modes through the catalogue', () => {
+  it('ask: reads run, writes ask the approval callback and a refusal changes nothing', async () => {
+    const asked: AuthorizationRequest[] = [];
+    let answer = false;
+    const catalog = await open({
+      configuration: 'W',
+      permissionMode: 'ask',
+      approve: (request) => {
+        asked.push(request);
+        return answer;
+      },
+    });
+    expect((await catalog.call('read_file', { path: 'notes.txt' })).isError).toBeUndefined();
+    expect(asked).toHaveLength(0);
+    const refused = await catalog.call('write_file', { path: 'new.txt', content: 'x' });
+    expect(codeOf(refused)).toBe('PERMISSION_DENIED');
+    expect(asked.map((request) => [request.toolName, request.effects])).toEqual([
+      ['write_file', ['workspace_write']],
+    ]);
+    await expect(stat(path.join(root, 'new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+    answer = true;
+    expect((await catalog.call('write_file', { path: 'new.txt', content: 'x' })).isError).toBeUndefined();
+    expect(await readFile(path.join(root, 'new.txt'), 'utf8')).toBe('x');
+  });
+
+  it('auto: host execution asks even though processes run', async () => {
+    const asked: AuthorizationRequest[] = [];
+    const catalog = await open({
+      configuration: 'W',
+      permissionMode: 'auto',
+      approve: (request) => {
+        asked.push(request);
+        return false;
+      },
+    });
+    const sandboxed = await catalog.call('run_command', { argv: ['true'] });
+    expect(sandboxed.isError).toBeUndefined();
+    expect(asked).toHaveLength(0);
+    const host = await catalog.call('run_command', { argv: ['true'], execution_context: 'host' });
+    expect(codeOf(host)).toBe('HOST_EXECUTION_DENIED');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.hostExecution).toBe(true);
+  });
+
+  it('permissionsEnabled false: no prompts, but host execution still needs its grant', async () => {
+    const asked: AuthorizationRequest[] = [];
+    const catalog = await open({
+      configuration: 'W',
+      permissionMode: 'ask',
+      permissionsEnabled: false,
+      approve: (request) => {
+        asked.push(request);
+        return false;
+      },
+    });
+    expect((await catalog.call('write_file', { path: 'free.txt', content: 'x' })).isError).toBeUndefined();
+    expect((await catalog.call('run_command', { argv: ['true'] })).isError).toBeUndefined();
+    expect(asked).toHaveLength(0);
+    expect(codeOf(await catalog.call('run_command', { argv: ['true'], execution_context: 'host' }))).toBe(
+      'HOST_EXECUTION_DENIED',
+    );
+    expect(asked).toHaveLength(1);
+  });
+
+  it('plan: only the plan tools are offered, code_intelligence without apply operations, writes refused', async () => {
+    const catalog = await open({ configuration: 'U', permissionMode: 'plan' });
+    expect(catalog.tools.map((tool) => tool.name)).toEqual(PLAN_MODE_TOOL_NAMES);
+    expect(catalog.tools.every((tool) => tool.effects.every((effect) => effect === 'read'))).toBe(true);
+    const intelligence = catalog.tool('code_intelligence')!;
+    expect(
+      (intelligence.inputSchema.properties as Record<string, { enum?: string[] }>).operation?.enum,
+    ).toEqual(READ_ONLY_CODE_INTELLIGENCE_OPERATIONS);
+    expect(catalog.configurationTools).toHaveLength(32);
+    expect((await catalog.call('read_file', { path: 'notes.txt' })).isError).toBeUndefined();
+    const write = await catalog.call('write_file', { path: 'plan.txt', content: 'x' });
+    expect(codeOf(write)).toBe('PERMISSION_DENIED');
+    expect(textOf(write)).toContain('plan mode');
+    expect(codeOf(await catalog.call('run_command', { argv: ['touch', 'x'] }))).toBe('PERMISSION_DENIED');
+    expect(
+      codeOf(
+        await catalog.call('code_intelligence', {
+          operation: 'apply_format',
+          path: 'notes.txt',
+          edit_token: 't',
+        }),
+      ),
+    ).toBe('INVALID_ARGUMENTS');
+    await expect(stat(path.join(root, 'plan.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('switches modes from a later turn settings and reports a changed tool list', async () => {
+    const catalog = await open({ configuration: 'W' });
+    expect(catalog.tools).toHaveLength(31);
+    expect(catalog.applySettings({ permissionMode: 'plan' })).toBe(true);
+    expect(catalog.tools).toHaveLength(PLAN_MODE_TOOL_NAMES.length);
+    expect(catalog.applySettings({ permissionMode: 'plan' })).toBe(false);
+    expect(catalog.applySettings({ permissionMode: 'full-access' })).toBe(true);
+    expect(catalog.tools).toHaveLength(31);
+  });
+});
+
+describe('dispatches and batches', () => {
+  it('undo reverses exactly the dispatches the host marked', async () => {
+    const catalog = await open({ configuration: 'U' });
+    await catalog.dispatch('create a file', async () => {
+      await catalog.call('write_file', { path: 'first.txt', content: 'one\n' });
+    });
+    await catalog.beginDispatch('second');
+    await catalog.call('write_file', { path: 'second.txt', content: 'two\n' });
+    await catalog.endDispatch();
+    await expect(catalog.endDispatch()).rejects.toMatchObject({ code: 'DISPATCH_NOT_OPEN' });
+    const undo = await catalog.call('undo_workspace_dispatches', { count: 1 });
+    expect(undo.isError).toBeUndefined();
+    await expect(stat(path.join(root, 'second.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await readFile(path.join(root, 'first.txt'), 'utf8')).toBe('one\n');
+  });
+
+  it('runs a batch: results in call order, sequential calls in batch order', async () => {
+    const catalog = await open({ configuration: 'W' });
+    const results = await catalog.runBatch([
+      { id: 'a', name: 'write_file', arguments: { path: 'batch.txt', content: 'v1\n' } },
+      { id: 'b', name: 'list_files', arguments: {} },
+      { id: 'c', name: 'edit_file', arguments: { path: 'batch.txt', old_text: 'v1', new_text: 'v2' } },
+      { id: 'd', name: 'read_file', arguments: { path: 'notes.txt' } },
+      { id: 'e', name: 'nope', arguments: {} },
+    ]);
+    expect(results.map((entry) => entry.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(results.slice(0, 4).map((entry) => entry.result.isError)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(codeOf(results[4]!.result)).toBe('TOOL_NOT_FOUND');
+    expect(await readFile(path.join(root, 'batch.txt'), 'utf8')).toBe('v2\n');
+  });
+});
