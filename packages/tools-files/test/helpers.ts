@@ -55,7 +55,7 @@ export function textOf(result: ToolResult): string {
 
 export function errorCodeOf(result: ToolResult): string | undefined {
   if (result.isError !== true) return undefined;
-  return (result.structuredContent?.error as { code: string }).code;
+  return (result.structuredContent?.error as { code?: string } | undefined)?.code;
 }
 
 export function structured<T = Record<string, unknown>>(result: ToolResult): T {

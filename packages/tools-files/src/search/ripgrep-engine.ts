@@ -1,22 +1,37 @@
 import { spawn } from 'node:child_process';
 import { HIDDEN_DIRECTORY_NAME, ToolError } from '@assistant-kit/tool-core';
-import type {
-  ContentSearchOutcome,
-  ContentSearchRequest,
-  FileListRequest,
-  SearchLine,
+import { IgnoreOracle } from '../walk/ignore-rules.js';
+import { ALWAYS_SKIPPED } from '../walk/workspace-walker.js';
+import {
+  type ContentSearchOutcome,
+  type ContentSearchRequest,
+  comparePaths,
+  type FileListRequest,
+  MATCH_COUNT_LIMIT,
+  type SearchLine,
 } from './search-types.js';
-import { comparePaths } from './search-types.js';
 
 /** Raised when the ripgrep executable cannot be started, so the caller falls back. */
 export class RipgrepUnavailable extends Error {}
 
 /**
- * Matching lines collected from a parallel (unsorted) ripgrep run before it is abandoned for a
- * sorted run that can stop early: sorting needs every result, and huge result sets cost more
- * to collect than a single-threaded sorted walk.
+ * A `--glob` overrides .gitignore in ripgrep (a whitelisted file is searched even when ignored),
+ * while this family always honours .gitignore: results are checked against the rules when a
+ * glob was given. Without a glob ripgrep's own ignore handling is exact.
  */
-const PARALLEL_COLLECTION_LIMIT = 20_000;
+function gitignoreFilter(request: FileListRequest): (relativePath: string) => boolean {
+  if (request.filter === undefined) return () => true;
+  const oracle = new IgnoreOracle(request.root, ALWAYS_SKIPPED);
+  const verdicts = new Map<string, boolean>();
+  return (relativePath) => {
+    let keep = verdicts.get(relativePath);
+    if (keep === undefined) {
+      keep = !oracle.ignoresFile(relativePath);
+      verdicts.set(relativePath, keep);
+    }
+    return keep;
+  };
+}
 
 /**
  * Flags that give ripgrep exactly the file selection of the TypeScript walker: hidden files
@@ -152,8 +167,8 @@ function warningsFrom(stderr: string): string[] {
 
 /**
  * Content search with ripgrep. A parallel run is collected and sorted by path; when it yields
- * more than {@link PARALLEL_COLLECTION_LIMIT} matching lines, a sorted run that stops after
- * `maxResults + 1` takes over, so results are always the first ones in path order.
+ * more than {@link MATCH_COUNT_LIMIT} matching lines (sorting needs them all), a sorted run that
+ * stops after `maxResults + 1` takes over, so results are always the first ones in path order.
  */
 export async function searchWithRipgrep(
   executable: string,
@@ -172,12 +187,13 @@ export async function searchWithRipgrep(
   ];
   if (request.contextLines > 0) args.push('--context', String(request.contextLines));
   args.push('--regexp', request.pattern);
-  const collectionLimit = Math.max(PARALLEL_COLLECTION_LIMIT, request.maxResults + 1);
+  const collectionLimit = Math.max(MATCH_COUNT_LIMIT, request.maxResults + 1);
+  const keep = gitignoreFilter(request);
   const lines: SearchLine[] = [];
   let matches = 0;
   const parallel = await runRipgrep(executable, args, request.root, request.signal, (record) => {
     const parsed = parseRecord(record);
-    if (parsed === undefined) return true;
+    if (parsed === undefined || !keep(parsed.path)) return true;
     lines.push(parsed);
     if (parsed.kind === 'match') matches += 1;
     return matches <= collectionLimit;
@@ -192,7 +208,13 @@ export async function searchWithRipgrep(
       else group.push(line);
     }
     const ordered = [...byFile.keys()].sort(comparePaths).flatMap((path) => byFile.get(path)!);
-    return { lines: ordered, complete: true, warnings: warningsFrom(parallel.stderr) };
+    return {
+      lines: ordered,
+      complete: true,
+      totalMatches: matches,
+      totalFiles: byFile.size,
+      warnings: warningsFrom(parallel.stderr),
+    };
   }
   const sortedLines: SearchLine[] = [];
   let sortedMatches = 0;
@@ -239,13 +261,16 @@ export async function listFilesWithRipgrep(
   request: FileListRequest,
 ): Promise<{ paths: string[]; complete: boolean; warnings: string[] }> {
   const paths: string[] = [];
+  const keep = gitignoreFilter(request);
   const outcome = await runRipgrep(
     executable,
     [...selectionArguments(request.filter), '--files'],
     request.root,
     request.signal,
     (record) => {
-      if (record.length > 0) paths.push(record.toString('utf8'));
+      if (record.length === 0) return true;
+      const name = record.toString('utf8');
+      if (keep(name)) paths.push(name);
       return true;
     },
   );

@@ -33,7 +33,6 @@ export class SearchService {
 
   async listFileNames(
     request: FileListRequest,
-    limit: number,
   ): Promise<{ paths: string[]; complete: boolean; warnings: string[]; engine: SearchEngineName }> {
     if (this.#ripgrepAvailable && this.#ripgrepPath !== null) {
       try {
@@ -43,6 +42,6 @@ export class SearchService {
         this.#ripgrepAvailable = false;
       }
     }
-    return { ...(await listFilesWithTypeScript(request, limit)), warnings: [], engine: 'typescript' };
+    return { ...(await listFilesWithTypeScript(request)), warnings: [], engine: 'typescript' };
   }
 }

@@ -25,12 +25,23 @@ export interface ContentSearchRequest {
 
 /** What an engine found, in path order (folders before their contents, names in byte order). */
 export interface ContentSearchOutcome {
+  /** At least the first `maxResults` matching lines with their context, in path order. */
   lines: SearchLine[];
-  /** Every matching line was found (false when the engine stopped early). */
+  /** Every matching line was counted (false when more than {@link MATCH_COUNT_LIMIT} exist). */
   complete: boolean;
+  /** Matching lines and files in all (when complete). */
+  totalMatches: number;
+  totalFiles: number;
   /** Problems reading some files (unreadable files are skipped, not fatal). */
   warnings: string[];
 }
+
+/**
+ * Matching lines counted before an engine stops: beyond it, totals are reported as "more than"
+ * and only the first `maxResults` (in path order) are returned. Both engines use it, so their
+ * answers are identical.
+ */
+export const MATCH_COUNT_LIMIT = 20_000;
 
 export interface FileListRequest {
   root: string;

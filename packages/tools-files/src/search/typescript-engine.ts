@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { byteOrderMark, decodeBody } from '../text/encoding.js';
 import { walkWorkspace } from '../walk/workspace-walker.js';
 import { compileSearchRegex } from './regex-translation.js';
-import type {
-  ContentSearchOutcome,
-  ContentSearchRequest,
-  FileListRequest,
-  SearchLine,
+import {
+  type ContentSearchOutcome,
+  type ContentSearchRequest,
+  type FileListRequest,
+  MATCH_COUNT_LIMIT,
+  type SearchLine,
 } from './search-types.js';
 
 const FILES_PER_TURN = 64;
@@ -55,16 +56,18 @@ function searchText(
 
 /**
  * The pure TypeScript content search: the same file selection as ripgrep (same walker rules),
- * one file at a time in path order, stopping once more than `maxResults` matching lines are
- * known.
+ * one file at a time in path order, counting matches up to {@link MATCH_COUNT_LIMIT}.
  */
 export async function searchWithTypeScript(request: ContentSearchRequest): Promise<ContentSearchOutcome> {
   const regex = compileSearchRegex(request.pattern);
   const lines: SearchLine[] = [];
   const warnings: string[] = [];
-  let matches = 0;
+  const countLimit = Math.max(MATCH_COUNT_LIMIT, request.maxResults + 1);
+  let totalMatches = 0;
+  let totalFiles = 0;
   let filesThisTurn = 0;
   let complete = true;
+  const discarded: SearchLine[] = [];
   await walkWorkspace({
     root: request.root,
     start: request.root,
@@ -87,38 +90,36 @@ export async function searchWithTypeScript(request: ContentSearchRequest): Promi
       }
       const text = decodeForSearch(bytes);
       if (text === undefined) return true;
-      matches += searchText(entry.relative, text, regex, request.contextLines, lines);
-      if (matches > request.maxResults) {
+      // Lines are kept until the wanted matches are found; after that, matches are only counted.
+      const target = totalMatches <= request.maxResults ? lines : discarded;
+      const found = searchText(entry.relative, text, regex, request.contextLines, target);
+      discarded.length = 0;
+      if (found > 0) totalFiles += 1;
+      totalMatches += found;
+      if (totalMatches > countLimit) {
         complete = false;
         return false;
       }
       return true;
     },
   });
-  return { lines, complete, warnings };
+  return { lines, complete, totalMatches, totalFiles, warnings };
 }
 
-/** Lists the files the walker selects, in path order, stopping after `limit + 1`. */
+/** Lists every file the walker selects, in path order. */
 export async function listFilesWithTypeScript(
   request: FileListRequest,
-  limit: number,
 ): Promise<{ paths: string[]; complete: boolean }> {
   const paths: string[] = [];
-  let complete = true;
   await walkWorkspace({
     root: request.root,
     start: request.root,
     filter: request.filter,
     signal: request.signal,
     onEntry: (entry) => {
-      if (entry.kind !== 'file') return true;
-      paths.push(entry.relative);
-      if (paths.length > limit) {
-        complete = false;
-        return false;
-      }
+      if (entry.kind === 'file') paths.push(entry.relative);
       return true;
     },
   });
-  return { paths, complete };
+  return { paths, complete: true };
 }

@@ -41,10 +41,7 @@ export function createSearchFilesTool(family: FamilyContext) {
         : '';
 
       if (args.pattern === undefined) {
-        const listing = await family.search.listFileNames(
-          { root: workspace.root, filter, signal },
-          maxResults.value,
-        );
+        const listing = await family.search.listFileNames({ root: workspace.root, filter, signal });
         const shown = listing.paths.slice(0, maxResults.value);
         const more = listing.paths.length > maxResults.value || !listing.complete;
         const header =
@@ -71,11 +68,9 @@ export function createSearchFilesTool(family: FamilyContext) {
         signal,
       });
       const limited = limitSearchLines(outcome.lines, maxResults.value, contextLines.value);
-      const totalMatches = outcome.complete
-        ? outcome.lines.filter((line) => line.kind === 'match').length
-        : null;
+      const totalMatches = outcome.complete ? outcome.totalMatches : null;
       const more = totalMatches === null || totalMatches > limited.matchesShown;
-      const totalFiles = outcome.complete ? new Set(outcome.lines.map((line) => line.path)).size : null;
+      const totalFiles = outcome.complete ? outcome.totalFiles : null;
       let header: string;
       if (limited.matchesShown === 0)
         header = `No match for /${args.pattern}/${args.glob === undefined ? '' : ` in ${args.glob}`}.`;

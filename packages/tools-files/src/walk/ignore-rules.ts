@@ -62,3 +62,44 @@ export class IgnoreRules {
     return false;
   }
 }
+
+/**
+ * Answers "is this path ignored?" for arbitrary workspace paths, loading the .gitignore files
+ * along the way once each. Used to apply .gitignore to ripgrep's results, because ripgrep lets
+ * a `--glob` override .gitignore while this family always honours it.
+ */
+export class IgnoreOracle {
+  readonly #root: string;
+  readonly #rulesByDirectory = new Map<string, IgnoreRules>();
+  readonly #skippedNames: ReadonlySet<string>;
+
+  constructor(root: string, skippedNames: ReadonlySet<string>) {
+    this.#root = root;
+    this.#skippedNames = skippedNames;
+    this.#rulesByDirectory.set('', IgnoreRules.forRoot(root));
+  }
+
+  #rulesFor(relativeDirectory: string): IgnoreRules {
+    const cached = this.#rulesByDirectory.get(relativeDirectory);
+    if (cached !== undefined) return cached;
+    const slash = relativeDirectory.lastIndexOf('/');
+    const parent = slash === -1 ? '' : relativeDirectory.slice(0, slash);
+    const absolute = path.join(this.#root, relativeDirectory);
+    const rules = this.#rulesFor(parent).descend(absolute, relativeDirectory, true);
+    this.#rulesByDirectory.set(relativeDirectory, rules);
+    return rules;
+  }
+
+  /** True when the file, or any folder above it, is ignored or always skipped. */
+  ignoresFile(relativePath: string): boolean {
+    const segments = relativePath.split('/');
+    let parent = '';
+    for (let index = 0; index < segments.length - 1; index += 1) {
+      const directory = parent === '' ? segments[index]! : `${parent}/${segments[index]}`;
+      if (this.#skippedNames.has(segments[index]!)) return true;
+      if (this.#rulesFor(parent).ignores(directory, true)) return true;
+      parent = directory;
+    }
+    return this.#rulesFor(parent).ignores(relativePath, false);
+  }
+}

@@ -28,7 +28,7 @@ export interface WalkOptions {
 }
 
 /** Folders never walked: git's own database and the app's hidden folder. */
-const ALWAYS_SKIPPED = new Set(['.git', HIDDEN_DIRECTORY_NAME]);
+export const ALWAYS_SKIPPED: ReadonlySet<string> = new Set(['.git', HIDDEN_DIRECTORY_NAME]);
 /** Folders read between two yields to the event loop: the walk uses fast synchronous calls. */
 const DIRECTORIES_PER_TURN = 64;
 

@@ -1,0 +1,218 @@
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, errorCodeOf, type Harness, structured, textOf } from './helpers.js';
+
+/** The same fixture tree searched by ripgrep and by the TypeScript fallback. */
+async function buildFixture(harness: Harness): Promise<void> {
+  await harness.write('.gitignore', 'build/\n*.log\n!keep.log\n');
+  await harness.write(
+    'src/app.ts',
+    'import x from "y";\nfunction handleRequest() {\n  return 1;\n}\n// TODO: tidy\n',
+  );
+  await harness.write('src/util.ts', 'export const TODO_LIST = [];\nexport function helper() {}\n');
+  await harness.write('src/a-b/x.ts', 'function handleOther() {}\n');
+  await harness.write('src/a/y.ts', 'function handleThird() {}\n');
+  await harness.write('src/nested/.gitignore', 'secret.ts\n');
+  await harness.write('src/nested/secret.ts', 'function handleSecret() {}\n');
+  await harness.write('src/nested/open.ts', 'function handleOpen() {}\r\nconst crlf = true;\r\n');
+  await harness.write('docs/readme.md', 'Use handleRequest to serve.\nNothing here.\n');
+  await harness.write('.hidden/config.txt', 'handle hidden config\n');
+  await harness.write('build/out.js', 'function handleBuilt() {}\n');
+  await harness.write('debug.log', 'handle log\n');
+  await harness.write('keep.log', 'handle kept log\n');
+  await harness.write('data.bin', Buffer.from([0x68, 0x61, 0x6e, 0x64, 0x6c, 0x65, 0x00, 0x01]));
+  await harness.write('bom.txt', Buffer.from('\uFEFFhandle with bom\n'));
+  await harness.write(
+    'utf16.txt',
+    Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('handle in utf16\n', 'utf16le')]),
+  );
+  await harness.write('.git/config', 'handle git internals\n');
+  await harness.write('.assistant-kit/log.txt', 'handle hidden app folder\n');
+  await harness.write(
+    'many.txt',
+    `${Array.from({ length: 30 }, (_, index) => `handle line ${index + 1}`).join('\n')}\n`,
+  );
+  await mkdir(path.join(harness.root, 'linked'), { recursive: true });
+  await symlink(harness.outside, path.join(harness.root, 'linked', 'outside-dir'));
+  await symlink(path.join(harness.outside, 'secret.txt'), path.join(harness.root, 'secret-link.txt'));
+  await writeFile(path.join(harness.outside, 'handle.txt'), 'handle outside\n');
+}
+
+const engines = [
+  ['ripgrep', { rgPath: 'rg' }],
+  ['typescript', { rgPath: null }],
+] as const;
+
+const queries: Record<string, unknown>[] = [
+  { pattern: 'handle' },
+  { pattern: 'handle', context_lines: 1 },
+  { pattern: 'function handle\\w+', glob: '*.ts' },
+  { pattern: 'handle', glob: 'src/**' },
+  { pattern: 'handle', glob: '!*.ts' },
+  { pattern: 'TODO', context_lines: 2 },
+  { pattern: 'handle', max_results: 5 },
+  { pattern: 'handle', max_results: 3, context_lines: 2 },
+  { pattern: '^const', glob: '**/*.ts' },
+  { pattern: 'true$' },
+  { pattern: 'nothing matches this' },
+  { glob: '*.ts' },
+  { glob: 'src/**/*.ts', max_results: 2 },
+  { glob: '*.log' },
+];
+
+const harnesses = new Map<string, Harness>();
+
+beforeAll(async () => {
+  for (const [name, options] of engines) {
+    const harness = await createHarness(options);
+    await buildFixture(harness);
+    harnesses.set(name, harness);
+  }
+});
+
+afterAll(async () => {
+  for (const harness of harnesses.values()) await harness.close();
+});
+
+describe('search_files', () => {
+  it.each(queries.map((query) => [JSON.stringify(query), query]))(
+    'ripgrep and the TypeScript fallback agree on %s',
+    async (_label, query) => {
+      const ripgrep = await harnesses.get('ripgrep')!.call('search_files', query);
+      const typescript = await harnesses.get('typescript')!.call('search_files', query);
+      expect(structured(ripgrep).engine).toBe('ripgrep');
+      expect(structured(typescript).engine).toBe('typescript');
+      expect(textOf(typescript)).toBe(textOf(ripgrep));
+      const { engine: _r, ...ripgrepFacts } = structured(ripgrep);
+      const { engine: _t, ...typescriptFacts } = structured(typescript);
+      expect(typescriptFacts).toEqual(ripgrepFacts);
+    },
+  );
+
+  it.each(engines)(
+    '%s: honours .gitignore, includes hidden files, skips binary files, .git and symlinks',
+    async (name) => {
+      const result = await harnesses
+        .get(name)!
+        .call('search_files', { pattern: 'handle', max_results: 1000 });
+      const files = new Set((structured(result).matches as { path: string }[]).map((match) => match.path));
+      expect([...files].sort()).toEqual(
+        [
+          '.hidden/config.txt',
+          'bom.txt',
+          'docs/readme.md',
+          'keep.log',
+          'many.txt',
+          'src/a-b/x.ts',
+          'src/a/y.ts',
+          'src/app.ts',
+          'src/nested/open.ts',
+          'utf16.txt',
+        ].sort(),
+      );
+      const order = [...files];
+      // Path order compares names component by component: src/a/ before src/a-b/.
+      expect(order.indexOf('src/a/y.ts')).toBeLessThan(order.indexOf('src/a-b/x.ts'));
+      expect(textOf(result)).not.toContain('outside');
+    },
+  );
+
+  it.each(engines)('%s: reports file, line and context lines grep-style', async (name) => {
+    const result = await harnesses
+      .get(name)!
+      .call('search_files', { pattern: 'TODO: tidy', context_lines: 1 });
+    expect(textOf(result)).toContain('src/app.ts-4-}\nsrc/app.ts:5:// TODO: tidy');
+    expect(structured(result).matches).toEqual([{ path: 'src/app.ts', line: 5, text: '// TODO: tidy' }]);
+  });
+
+  it.each(engines)('%s: bounds results by max_results and says so', async (name) => {
+    const result = await harnesses
+      .get(name)!
+      .call('search_files', { pattern: 'handle line', max_results: 4 });
+    expect((structured(result).matches as unknown[]).length).toBe(4);
+    expect(structured(result)).toMatchObject({ truncated: true, total_matches: 30 });
+    expect(textOf(result)).toContain('First 4 matching lines');
+  });
+
+  it.each(engines)('%s: refuses an invalid regex with INVALID_REGEX', async (name) => {
+    expect(errorCodeOf(await harnesses.get(name)!.call('search_files', { pattern: '(unclosed' }))).toBe(
+      'INVALID_REGEX',
+    );
+  });
+
+  it('validates parameters: pattern or glob needed, no extra properties, bounds', async () => {
+    const harness = harnesses.get('ripgrep')!;
+    expect(errorCodeOf(await harness.call('search_files', {}))).toBe('INVALID_ARGUMENTS');
+    expect(errorCodeOf(await harness.call('search_files', { pattern: 'x', path: 'src' }))).toBe(
+      'INVALID_ARGUMENTS',
+    );
+    expect(errorCodeOf(await harness.call('search_files', { pattern: 'x', max_results: 0 }))).toBe(
+      'INVALID_ARGUMENTS',
+    );
+    expect(errorCodeOf(await harness.call('search_files', { pattern: 'x', context_lines: -1 }))).toBe(
+      'INVALID_ARGUMENTS',
+    );
+    expect(errorCodeOf(await harness.call('search_files', { pattern: 'x', max_results: 'many' }))).toBe(
+      'INVALID_ARGUMENTS',
+    );
+    const capped = await harness.call('search_files', { pattern: 'handle', max_results: 1_000_000 });
+    expect(errorCodeOf(capped)).toBeUndefined();
+  });
+
+  it('falls back to TypeScript when the ripgrep executable is missing', async () => {
+    const harness = await createHarness({ rgPath: '/nonexistent/rg' });
+    try {
+      await harness.write('a.txt', 'needle\n');
+      const result = await harness.call('search_files', { pattern: 'needle' });
+      expect(structured(result)).toMatchObject({
+        engine: 'typescript',
+        matches: [{ path: 'a.txt', line: 1, text: 'needle' }],
+      });
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
+describe('list_files', () => {
+  it('lists recursively: folders end in "/", files carry a tab-separated size; .gitignore honoured', async () => {
+    const result = await harnesses.get('ripgrep')!.call('list_files', {});
+    const lines = textOf(result).split('\n');
+    expect(lines).toContain('src/');
+    expect(lines).toContain('src/app.ts\t74');
+    expect(lines).toContain('keep.log\t16');
+    expect(lines).toContain('.hidden/');
+    expect(lines.some((line) => line.startsWith('build'))).toBe(false);
+    expect(lines.some((line) => line.startsWith('debug.log'))).toBe(false);
+    expect(lines.some((line) => line.startsWith('.git/'))).toBe(false);
+    expect(lines.some((line) => line.includes('secret'))).toBe(false);
+    expect(lines.indexOf('src/a/')).toBeLessThan(lines.indexOf('src/a-b/'));
+    expect(lines.indexOf('src/a/')).toBeLessThan(lines.indexOf('src/a/y.ts\t26'));
+  });
+
+  it('lists a subdirectory with workspace-relative paths', async () => {
+    const result = await harnesses.get('ripgrep')!.call('list_files', { path: 'src/nested' });
+    expect(textOf(result)).toBe('src/nested/.gitignore\t10\nsrc/nested/open.ts\t46');
+    expect(structured(result)).toMatchObject({ path: 'src/nested', total_entries: 2, truncated: false });
+  });
+
+  it('bounds its output and says where it cut', async () => {
+    const harness = await createHarness({ maxListEntries: 3 });
+    try {
+      for (let index = 0; index < 6; index += 1) await harness.write(`f${index}.txt`, 'x');
+      const result = await harness.call('list_files', {});
+      expect(textOf(result)).toContain('[listing cut after 3 of 6 entries');
+      expect(structured(result)).toMatchObject({ truncated: true, total_entries: 6 });
+    } finally {
+      await harness.close();
+    }
+  });
+
+  it('refuses files and missing folders', async () => {
+    const harness = harnesses.get('ripgrep')!;
+    expect(errorCodeOf(await harness.call('list_files', { path: 'src/app.ts' }))).toBe('PATH_NOT_DIRECTORY');
+    expect(errorCodeOf(await harness.call('list_files', { path: 'nope' }))).toBe('PATH_NOT_FOUND');
+    expect(errorCodeOf(await harness.call('list_files', { path: 5 }))).toBe('INVALID_ARGUMENTS');
+  });
+});
