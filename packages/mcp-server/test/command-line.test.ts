@@ -1,0 +1,75 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { CommandLineError, parseCommandLine } from '../src/index.js';
+
+const run = promisify(execFile);
+const packageRoot = fileURLToPath(new URL('../', import.meta.url));
+
+describe('parseCommandLine', () => {
+  it('reads every option', () => {
+    expect(
+      parseCommandLine([
+        '--configuration',
+        'U',
+        '--workspace',
+        '/srv/w',
+        '--permission-mode',
+        'ask',
+        '--permissions-disabled',
+        '--host-execution',
+        'deny',
+        '--execution-timeout-minutes',
+        '5',
+        '--chromium',
+        '/opt/chromium',
+        '--permit-url',
+        'https://docs.example.com',
+        '--permit-url',
+        'https://api.example.com/v1',
+        '--no-dispatch-per-call',
+      ]),
+    ).toEqual({
+      configuration: 'U',
+      workspace: '/srv/w',
+      permissionMode: 'ask',
+      permissionsEnabled: false,
+      hostExecution: 'deny',
+      executionTimeoutMinutes: 5,
+      chromiumPath: '/opt/chromium',
+      permittedUrls: ['https://docs.example.com', 'https://api.example.com/v1'],
+      dispatchPerCall: false,
+    });
+    expect(parseCommandLine(['--configuration', 'R', '--workspace', '.'])).toMatchObject({
+      permissionMode: 'auto',
+      permissionsEnabled: true,
+      dispatchPerCall: true,
+    });
+    expect(parseCommandLine(['--help'])).toBe('help');
+  });
+
+  it.each([
+    [[], /--configuration is required/],
+    [['--configuration', 'X', '--workspace', '.'], /W, U or R/],
+    [['--configuration', 'W'], /--workspace DIR is required/],
+    [
+      ['--configuration', 'W', '--workspace', '.', '--permission-mode', 'yolo'],
+      /ask, auto, plan, full-access/,
+    ],
+    [['--configuration', 'W', '--workspace', '.', '--host-execution', 'maybe'], /allow, ask or deny/],
+    [['--configuration', 'W', '--workspace', '.', '--execution-timeout-minutes', '0'], /1 to 1440/],
+    [['--configuration', 'W', '--workspace', '.', '--bogus'], /bogus/],
+  ])('rejects %j', (argv, message) => {
+    expect(() => parseCommandLine(argv)).toThrow(CommandLineError);
+    expect(() => parseCommandLine(argv)).toThrow(message);
+  });
+
+  it('the bin exits with status 2 and usage on a bad command line', async () => {
+    const failure = await run(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/bin.ts'], {
+      cwd: packageRoot,
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect(failure).toMatchObject({ code: 2 });
+    expect((failure as { stderr: string }).stderr).toContain('Usage: assistant-kit-mcp');
+  });
+});
