@@ -50,7 +50,12 @@ describe('run_command and wait_command', () => {
     });
     expect(run!.capabilities).toBeUndefined();
     expect(run!.origin).toBeUndefined();
-    expect(Object.keys(RunCommandParameters.properties)).toEqual([
+    // What clients see: the schemas as JSON.
+    type JsonSchema = { properties: Record<string, JsonSchema>; [keyword: string]: unknown };
+    const asJson = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as JsonSchema;
+    const runSchema = asJson(RunCommandParameters);
+    const waitSchema = asJson(WaitCommandParameters);
+    expect(Object.keys(runSchema.properties)).toEqual([
       'command',
       'argv',
       'shell',
@@ -60,17 +65,25 @@ describe('run_command and wait_command', () => {
       'timeout_seconds',
       'sources',
     ]);
-    expect(Object.keys(RunCommandParametersReadOnly.properties)).not.toContain('background');
-    expect(RunCommandParameters.additionalProperties).toBeUndefined();
-    expect(RunCommandParameters.properties.sources.items.additionalProperties).toBe(false);
-    expect(RunCommandParameters.properties.sources.maxItems).toBe(50);
-    expect(RunCommandParameters.properties.argv.minItems).toBe(1);
-    expect(RunCommandParameters.properties.shell).toMatchObject({
+    expect(Object.keys(asJson(RunCommandParametersReadOnly).properties)).not.toContain('background');
+    expect(runSchema.additionalProperties).toBeUndefined();
+    expect(runSchema.required).toBeUndefined();
+    const sourcesSchema = runSchema.properties.sources!;
+    expect(sourcesSchema.maxItems).toBe(50);
+    expect(sourcesSchema.items).toMatchObject({ additionalProperties: false, required: ['url', 'coverage'] });
+    expect(runSchema.properties.argv!.minItems).toBe(1);
+    expect(runSchema.properties.shell).toMatchObject({ type: 'string', enum: ['bash', 'powershell'] });
+    expect(runSchema.properties.execution_context).toMatchObject({
       type: 'string',
-      enum: ['bash', 'powershell'],
+      enum: ['sandbox', 'host'],
     });
-    expect(WaitCommandParameters.properties.timeout_seconds).toMatchObject({ maximum: 60, default: 30 });
-    expect(WaitCommandParameters.required).toEqual(['handle']);
+    expect(waitSchema.properties.timeout_seconds).toMatchObject({
+      type: 'integer',
+      maximum: 60,
+      default: 30,
+    });
+    expect(waitSchema.additionalProperties).toBeUndefined();
+    expect(waitSchema.required).toEqual(['handle']);
   });
 
   it('runs a command and reports exit code, output and duration', async () => {
