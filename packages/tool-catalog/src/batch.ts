@@ -31,16 +31,19 @@ export interface BatchOptions {
 }
 
 /**
- * Runs a batch: non-sequential calls start at once, sequential calls run one after another in the
- * batch's order (the runtime's per-workspace queue also keeps them apart from other batches).
- * Results are in call order; a failing call never stops the others.
+ * Runs a batch in the order a model wrote it, as parallel as that order allows: a call of a
+ * sequential tool waits for every call before it, and every call after it waits for it; calls of
+ * other tools between two sequential ones run at once. So `browser_open` then `browser_snapshot`
+ * in one batch sees the page, while three reads run together. Results are in call order; a failing
+ * call never stops the others.
  */
 export async function runBatch(
   runner: BatchRunner,
   calls: readonly BatchCall[],
   options: BatchOptions = {},
 ): Promise<BatchResult[]> {
-  let sequentialChain: Promise<unknown> = Promise.resolve();
+  let barrier: Promise<unknown> = Promise.resolve();
+  let sinceBarrier: Promise<unknown>[] = [];
   const pending = calls.map((call, index) => {
     const onProgress =
       options.onProgress && ((progress: ToolProgress) => options.onProgress?.({ ...progress, index }));
@@ -48,10 +51,12 @@ export async function runBatch(
       runner.call(call.name, call.arguments, { signal: options.signal, onProgress, callId: call.id });
     let result: Promise<ToolResult>;
     if (runner.isSequential(call.name)) {
-      result = sequentialChain.then(run, run);
-      sequentialChain = result;
+      result = Promise.allSettled([barrier, ...sinceBarrier]).then(run);
+      barrier = result;
+      sinceBarrier = [];
     } else {
-      result = run();
+      result = barrier.then(run, run);
+      sinceBarrier.push(result);
     }
     return result.then(
       (value): BatchResult =>

@@ -216,9 +216,9 @@ export class ToolCatalog {
   }
 
   /**
-   * Runs a batch of calls as one model turn would: calls of non-sequential tools run at once,
-   * calls of sequential tools run one after another in the batch's order. Results come back in
-   * the order of the calls.
+   * Runs the tool calls of one model turn in the order the model wrote them: a sequential tool's
+   * call waits for the calls before it and holds back the calls after it; other calls between two
+   * sequential ones run at once. Results come back in call order.
    */
   runBatch(
     calls: readonly BatchCall[],

@@ -243,3 +243,50 @@ describe('dispatches and batches', () => {
     expect(await readFile(path.join(root, 'batch.txt'), 'utf8')).toBe('v2\n');
   });
 });
+
+describe('batch ordering', () => {
+  it('lets a sequential call act as a barrier and runs the calls between barriers at once', async () => {
+    const { runBatch } = await import('../src/index.js');
+    const events: string[] = [];
+    const gates = new Map<string, () => void>();
+    const runner = {
+      isSequential: (name: string) => name.startsWith('seq'),
+      call: async (name: string) => {
+        events.push(`start ${name}`);
+        await new Promise<void>((resolve) => gates.set(name, resolve));
+        events.push(`end ${name}`);
+        return { content: [{ type: 'text' as const, text: name }] };
+      },
+    };
+    const batch = runBatch(runner, [
+      { name: 'read1', arguments: {} },
+      { name: 'read2', arguments: {} },
+      { name: 'seq1', arguments: {} },
+      { name: 'read3', arguments: {} },
+      { name: 'read4', arguments: {} },
+    ]);
+    const release = async (name: string) => {
+      while (!gates.has(name)) await new Promise((resolve) => setImmediate(resolve));
+      gates.get(name)!();
+    };
+    await release('read2');
+    await release('read1');
+    await release('seq1');
+    await release('read4');
+    await release('read3');
+    const results = await batch;
+    expect(results.map((entry) => entry.name)).toEqual(['read1', 'read2', 'seq1', 'read3', 'read4']);
+    expect(events).toEqual([
+      'start read1',
+      'start read2',
+      'end read2',
+      'end read1',
+      'start seq1',
+      'end seq1',
+      'start read3',
+      'start read4',
+      'end read4',
+      'end read3',
+    ]);
+  });
+});
