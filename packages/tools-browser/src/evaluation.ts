@@ -13,6 +13,14 @@ export type EvaluationOutcome =
   | { ok: true; type: string; json: string; truncated: boolean }
   | { ok: false; error: { kind: 'exception' | 'timeout'; message: string } };
 
+/** Drops the stack frames of Playwright's own evaluation wrapper, which mean nothing to the page's author. */
+function withoutControllerFrames(message: string): string {
+  return message
+    .split('\n')
+    .filter((line) => !/UtilityScript|eval at evaluate|^\s*at eval \(<anonymous>\)$/.test(line))
+    .join('\n');
+}
+
 const cdpSessions = new WeakMap<Page, Promise<CDPSession>>();
 
 function cdpSessionOf(page: Page): Promise<CDPSession> {
@@ -86,7 +94,10 @@ export async function evaluateInPage(
       await cdp?.send('Runtime.terminateExecution').catch(() => {});
       throw error;
     }
-    return { ok: false, error: { kind: 'exception', message: describePlaywrightError(error, 2_000) } };
+    return {
+      ok: false,
+      error: { kind: 'exception', message: withoutControllerFrames(describePlaywrightError(error, 2_000)) },
+    };
   } finally {
     clearTimeout(timer);
   }

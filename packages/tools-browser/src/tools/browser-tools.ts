@@ -245,7 +245,8 @@ export function createBrowserToolDefinitions(controller: BrowserController): Any
     network: 'none',
     handler: async (args, context) => {
       const session = controller.requireSession();
-      const requested = args.timeout_ms ?? DEFAULT_EVALUATE_TIMEOUT_MS;
+      const requested =
+        args.timeout_ms ?? Math.min(DEFAULT_EVALUATE_TIMEOUT_MS, options.evaluateTimeoutCapMs);
       const timeoutMs = Math.min(requested, options.evaluateTimeoutCapMs);
       const before = session.ledger.counts();
       const outcome = await evaluateInPage(
