@@ -178,6 +178,18 @@ function checkEntry(entry: CapabilityEntry, index: number): void {
   }
 }
 
+function findEntry(
+  entries: readonly CapabilityEntry[],
+  provider: Provider,
+  name: string,
+): CapabilityEntry | null {
+  for (const entry of entries) {
+    if ((entry.providers === undefined || entry.providers.includes(provider)) && entry.model.test(name))
+      return entry;
+  }
+  return null;
+}
+
 /** Options of {@link createCapabilityTable}. */
 export interface CapabilityTableOptions {
   /** Keep the built-in rows after the given ones (default true). False replaces the built-in table. */
@@ -209,20 +221,26 @@ export function createCapabilityTable(
   const all: readonly CapabilityEntry[] = Object.freeze(
     options.includeDefaults === false ? [...entries] : [...entries, ...DEFAULT_MODEL_CAPABILITIES],
   );
-  const cache = new Map<string, CapabilityEntry | null>();
+  // provider -> model -> row (null: no row). Bounded: model names come from requests.
+  const cache = new Map<Provider, Map<string, CapabilityEntry | null>>();
+  let cachedCount = 0;
   return {
     entries: all,
     lookup(provider, model) {
-      const key = `${provider}\u0000${model}`;
-      let found = cache.get(key);
+      let byModel = cache.get(provider);
+      if (byModel === undefined) {
+        byModel = new Map();
+        cache.set(provider, byModel);
+      }
+      let found = byModel.get(model);
       if (found === undefined) {
-        const name = normalizeModelName(model);
-        found =
-          all.find(
-            (entry) => (!entry.providers || entry.providers.includes(provider)) && entry.model.test(name),
-          ) ?? null;
-        if (cache.size >= 1024) cache.clear();
-        cache.set(key, found);
+        found = findEntry(all, provider, normalizeModelName(model));
+        if (cachedCount >= 1024) {
+          for (const models of cache.values()) models.clear();
+          cachedCount = 0;
+        }
+        byModel.set(model, found);
+        cachedCount += 1;
       }
       return found ?? undefined;
     },

@@ -7,6 +7,7 @@ import {
   CLIENT_SETTINGS_FIELD_NAMES,
   type ClientSettings,
   type ClientSettingsFieldName,
+  createDefaultClientSettings,
   createDefaultFieldValue,
   isClientSettingsField,
   isCredentialField,
@@ -69,6 +70,19 @@ export interface ResolvedSettingsWithStored extends ResolvedSettings {
   readonly stored: ClientSettings;
 }
 
+// Fast-mode templates (not frozen: copying a frozen object takes V8's slow path).
+const SETTINGS_TEMPLATE: Record<string, unknown> = createDefaultClientSettings();
+
+function sourcesTemplate(source: SettingSource): Record<string, SettingSource> {
+  const template = createDefaultClientSettings() as unknown as Record<string, SettingSource>;
+  for (const name of CLIENT_SETTINGS_FIELD_NAMES) template[name] = source;
+  return template;
+}
+
+const DEFAULT_SOURCES = sourcesTemplate('default');
+const ACCOUNT_SOURCES = sourcesTemplate('account');
+const SYSTEM_SOURCES = sourcesTemplate('system');
+
 function sanitizeLayer(value: unknown, name: string) {
   if (value === undefined || value === null)
     return { settings: {} as SettingsRecord, changed: false, removed: [] };
@@ -109,31 +123,32 @@ export function resolveSettingsWithStored(layers: SettingsLayers): ResolvedSetti
   const storedLayer: 'system' | 'account' = accountWins ? 'account' : 'system';
   const base = accountWins ? account.settings : system.settings;
 
-  // 1-2. The stored layer alone, field by field in SPEC order; missing fields take the shipped default.
-  const stored = {} as Record<string, unknown>;
-  const storedSources = {} as Record<string, SettingSource>;
-  for (const name of CLIENT_SETTINGS_FIELD_NAMES) {
-    if (Object.hasOwn(base, name)) {
-      stored[name] = base[name];
-      storedSources[name] = storedLayer;
-    } else {
-      stored[name] = createDefaultFieldValue(name);
-      storedSources[name] = 'default';
-    }
-  }
+  // 1-2. The stored layer alone. Fast path: a complete, valid stored object (what the save endpoint
+  // writes) is copied whole by one spread. Otherwise field by field in SPEC order: missing fields take
+  // the shipped default and invalid ones fall back to it (a broken saved value must not block turns).
+  let stored = { ...base } as Record<string, unknown>;
+  let storedSources: Record<string, SettingSource>;
   const invalidStoredFields: SettingsProblem[] = [];
-  if (!validateClientSettings(stored).ok) {
-    // Slow path only: a broken stored value must not block every turn, so it falls back to its default.
+  let ignoredStoredFields: string[] = [];
+  if (validateClientSettings(stored).ok) {
+    storedSources = { ...(accountWins ? ACCOUNT_SOURCES : SYSTEM_SOURCES) };
+  } else {
+    // Copies of templates whose fields are only overwritten: adding 54 fields one by one would make
+    // slow dictionary-mode objects.
+    stored = { ...SETTINGS_TEMPLATE };
+    storedSources = { ...DEFAULT_SOURCES };
     for (const name of CLIENT_SETTINGS_FIELD_NAMES) {
-      const problems = validateClientSettingsField(name, stored[name]);
-      if (problems.length > 0) {
-        invalidStoredFields.push(...problems);
+      if (Object.hasOwn(base, name) && validateClientSettingsField(name, base[name]).length === 0) {
+        stored[name] = base[name];
+        storedSources[name] = storedLayer;
+      } else {
+        if (Object.hasOwn(base, name))
+          invalidStoredFields.push(...validateClientSettingsField(name, base[name]));
         stored[name] = createDefaultFieldValue(name);
-        storedSources[name] = 'default';
       }
     }
+    ignoredStoredFields = Object.keys(base).filter((name) => !isClientSettingsField(name));
   }
-  const ignoredStoredFields = Object.keys(base).filter((name) => !isClientSettingsField(name));
 
   // 3. The request laid over the stored settings; credentials stay the stored ones.
   const settings = { ...stored } as Record<string, unknown>;

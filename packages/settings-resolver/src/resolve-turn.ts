@@ -47,9 +47,9 @@ export interface ResolvedConnection {
   /** True when a saved key was not sent because the endpoint differs from the one it was saved for. */
   readonly keyWithheld: boolean;
   /** Sampling temperature to send; absent when unset or when the model rejects it. */
-  readonly temperature?: number;
+  readonly temperature?: number | undefined;
   /** Output token cap to send (main and coding: maxOutputTokens; skill matcher: maxTokens); absent = provider default. */
-  readonly maxOutputTokens?: number;
+  readonly maxOutputTokens?: number | undefined;
   readonly thinking: ThinkingDecision;
   /** Provider-specific request fields (thinking), to merge into the request body. */
   readonly providerFields: Record<string, unknown>;
@@ -189,7 +189,8 @@ function resolveConnection(
     capability,
     maxOutputTokens: plan.maxOutputTokens,
   });
-  for (const warning of thinking.warnings) warnings.push({ ...warning, role });
+  for (const warning of thinking.warnings)
+    warnings.push({ code: warning.code, role, message: warning.message });
 
   let temperature: number | undefined = plan.temperature ?? undefined;
   const rejects = capability?.capabilities.rejectsSampling;
@@ -214,8 +215,9 @@ function resolveConnection(
     apiKey,
     keyField: plan.keyField,
     keyWithheld,
-    ...(temperature === undefined ? {} : { temperature }),
-    ...(plan.maxOutputTokens === null ? {} : { maxOutputTokens: plan.maxOutputTokens }),
+    // Always present (undefined when not sent) so every connection has one shape; JSON omits undefined.
+    temperature,
+    maxOutputTokens: plan.maxOutputTokens ?? undefined,
     thinking: thinking.decision,
     providerFields: thinking.providerFields,
     capabilityId: capability?.id ?? null,

@@ -142,7 +142,37 @@ function offFields(dialect: ApiDialect, capabilities: ModelCapabilities): Record
   }
 }
 
-const PROVIDER_DEFAULT: ThinkingDecision = { mode: 'provider-default', mechanism: 'unknown' };
+/** Nothing is sent; the provider's own default applies. */
+function providerDefault(
+  mechanism: ThinkingMechanism | 'unknown',
+  warnings: Omit<TurnWarning, 'role'>[],
+): ThinkingResolution {
+  return {
+    decision: { mode: 'provider-default', mechanism },
+    providerFields: {},
+    thinkingActive: mechanism === 'always',
+    warnings,
+  };
+}
+
+/** The model's mechanism exists but the provider's API has no field for it. */
+function unsupportedByDialect(
+  input: ThinkingInput,
+  capabilities: ModelCapabilities,
+  mechanism: ThinkingMechanism | 'unknown',
+  warnings: Omit<TurnWarning, 'role'>[],
+): ThinkingResolution {
+  warnings.push({
+    code: 'REASONING_CONTROL_UNSUPPORTED',
+    message: `the ${input.dialect} API of provider "${input.provider}" has no field for ${capabilities.thinking} thinking; no thinking field was sent`,
+  });
+  return {
+    decision: { mode: 'provider-default', mechanism },
+    providerFields: {},
+    thinkingActive: false,
+    warnings,
+  };
+}
 
 /**
  * Decides a connection's thinking fields from the saved preference and the model's capabilities
@@ -154,15 +184,9 @@ export function resolveThinking(input: ThinkingInput): ThinkingResolution {
   const warnings: Omit<TurnWarning, 'role'>[] = [];
   const capabilities = capability?.capabilities;
   const mechanism: ThinkingMechanism | 'unknown' = capabilities?.thinking ?? 'unknown';
-  const alwaysThinks = mechanism === 'always';
-  const providerDefault = (): ThinkingResolution => ({
-    decision: { ...PROVIDER_DEFAULT, mechanism },
-    providerFields: {},
-    thinkingActive: alwaysThinks,
-    warnings,
-  });
-
-  if (preference === null || preference.control === 'none' || model === '') return providerDefault();
+  if (preference === null || preference.control === 'none' || model === '') {
+    return providerDefault(mechanism, warnings);
+  }
 
   const wantsOff = !preference.enabled || preference.effort === 'off';
   const effort = preference.effort === 'off' ? 'high' : preference.effort;
@@ -177,7 +201,7 @@ export function resolveThinking(input: ThinkingInput): ThinkingResolution {
           : `the chosen "${preference.control}" control was applied as is`
       }`,
     });
-    if (preference.control === 'auto') return providerDefault();
+    if (preference.control === 'auto') return providerDefault(mechanism, warnings);
     const assumed: ModelCapabilities =
       preference.control === 'effort'
         ? { thinking: 'effort', efforts: ['minimal', 'low', 'medium', 'high'], offEffort: undefined }
@@ -193,7 +217,7 @@ export function resolveThinking(input: ThinkingInput): ThinkingResolution {
       code: 'REASONING_CONTROL_UNSUPPORTED',
       message: `model "${model}" takes thinking as ${capabilities.thinking}, not as the chosen "${preference.control}" control; no thinking field was sent (the preference is kept)`,
     });
-    return providerDefault();
+    return providerDefault(mechanism, warnings);
   }
   return decide(input, capabilities, mechanism, wantsOff, effort, warnings);
 }
@@ -207,18 +231,6 @@ function decide(
   warnings: Omit<TurnWarning, 'role'>[],
 ): ThinkingResolution {
   const { dialect, model } = input;
-  const unsupportedByDialect = (): ThinkingResolution => {
-    warnings.push({
-      code: 'REASONING_CONTROL_UNSUPPORTED',
-      message: `the ${dialect} API of provider "${input.provider}" has no field for ${capabilities.thinking} thinking; no thinking field was sent`,
-    });
-    return {
-      decision: { mode: 'provider-default', mechanism },
-      providerFields: {},
-      thinkingActive: false,
-      warnings,
-    };
-  };
 
   if (capabilities.thinking === 'none') {
     return { decision: { mode: 'off', mechanism }, providerFields: {}, thinkingActive: false, warnings };
@@ -266,7 +278,7 @@ function decide(
         });
       }
       const fields = effortFields(dialect, native);
-      if (fields === null) return unsupportedByDialect();
+      if (fields === null) return unsupportedByDialect(input, capabilities, mechanism, warnings);
       return {
         decision: { mode: 'on', mechanism, effort: native },
         providerFields: fields,
@@ -305,7 +317,7 @@ function decide(
         });
       }
       const fields = budgetFields(dialect, budgetTokens);
-      if (fields === null) return unsupportedByDialect();
+      if (fields === null) return unsupportedByDialect(input, capabilities, mechanism, warnings);
       return {
         decision: { mode: 'on', mechanism, budgetTokens },
         providerFields: fields,
@@ -315,7 +327,7 @@ function decide(
     }
     case 'toggle': {
       const fields = toggleFields(dialect, true);
-      if (fields === null) return unsupportedByDialect();
+      if (fields === null) return unsupportedByDialect(input, capabilities, mechanism, warnings);
       return { decision: { mode: 'on', mechanism }, providerFields: fields, thinkingActive: true, warnings };
     }
   }
