@@ -136,7 +136,7 @@ describe('a workspace app in a real Chromium session', () => {
     const ambiguous = await call('browser_interact', { action: 'click', selector: '.twin' });
     expect(errorCode(ambiguous)).toBe('SELECTOR_AMBIGUOUS');
     expect(textOf(ambiguous)).toContain('matches 2 elements');
-    expect((ambiguous.structuredContent?.error as { details: { count: number } }).details.count).toBe(2);
+    expect(ambiguous.structuredContent?.error).toMatchObject({ details: { count: 2 } });
     const missing = await call('browser_interact', { action: 'click', selector: '#does-not-exist' });
     expect(errorCode(missing)).toBe('SELECTOR_NOT_FOUND');
     expect(errorCode(await call('browser_interact', { action: 'click', selector: 'button[' }))).toBe(
