@@ -7,6 +7,7 @@ import { type CheckpointKind, type CheckpointRecord, DispatchLog } from './dispa
 import {
   type ChangedFile,
   DEFAULT_MAX_FILE_BYTES,
+  type RawChange,
   ShadowRepository,
   type TreeEntry,
   type WorkspaceSnapshot,
@@ -372,15 +373,17 @@ export class DispatchCheckpoints {
         { details: { open: this.#open.id } },
       );
     }
-    const current = await shadow.listTree(snapshot.tree);
+    // Base and end trees are addressed as commit^{tree}: git resolves them without extra calls.
+    const changesByTarget: RawChange[][] = [];
+    for (const target of targets) {
+      changesByTarget.push(await shadow.rawChanges(`${target.baseCommit}^{tree}`, `${target.commit}^{tree}`));
+    }
+    const touched = [...new Set(changesByTarget.flat().map((change) => change.path))];
+    const current = await shadow.listTree(snapshot.tree, touched);
     const state = new Map<string, TreeEntry | undefined>();
     const conflicts: UndoConflict[] = [];
-    for (const target of targets) {
-      const changes = await shadow.rawChanges(
-        await shadow.treeOf(target.baseCommit),
-        await shadow.treeOf(target.commit),
-      );
-      for (const change of changes) {
+    for (const [index, target] of targets.entries()) {
+      for (const change of changesByTarget[index]!) {
         const actual = state.has(change.path) ? state.get(change.path) : current.get(change.path);
         if (!sameEntry(actual, change.after)) {
           conflicts.push({

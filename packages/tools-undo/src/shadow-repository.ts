@@ -3,7 +3,7 @@ import { access, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '@assistant-kit/tool-core';
 import { GitRunner } from './git-runner.js';
-import { listWorkspaceFiles } from './workspace-listing.js';
+import { findWorkspaceChanges } from './workspace-listing.js';
 
 /** Ref of the newest checkpoint; every checkpoint commit has the previous one as parent. */
 export const CHECKPOINT_REF = 'refs/assistant-kit/checkpoints';
@@ -47,7 +47,6 @@ export interface ShadowRepositoryOptions {
 
 export interface WorkspaceSnapshot {
   tree: string;
-  fileCount: number;
   skippedLargeFiles: { path: string; size: number }[];
   nestedRepositories: string[];
 }
@@ -75,6 +74,8 @@ export interface ChangedFile {
 }
 
 const NULL_OBJECT = /^0+$/;
+// Keeps command lines far below the system's argument limit.
+const PATHS_PER_COMMAND = 500;
 
 /**
  * A git repository that lives outside the user's own one (in the app's hidden folder) and uses
@@ -157,34 +158,36 @@ export class ShadowRepository {
    * follows what changed, not the size of the tree.
    */
   async snapshot(signal?: AbortSignal): Promise<WorkspaceSnapshot> {
-    const listing = await listWorkspaceFiles(
+    const changes = await findWorkspaceChanges(
       this.git,
       this.options.workTree,
       this.emptyIndexFile,
       this.options.maxFileBytes,
       signal,
     );
-    const listed = new Set(listing.files);
-    const indexed = splitNul(await this.git.run(['ls-files', '-z'], { signal }));
-    const stale = indexed.filter((file) => !listed.has(file));
-    if (stale.length > 0) {
-      await this.git.run(['update-index', '--force-remove', '-z', '--stdin'], {
-        input: joinNul(stale),
+    if (changes.update.length > 0) {
+      await this.git.run(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
+        input: joinNul(changes.update),
         signal,
       });
     }
-    if (listing.files.length > 0) {
-      await this.git.run(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
-        input: joinNul(listing.files),
+    // Recorded files that are ignored now (a new .gitignore rule, or the root's rules reaching
+    // into a nested repository's files) leave the index, like files grown over the size limit.
+    const ignored = splitNul(
+      await this.git.run(['ls-files', '-z', '--cached', '--ignored', '--exclude-standard'], { signal }),
+    );
+    const forceRemove = [...changes.forceRemove, ...ignored];
+    if (forceRemove.length > 0) {
+      await this.git.run(['update-index', '--force-remove', '-z', '--stdin'], {
+        input: joinNul(forceRemove),
         signal,
       });
     }
     const tree = (await this.git.run(['write-tree'], { signal })).trim();
     return {
       tree,
-      fileCount: listing.files.length,
-      skippedLargeFiles: listing.skippedLargeFiles,
-      nestedRepositories: listing.nestedRepositories,
+      skippedLargeFiles: changes.skippedLargeFiles,
+      nestedRepositories: changes.nestedRepositories,
     };
   }
 
@@ -228,14 +231,17 @@ export class ShadowRepository {
     return (await this.git.with({ GIT_INDEX_FILE: this.emptyIndexFile }).run(['write-tree'])).trim();
   }
 
-  /** Every entry of a tree, by workspace-relative path. */
-  async listTree(tree: string): Promise<Map<string, TreeEntry>> {
-    const output = await this.git.run(['ls-tree', '-r', '-z', '--full-tree', tree]);
+  /** The entries of a tree at the given paths (absent paths are left out). */
+  async listTree(tree: string, paths: readonly string[]): Promise<Map<string, TreeEntry>> {
     const entries = new Map<string, TreeEntry>();
-    for (const record of splitNul(output)) {
-      const tab = record.indexOf('\t');
-      const [mode, , object] = record.slice(0, tab).split(' ');
-      entries.set(record.slice(tab + 1), { mode: mode!, object: object! });
+    for (let start = 0; start < paths.length; start += PATHS_PER_COMMAND) {
+      const chunk = paths.slice(start, start + PATHS_PER_COMMAND);
+      const output = await this.git.run(['ls-tree', '-r', '-z', '--full-tree', tree, '--', ...chunk]);
+      for (const record of splitNul(output)) {
+        const tab = record.indexOf('\t');
+        const [mode, , object] = record.slice(0, tab).split(' ');
+        entries.set(record.slice(tab + 1), { mode: mode!, object: object! });
+      }
     }
     return entries;
   }
@@ -351,6 +357,8 @@ function repositoryConfig(noHooks: string, storage: string): string {
     '\tsymlinks = true',
     '\tquotePath = false',
     '\tuntrackedCache = false',
+    // Checkpoints favour speed over a few bytes: fast zlib for loose objects.
+    '\tlooseCompression = 1',
     `\texcludesFile = ${quoteConfigValue(empty)}`,
     `\tattributesFile = ${quoteConfigValue(empty)}`,
     '[gc]',

@@ -2,71 +2,104 @@ import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { GitRunner } from './git-runner.js';
 
-export interface WorkspaceListing {
-  /** Workspace-relative paths ('/' separators) of the files a checkpoint records. */
-  files: string[];
+/** What changed in the work tree since the shadow index last recorded it. */
+export interface WorkspaceChanges {
+  /** Paths to record again: new or modified files, and tracked files that are gone. */
+  update: string[];
+  /** Paths to drop from the index although they may exist (grown over the size limit). */
+  forceRemove: string[];
   /** Files left out because they are larger than the size limit. */
   skippedLargeFiles: { path: string; size: number }[];
-  /** Nested repositories whose files were listed through their own ignore rules. */
+  /** Nested repositories seen for the first time, whose files were listed through their own rules. */
   nestedRepositories: string[];
 }
 
 const STAT_BATCH = 256;
 
 /**
- * Lists the files a checkpoint records: every file git would consider for `add -A` under the
- * workspace's own ignore rules, plus the files of nested repositories (which git on its own would
- * only record as an opaque link). A nested repository is listed with itself as the work tree, so
- * its own `.gitignore` files apply and its `.git` folder is never read or changed.
- *
- * `emptyIndex` names an index file that does not exist, so every file counts as "other".
+ * Finds what changed since the shadow index was last updated, using git's own stat cache so
+ * only new or changed files are looked at (the cost follows the change, not the tree size):
+ * tracked files whose stat data differ, tracked files that are gone, and files that are not
+ * ignored and not yet recorded. A folder that is a repository of its own is listed with itself as
+ * the work tree, so its `.git` is never read or changed and git does not reduce it to a link.
  */
-export async function listWorkspaceFiles(
+export async function findWorkspaceChanges(
   git: GitRunner,
   root: string,
   emptyIndex: string,
   maxFileBytes: number,
   signal?: AbortSignal,
-): Promise<WorkspaceListing> {
-  const candidates: string[] = [];
+): Promise<WorkspaceChanges> {
+  const output = await git.run(
+    ['ls-files', '-z', '-t', '--modified', '--deleted', '--others', '--exclude-standard'],
+    { signal },
+  );
+  const candidates = new Set<string>();
   const nestedRepositories: string[] = [];
-  const pending: string[] = [''];
-  while (pending.length > 0) {
-    const prefix = pending.shift()!;
-    const workTree = prefix === '' ? root : path.join(root, prefix);
-    const output = await git
-      .with({ GIT_WORK_TREE: workTree, GIT_INDEX_FILE: emptyIndex }, workTree)
-      .run(['ls-files', '--others', '--exclude-standard', '-z'], { signal });
-    for (const entry of output.split('\0')) {
-      if (entry === '') continue;
-      // Without --directory, ls-files only shows a folder (with a trailing slash) when it is
-      // a repository of its own.
-      if (entry.endsWith('/')) {
-        nestedRepositories.push(prefix + entry.slice(0, -1));
-        pending.push(prefix + entry);
-      } else {
-        candidates.push(prefix + entry);
-      }
+  for (const entry of output.split('\0')) {
+    if (entry.length < 3) continue;
+    const tag = entry.charAt(0);
+    const file = entry.slice(2);
+    // Without --directory, ls-files shows a folder (with a trailing slash) only when it is a
+    // repository of its own that the index has nothing from yet.
+    if (tag === '?' && file.endsWith('/')) {
+      const nested = await listRepositoryFiles(git, root, file, emptyIndex, signal);
+      nestedRepositories.push(file.slice(0, -1), ...nested.repositories);
+      for (const nestedFile of nested.files) candidates.add(nestedFile);
+    } else {
+      candidates.add(file);
     }
   }
-  const files: string[] = [];
+  const update: string[] = [];
+  const forceRemove: string[] = [];
   const skippedLargeFiles: { path: string; size: number }[] = [];
-  for (let start = 0; start < candidates.length; start += STAT_BATCH) {
+  const ordered = [...candidates].sort();
+  for (let start = 0; start < ordered.length; start += STAT_BATCH) {
     if (signal?.aborted) break;
-    const batch = candidates.slice(start, start + STAT_BATCH);
+    const batch = ordered.slice(start, start + STAT_BATCH);
     const statuses = await Promise.all(
       batch.map((relative) => lstat(path.join(root, relative)).catch(() => undefined)),
     );
     statuses.forEach((status, index) => {
       const relative = batch[index]!;
-      if (status === undefined) return; // removed while listing: it is simply not there now
-      if (status.isFile() && status.size > maxFileBytes) {
+      if (status !== undefined && status.isFile() && status.size > maxFileBytes) {
         skippedLargeFiles.push({ path: relative, size: status.size });
+        forceRemove.push(relative);
         return;
       }
-      if (status.isFile() || status.isSymbolicLink()) files.push(relative);
+      // Missing files are passed on too: update-index --remove drops them from the index.
+      if (status === undefined || status.isFile() || status.isSymbolicLink()) update.push(relative);
     });
   }
-  files.sort();
-  return { files, skippedLargeFiles, nestedRepositories };
+  return { update, forceRemove, skippedLargeFiles, nestedRepositories };
+}
+
+/** Lists every file of a nested repository (and of repositories nested in it) under its own rules. */
+async function listRepositoryFiles(
+  git: GitRunner,
+  root: string,
+  prefix: string,
+  emptyIndex: string,
+  signal?: AbortSignal,
+): Promise<{ files: string[]; repositories: string[] }> {
+  const files: string[] = [];
+  const repositories: string[] = [];
+  const pending = [prefix];
+  while (pending.length > 0) {
+    const current = pending.shift()!;
+    const workTree = path.join(root, current);
+    const output = await git
+      .with({ GIT_WORK_TREE: workTree, GIT_INDEX_FILE: emptyIndex }, workTree)
+      .run(['ls-files', '-z', '--others', '--exclude-standard'], { signal });
+    for (const entry of output.split('\0')) {
+      if (entry === '') continue;
+      if (entry.endsWith('/')) {
+        repositories.push(current + entry.slice(0, -1));
+        pending.push(current + entry);
+      } else {
+        files.push(current + entry);
+      }
+    }
+  }
+  return { files, repositories };
 }
