@@ -40,12 +40,21 @@ export const CODE_TOOL_ERROR_CODES = {
 export type CodeToolErrorCode = (typeof CODE_TOOL_ERROR_CODES)[keyof typeof CODE_TOOL_ERROR_CODES];
 
 /** Builds a ToolError with one of this family's codes. */
-export function codeError(code: CodeToolErrorCode, message: string, options: ToolErrorOptions = {}): ToolError {
+export function codeError(
+  code: CodeToolErrorCode,
+  message: string,
+  options: ToolErrorOptions = {},
+): ToolError {
   return new ToolError(code, message, options);
 }
 
 /** Throws INVALID_ARGUMENTS for a numeric argument below 1 or above its documented cap. */
-export function boundedCount(name: string, value: number | undefined, fallback: number, maximum: number): number {
+export function boundedCount(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  maximum: number,
+): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < 1) {
     throw new ToolError('INVALID_ARGUMENTS', `${name} must be a positive integer (got ${value}).`, {

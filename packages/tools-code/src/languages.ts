@@ -61,10 +61,28 @@ export function languageOfPath(filePath: string): LanguageInfo | undefined {
 }
 
 const assetExtensions = new Set([
-  '.png', '.jpg', '.jpeg', '.gif', '.webp', '.avif', '.svg', '.ico', '.bmp',
-  '.woff', '.woff2', '.ttf', '.otf', '.eot',
-  '.mp3', '.wav', '.ogg', '.mp4', '.webm', '.mov',
-  '.pdf', '.wasm',
+  '.png',
+  '.jpg',
+  '.jpeg',
+  '.gif',
+  '.webp',
+  '.avif',
+  '.svg',
+  '.ico',
+  '.bmp',
+  '.woff',
+  '.woff2',
+  '.ttf',
+  '.otf',
+  '.eot',
+  '.mp3',
+  '.wav',
+  '.ogg',
+  '.mp4',
+  '.webm',
+  '.mov',
+  '.pdf',
+  '.wasm',
 ]);
 
 /** True for static assets (images, fonts, media) a repo map lists separately from code. */

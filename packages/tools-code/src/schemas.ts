@@ -30,7 +30,10 @@ export const CODE_INTELLIGENCE_OPERATIONS = [
 ] as const;
 
 /** Operations of code_intelligence in configuration R (no apply_*). */
-export const CODE_INTELLIGENCE_READ_ONLY_OPERATIONS = CODE_INTELLIGENCE_OPERATIONS.slice(0, 6) as unknown as readonly [
+export const CODE_INTELLIGENCE_READ_ONLY_OPERATIONS = CODE_INTELLIGENCE_OPERATIONS.slice(
+  0,
+  6,
+) as unknown as readonly [
   'hover',
   'find_implementations',
   'call_hierarchy',
@@ -51,21 +54,31 @@ export const FileOutlineParameters = Type.Object({
 
 /** Parameters of repo_map. */
 export const RepoMapParameters = Type.Object({
-  scope: Optional(Type.String({ description: 'Workspace-relative folder to map; omitted means the whole workspace.' })),
+  scope: Optional(
+    Type.String({ description: 'Workspace-relative folder to map; omitted means the whole workspace.' }),
+  ),
   include: Optional(
-    Type.Array(StringEnum(REPO_MAP_SECTIONS), { description: 'Sections to include; omitted means all of them.' }),
+    Type.Array(StringEnum(REPO_MAP_SECTIONS), {
+      description: 'Sections to include; omitted means all of them.',
+    }),
   ),
   max_files: Optional(Type.Integer({ description: 'Most files to list per section (default 50).' })),
-  max_symbols: Optional(Type.Integer({ description: 'Most symbols to list in the modules section (default 150).' })),
+  max_symbols: Optional(
+    Type.Integer({ description: 'Most symbols to list in the modules section (default 150).' }),
+  ),
   max_results: Optional(
-    Type.Integer({ description: 'Most entries of list sections such as routes, tests and next_files (default 25).' }),
+    Type.Integer({
+      description: 'Most entries of list sections such as routes, tests and next_files (default 25).',
+    }),
   ),
 });
 
 /** Parameters of code_workspace_symbols. */
 export const CodeWorkspaceSymbolsParameters = Type.Object({
   query: Optional(
-    Type.String({ description: 'Text the symbol name contains (case-insensitive); omitted lists all symbols.' }),
+    Type.String({
+      description: 'Text the symbol name contains (case-insensitive); omitted lists all symbols.',
+    }),
   ),
   kind: Optional(
     Type.String({
@@ -73,7 +86,9 @@ export const CodeWorkspaceSymbolsParameters = Type.Object({
         'Only symbols of this kind: function, class, method, interface, type, variable, constant, id, selector, heading…',
     }),
   ),
-  glob: Optional(Type.String({ description: 'Only files matching this glob (for example src/**/*.ts or *.css).' })),
+  glob: Optional(
+    Type.String({ description: 'Only files matching this glob (for example src/**/*.ts or *.css).' }),
+  ),
   max_results: maxResults('symbols (default 100)'),
   max_files: Optional(Type.Integer({ description: 'Most files to search (default 20000).' })),
 });
@@ -85,7 +100,9 @@ export const CodeDocumentSymbolsParameters = Type.Object({
 });
 
 const position = {
-  path: Optional(Type.String({ description: 'Workspace-relative file where the symbol appears (narrows the search).' })),
+  path: Optional(
+    Type.String({ description: 'Workspace-relative file where the symbol appears (narrows the search).' }),
+  ),
   line: Optional(Type.Integer({ description: '1-based' })),
   character: Optional(Type.Integer({ description: '1-based' })),
 };
@@ -135,18 +152,27 @@ export const RunTestsParameters = Type.Object({
   ),
 });
 
-function codeIntelligenceParameters<Operations extends readonly string[]>(operations: Operations, readOnly: boolean) {
+function codeIntelligenceParameters<Operations extends readonly string[]>(
+  operations: Operations,
+  readOnly: boolean,
+) {
   const applyNote = readOnly ? '' : ' The apply operations require the edit_token of the matching preview.';
   return Type.Object({
     operation: StringEnum(operations, { description: `The operation to run.${applyNote}` }),
     path: Type.String({ description: 'Workspace-relative file the operation works on.' }),
-    symbol: Optional(Type.String({ description: 'Symbol to locate in path when line/character are not given.' })),
+    symbol: Optional(
+      Type.String({ description: 'Symbol to locate in path when line/character are not given.' }),
+    ),
     line: Optional(Type.Integer({ description: '1-based' })),
     character: Optional(Type.Integer({ description: '1-based' })),
-    end_line: Optional(Type.Integer({ description: '1-based; last line of the range of list_actions or preview_format' })),
+    end_line: Optional(
+      Type.Integer({ description: '1-based; last line of the range of list_actions or preview_format' }),
+    ),
     end_character: Optional(Type.Integer({ description: '1-based' })),
     direction: Optional(
-      StringEnum(['incoming', 'outgoing', 'both'] as const, { description: 'call_hierarchy direction; default both' }),
+      StringEnum(['incoming', 'outgoing', 'both'] as const, {
+        description: 'call_hierarchy direction; default both',
+      }),
     ),
     max_results: maxResults('results (default 50)'),
     new_name: Optional(Type.String({ description: 'preview_rename: the new name' })),
@@ -156,15 +182,23 @@ function codeIntelligenceParameters<Operations extends readonly string[]>(operat
       }),
     ),
     action_id: Optional(
-      Type.String({ description: readOnly ? 'not used in this configuration' : 'apply_action: an action_id from list_actions' }),
+      Type.String({
+        description: readOnly
+          ? 'not used in this configuration'
+          : 'apply_action: an action_id from list_actions',
+      }),
     ),
     edit_token: Optional(
       Type.String({
-        description: readOnly ? 'not used in this configuration' : 'apply_*: the edit_token of the matching preview',
+        description: readOnly
+          ? 'not used in this configuration'
+          : 'apply_*: the edit_token of the matching preview',
       }),
     ),
     tab_size: Optional(Type.Integer({ description: 'preview_format: spaces per tab (default 2)' })),
-    insert_spaces: Optional(Type.Boolean({ description: 'preview_format: indent with spaces (default true)' })),
+    insert_spaces: Optional(
+      Type.Boolean({ description: 'preview_format: indent with spaces (default true)' }),
+    ),
   });
 }
 

@@ -3,9 +3,9 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isToolError, sha256Hex, type Workspace } from '@assistant-kit/tool-core';
 import type { Location, LocationLink, Range } from 'vscode-languageserver-protocol';
-import { LineIndex } from '../positions.js';
-import type { LanguageServerProcess } from '../lsp/language-server-process.js';
 import type { LanguageServerPool } from '../lsp/language-server-pool.js';
+import type { LanguageServerProcess } from '../lsp/language-server-process.js';
+import { LineIndex } from '../positions.js';
 
 /** Files larger than this are not sent to a language server. */
 export const MAX_SERVER_FILE_BYTES = 2_000_000;
@@ -18,6 +18,10 @@ export interface OpenedDocument {
   text: string;
   lines: LineIndex;
   hash: string;
+  /** True when this open sent new content to the server (new diagnostics will follow). */
+  changed: boolean;
+  /** The server's diagnostic sequence number just before this open. */
+  diagnosticSequenceBefore: number;
 }
 
 /** A place in the workspace (or outside it, for library definitions), 1-based. */
@@ -67,26 +71,48 @@ export class LanguageService {
     const text = file.bytes.toString('utf8');
     const server = await this.pool.server(coverage.registration.id);
     const uri = this.uriOf(file.path.relative);
-    await server.syncDocument(uri, coverage.languageId, text, file.hash);
-    return { server, relative: file.path.relative, uri, text, lines: new LineIndex(text), hash: file.hash };
+    const diagnosticSequenceBefore = server.diagnosticSequence;
+    const changed = await server.syncDocument(uri, coverage.languageId, text, file.hash);
+    return {
+      server,
+      relative: file.path.relative,
+      uri,
+      text,
+      lines: new LineIndex(text),
+      hash: file.hash,
+      changed,
+      diagnosticSequenceBefore,
+    };
   }
 
   /**
    * Runs `operation` against the file's server; when the server crashed (before or during the
    * call) it is restarted and the operation is tried once more.
    */
-  async withDocument<Result>(relative: string, operation: (document: OpenedDocument) => Promise<Result>): Promise<Result> {
+  async withDocument<Result>(
+    relative: string,
+    operation: (document: OpenedDocument) => Promise<Result>,
+  ): Promise<Result> {
     try {
       return await operation(await this.open(relative));
     } catch (error) {
-      if (isToolError(error) && error.code === 'LANGUAGE_SERVER_UNAVAILABLE' && error.details?.crashed === true) {
+      if (
+        isToolError(error) &&
+        error.code === 'LANGUAGE_SERVER_UNAVAILABLE' &&
+        error.details?.crashed === true
+      ) {
         return operation(await this.open(relative));
       }
       throw error;
     }
   }
 
-  request<Result>(document: OpenedDocument, method: string, params: unknown, signal?: AbortSignal): Promise<Result> {
+  request<Result>(
+    document: OpenedDocument,
+    method: string,
+    params: unknown,
+    signal?: AbortSignal,
+  ): Promise<Result> {
     return document.server.request<Result>(method, params, { timeoutMs: this.requestTimeoutMs, signal });
   }
 
@@ -100,7 +126,8 @@ export class LanguageService {
   /** Workspace-relative location of an LSP Location or LocationLink. */
   async toSourceLocation(location: Location | LocationLink, withPreview = true): Promise<SourceLocation> {
     const uri = 'targetUri' in location ? location.targetUri : location.uri;
-    const range: Range = 'targetUri' in location ? (location.targetSelectionRange ?? location.targetRange) : location.range;
+    const range: Range =
+      'targetUri' in location ? (location.targetSelectionRange ?? location.targetRange) : location.range;
     const absolute = uri.startsWith('file:') ? fileURLToPath(uri) : uri;
     const inside = uri.startsWith('file:') && this.workspace.contains(absolute);
     const result: SourceLocation = {

@@ -26,7 +26,15 @@ export interface WalkOptions {
 }
 
 /** Folders never walked: version-control data, installed dependencies, the app's own folder. */
-const ALWAYS_SKIPPED = new Set(['.git', '.hg', '.svn', 'node_modules', '.assistant-kit', '__pycache__', '.venv']);
+const ALWAYS_SKIPPED = new Set([
+  '.git',
+  '.hg',
+  '.svn',
+  'node_modules',
+  '.assistant-kit',
+  '__pycache__',
+  '.venv',
+]);
 
 /** Default cap on the files one walk collects. */
 export const DEFAULT_WALK_FILE_CAP = 100_000;
@@ -37,7 +45,10 @@ interface IgnoreLayer {
   rules: Ignore;
 }
 
-async function loadIgnoreLayer(absoluteFolder: string, relativeFolder: string): Promise<IgnoreLayer | undefined> {
+async function loadIgnoreLayer(
+  absoluteFolder: string,
+  relativeFolder: string,
+): Promise<IgnoreLayer | undefined> {
   try {
     const text = await readFile(path.join(absoluteFolder, '.gitignore'), 'utf8');
     return { base: relativeFolder, rules: ignore().add(text) };

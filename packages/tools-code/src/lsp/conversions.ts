@@ -38,11 +38,16 @@ export function symbolKindName(kind: number): SymbolKindName {
 /** Plain text of an LSP hover's contents (MarkupContent, MarkedString or an array of them). */
 export function hoverText(contents: unknown): string {
   if (typeof contents === 'string') return contents;
-  if (Array.isArray(contents)) return contents.map(hoverText).filter((part) => part !== '').join('\n\n');
+  if (Array.isArray(contents))
+    return contents
+      .map(hoverText)
+      .filter((part) => part !== '')
+      .join('\n\n');
   if (contents !== null && typeof contents === 'object') {
     const value = (contents as { value?: unknown }).value;
     const language = (contents as { language?: unknown }).language;
-    if (typeof value === 'string') return typeof language === 'string' ? `\`\`\`${language}\n${value}\n\`\`\`` : value;
+    if (typeof value === 'string')
+      return typeof language === 'string' ? `\`\`\`${language}\n${value}\n\`\`\`` : value;
   }
   return '';
 }

@@ -39,7 +39,11 @@ export class LanguageServerPool {
   readonly #options: LanguageServerPoolOptions;
   #closed = false;
 
-  constructor(root: string, registrations: readonly LanguageServerRegistration[], options: LanguageServerPoolOptions) {
+  constructor(
+    root: string,
+    registrations: readonly LanguageServerRegistration[],
+    options: LanguageServerPoolOptions,
+  ) {
     this.root = root;
     this.#options = options;
     for (const registration of registrations) {
@@ -48,13 +52,17 @@ export class LanguageServerPool {
   }
 
   /** The server covering a file and the language id to open it with, if any. */
-  coverage(relativePath: string): { registration: LanguageServerRegistration; languageId: string } | undefined {
+  coverage(
+    relativePath: string,
+  ): { registration: LanguageServerRegistration; languageId: string } | undefined {
     const extension = path.extname(relativePath).toLowerCase();
     const known = languageOfPath(relativePath);
     for (const slot of this.#slots.values()) {
       const registration = slot.registration;
-      if (registration.fileExtensions?.includes(extension)) return { registration, languageId: registration.languageIds[0]! };
-      if (known !== undefined && registration.languageIds.includes(known.languageId)) return { registration, languageId: known.languageId };
+      if (registration.fileExtensions?.includes(extension))
+        return { registration, languageId: registration.languageIds[0]! };
+      if (known !== undefined && registration.languageIds.includes(known.languageId))
+        return { registration, languageId: known.languageId };
     }
     return undefined;
   }
@@ -67,7 +75,8 @@ export class LanguageServerPool {
   async server(id: string): Promise<LanguageServerProcess> {
     if (this.#closed) throw codeError('LANGUAGE_SERVER_UNAVAILABLE', 'The code tools were closed.');
     const slot = this.#slots.get(id);
-    if (slot === undefined) throw codeError('NO_LANGUAGE_SERVER', `No language server is registered as "${id}".`);
+    if (slot === undefined)
+      throw codeError('NO_LANGUAGE_SERVER', `No language server is registered as "${id}".`);
     if (slot.current?.state === 'running') return slot.current;
     if (slot.starting !== undefined) return slot.starting;
     if (slot.current !== undefined) {
@@ -93,10 +102,14 @@ export class LanguageServerPool {
       } catch (error) {
         await process.stop().catch(() => {});
         process.state = 'crashed';
-        throw codeError('LANGUAGE_SERVER_UNAVAILABLE', `The ${id} language server could not be started: ${(error as Error).message}`, {
-          cause: error,
-          details: { server: id },
-        });
+        throw codeError(
+          'LANGUAGE_SERVER_UNAVAILABLE',
+          `The ${id} language server could not be started: ${(error as Error).message}`,
+          {
+            cause: error,
+            details: { server: id },
+          },
+        );
       } finally {
         slot.starting = undefined;
       }

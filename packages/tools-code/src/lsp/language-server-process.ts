@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
+import { ToolError } from '@assistant-kit/tool-core';
 import type {
   Diagnostic,
   InitializeResult,
@@ -9,7 +10,6 @@ import type {
   ServerCapabilities,
   WorkspaceEdit,
 } from 'vscode-languageserver-protocol';
-import { ToolError } from '@assistant-kit/tool-core';
 import { codeError } from '../errors.js';
 import type { LanguageServerRegistration } from './registrations.js';
 
@@ -58,7 +58,17 @@ function clientCapabilities() {
       codeAction: {
         codeActionLiteralSupport: {
           codeActionKind: {
-            valueSet: ['', 'quickfix', 'refactor', 'refactor.extract', 'refactor.inline', 'refactor.rewrite', 'source', 'source.organizeImports', 'source.fixAll'],
+            valueSet: [
+              '',
+              'quickfix',
+              'refactor',
+              'refactor.extract',
+              'refactor.inline',
+              'refactor.rewrite',
+              'source',
+              'source.organizeImports',
+              'source.fixAll',
+            ],
           },
         },
         resolveSupport: { properties: ['edit'] },
@@ -117,9 +127,13 @@ export class LanguageServerProcess {
   /** Starts the process and completes the initialize handshake. */
   async start(timeoutMs: number): Promise<void> {
     const rpc = await import('vscode-languageserver-protocol/node').catch((error: unknown) => {
-      throw codeError('LANGUAGE_SERVER_UNAVAILABLE', 'Language servers need vscode-languageserver-protocol: install it.', {
-        cause: error,
-      });
+      throw codeError(
+        'LANGUAGE_SERVER_UNAVAILABLE',
+        'Language servers need vscode-languageserver-protocol: install it.',
+        {
+          cause: error,
+        },
+      );
     });
     const { command, args, env } = await this.registration.command();
     const child = spawn(command, args, {
@@ -172,7 +186,9 @@ export class LanguageServerProcess {
     this.capabilities = result.capabilities ?? {};
     await connection.sendNotification('initialized', {});
     if (this.registration.settings !== undefined) {
-      await connection.sendNotification('workspace/didChangeConfiguration', { settings: this.registration.settings });
+      await connection.sendNotification('workspace/didChangeConfiguration', {
+        settings: this.registration.settings,
+      });
     }
     this.state = 'running';
   }
@@ -183,12 +199,17 @@ export class LanguageServerProcess {
         if (item.section === undefined) return this.registration.settings ?? {};
         let value: unknown = this.registration.settings;
         for (const part of item.section.split('.')) {
-          value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+          value =
+            value !== null && typeof value === 'object'
+              ? (value as Record<string, unknown>)[part]
+              : undefined;
         }
         return value ?? null;
       }),
     );
-    connection.onRequest('workspace/workspaceFolders', () => [{ uri: pathToFileURL(this.root).href, name: 'workspace' }]);
+    connection.onRequest('workspace/workspaceFolders', () => [
+      { uri: pathToFileURL(this.root).href, name: 'workspace' },
+    ]);
     connection.onRequest('client/registerCapability', () => null);
     connection.onRequest('client/unregisterCapability', () => null);
     connection.onRequest('window/workDoneProgress/create', () => null);
@@ -206,10 +227,12 @@ export class LanguageServerProcess {
     connection.onRequest('workspace/codeLens/refresh', () => null);
     connection.onNotification('textDocument/publishDiagnostics', (params: PublishDiagnosticsParams) => {
       this.#diagnosticSequence++;
-      this.#diagnostics.set(params.uri, { diagnostics: params.diagnostics, sequence: this.#diagnosticSequence });
+      this.#diagnostics.set(params.uri, {
+        diagnostics: params.diagnostics,
+        sequence: this.#diagnosticSequence,
+      });
       for (const wake of this.#diagnosticWaiters) wake();
     });
-    connection.onNotification(() => {});
   }
 
   /**
@@ -223,8 +246,16 @@ export class LanguageServerProcess {
     options: { timeoutMs: number; signal?: AbortSignal; allowStarting?: boolean },
   ): Promise<Result> {
     const connection = this.#connection;
-    if (connection === undefined || this.state === 'crashed' || this.state === 'stopped' || (this.state === 'starting' && !options.allowStarting)) {
-      throw codeError('LANGUAGE_SERVER_UNAVAILABLE', `The ${this.registration.id} language server is not running.`);
+    if (
+      connection === undefined ||
+      this.state === 'crashed' ||
+      this.state === 'stopped' ||
+      (this.state === 'starting' && !options.allowStarting)
+    ) {
+      throw codeError(
+        'LANGUAGE_SERVER_UNAVAILABLE',
+        `The ${this.registration.id} language server is not running.`,
+      );
     }
     const { CancellationTokenSource, ResponseError } = await import('vscode-languageserver-protocol/node');
     const cancellation = new CancellationTokenSource();
@@ -249,25 +280,40 @@ export class LanguageServerProcess {
       else options.signal?.addEventListener('abort', onAbort, { once: true });
       this.#exited.then(() =>
         reject(
-          codeError('LANGUAGE_SERVER_UNAVAILABLE', `The ${this.registration.id} language server exited during ${method}.`, {
-            details: { server: this.registration.id, method, crashed: true },
-          }),
+          codeError(
+            'LANGUAGE_SERVER_UNAVAILABLE',
+            `The ${this.registration.id} language server exited during ${method}.`,
+            {
+              details: { server: this.registration.id, method, crashed: true },
+            },
+          ),
         ),
       );
     });
     try {
-      return await Promise.race([connection.sendRequest(method, params, cancellation.token) as Promise<Result>, interrupted]);
+      return await Promise.race([
+        connection.sendRequest(method, params, cancellation.token) as Promise<Result>,
+        interrupted,
+      ]);
     } catch (error) {
       if (error instanceof ToolError) throw error;
       if (error instanceof ResponseError) {
-        throw codeError('LANGUAGE_SERVER_ERROR', `The ${this.registration.id} language server refused ${method}: ${error.message}`, {
-          cause: error,
-          details: { server: this.registration.id, method, serverCode: error.code },
-        });
+        throw codeError(
+          'LANGUAGE_SERVER_ERROR',
+          `The ${this.registration.id} language server refused ${method}: ${error.message}`,
+          {
+            cause: error,
+            details: { server: this.registration.id, method, serverCode: error.code },
+          },
+        );
       }
-      throw codeError('LANGUAGE_SERVER_UNAVAILABLE', `The ${this.registration.id} language server failed on ${method}.`, {
-        cause: error,
-      });
+      throw codeError(
+        'LANGUAGE_SERVER_UNAVAILABLE',
+        `The ${this.registration.id} language server failed on ${method}.`,
+        {
+          cause: error,
+        },
+      );
     } finally {
       clearTimeout(timer);
       if (onAbort !== undefined) options.signal?.removeEventListener('abort', onAbort);
@@ -318,7 +364,8 @@ export class LanguageServerProcess {
 
   async #closeLeastRecentlyUsed(): Promise<void> {
     let oldest: [string, OpenDocument] | undefined;
-    for (const entry of this.#documents) if (oldest === undefined || entry[1].lastUsed < oldest[1].lastUsed) oldest = entry;
+    for (const entry of this.#documents)
+      if (oldest === undefined || entry[1].lastUsed < oldest[1].lastUsed) oldest = entry;
     if (oldest === undefined) return;
     this.#documents.delete(oldest[0]);
     this.#diagnostics.delete(oldest[0]);
@@ -338,7 +385,11 @@ export class LanguageServerProcess {
    * has been quiet for `quietMs` (servers publish syntax and semantic results separately).
    * Resolves false when `timeoutMs` passes first.
    */
-  async waitForDiagnostics(uri: string, sinceSequence: number, options: { timeoutMs: number; quietMs: number; signal?: AbortSignal }): Promise<boolean> {
+  async waitForDiagnostics(
+    uri: string,
+    sinceSequence: number,
+    options: { timeoutMs: number; quietMs: number; signal?: AbortSignal },
+  ): Promise<boolean> {
     const deadline = Date.now() + options.timeoutMs;
     return new Promise<boolean>((resolve) => {
       let quietTimer: NodeJS.Timeout | undefined;
@@ -355,10 +406,20 @@ export class LanguageServerProcess {
         const published = this.#diagnostics.get(uri);
         if (published === undefined || published.sequence <= sinceSequence) return;
         clearTimeout(quietTimer);
-        quietTimer = setTimeout(() => finish(true), Math.max(0, Math.min(options.quietMs, deadline - Date.now())));
+        quietTimer = setTimeout(
+          () => finish(true),
+          Math.max(0, Math.min(options.quietMs, deadline - Date.now())),
+        );
       };
       this.#diagnosticWaiters.add(wake);
-      deadlineTimer = setTimeout(() => finish(this.#diagnostics.get(uri)?.sequence !== undefined && this.#diagnostics.get(uri)!.sequence > sinceSequence), options.timeoutMs);
+      deadlineTimer = setTimeout(
+        () =>
+          finish(
+            this.#diagnostics.get(uri)?.sequence !== undefined &&
+              this.#diagnostics.get(uri)!.sequence > sinceSequence,
+          ),
+        options.timeoutMs,
+      );
       options.signal?.addEventListener('abort', abort, { once: true });
       this.#exited.then(() => finish(false));
       wake();

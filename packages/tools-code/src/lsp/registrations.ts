@@ -39,15 +39,24 @@ export interface LanguageServerRegistration {
   initializationOptions?: unknown;
   /** Settings answered to `workspace/configuration` and sent with `didChangeConfiguration`. */
   settings?: Record<string, unknown>;
+  /**
+   * Whether the server publishes diagnostics for opened files (default true). code_diagnostics
+   * waits for them only from servers that do.
+   */
+  publishesDiagnostics?: boolean;
 }
 
 function resolveInstalled(specifier: string, packageName: string): string {
   try {
     return requireFromHere.resolve(specifier);
   } catch (error) {
-    throw codeError('LANGUAGE_SERVER_UNAVAILABLE', `The language server is not installed: install ${packageName}.`, {
-      cause: error,
-    });
+    throw codeError(
+      'LANGUAGE_SERVER_UNAVAILABLE',
+      `The language server is not installed: install ${packageName}.`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
@@ -64,6 +73,8 @@ export function defaultLanguageServers(): LanguageServerRegistration[] {
       command: () => nodeScript('typescript-language-server/lib/cli.mjs', 'typescript-language-server'),
       initializationOptions: {
         hostInfo: 'assistant-kit',
+        // Typing acquisition would try to download @types packages: there is no network.
+        disableAutomaticTypingAcquisition: true,
         tsserver: { path: resolveInstalled('typescript/lib/tsserver.js', 'typescript') },
         // Without this, a rename at an import site renames only the local alias.
         preferences: { providePrefixAndSuffixTextForRename: false, allowRenameOfImportPath: false },
@@ -79,7 +90,13 @@ export function defaultLanguageServers(): LanguageServerRegistration[] {
           'vscode-langservers-extracted',
         ),
       initializationOptions: { provideFormatter: true, embeddedLanguages: { css: true, javascript: true } },
-      settings: { html: { format: { enable: true }, validate: { scripts: true, styles: true } }, css: {}, javascript: {} },
+      // The HTML server validates only embedded scripts and styles, and only on request.
+      publishesDiagnostics: false,
+      settings: {
+        html: { format: { enable: true }, validate: { scripts: true, styles: true } },
+        css: {},
+        javascript: {},
+      },
     },
     {
       id: 'css',
@@ -102,13 +119,22 @@ export function defaultLanguageServers(): LanguageServerRegistration[] {
         ),
       initializationOptions: { provideFormatter: true, handledSchemaProtocols: ['file'] },
       // No network: schemas are never downloaded.
-      settings: { json: { validate: { enable: true }, format: { enable: true }, schemaDownload: { enable: false }, schemas: [] } },
+      settings: {
+        json: {
+          validate: { enable: true },
+          format: { enable: true },
+          schemaDownload: { enable: false },
+          schemas: [],
+        },
+      },
     },
   ];
 }
 
 /** Merges extra registrations into the defaults; an extra one with a built-in id replaces it. */
-export function mergeRegistrations(extra: readonly LanguageServerRegistration[] = []): LanguageServerRegistration[] {
+export function mergeRegistrations(
+  extra: readonly LanguageServerRegistration[] = [],
+): LanguageServerRegistration[] {
   const merged = new Map(defaultLanguageServers().map((registration) => [registration.id, registration]));
   for (const registration of extra) merged.set(registration.id, registration);
   return [...merged.values()];

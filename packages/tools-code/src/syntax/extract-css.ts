@@ -15,7 +15,8 @@ export function extractCss(tree: Tree, analysis: FileAnalysis): void {
         const selectors = node.namedChildren.find((child) => child?.type === 'selectors') ?? null;
         const name = selectors?.text.replace(/\s+/g, ' ').trim();
         if (name !== undefined) context.addSymbol(selectors, 'selector', node, { name });
-        for (const match of name?.matchAll(/[.#]([A-Za-z_-][\w-]*)/g) ?? []) context.countIdentifier(match[1]!);
+        for (const match of name?.matchAll(/[.#]([A-Za-z_-][\w-]*)/g) ?? [])
+          context.countIdentifier(match[1]!);
         return name === undefined ? undefined : context.enterContainer(name, 'selector');
       }
       case 'media_statement':
@@ -28,13 +29,20 @@ export function extractCss(tree: Tree, analysis: FileAnalysis): void {
       case 'keyframes_statement': {
         const node = cursor.currentNode;
         const name = node.namedChildren.find((child) => child?.type === 'keyframes_name') ?? null;
-        context.addSymbol(name, 'keyframes', node, { name: name === null ? undefined : `@keyframes ${name.text}` });
+        context.addSymbol(name, 'keyframes', node, {
+          name: name === null ? undefined : `@keyframes ${name.text}`,
+        });
         return false;
       }
       case 'import_statement': {
         const node = cursor.currentNode;
-        const target = node.namedChildren.find((child) => child?.type === 'string_value' || child?.type === 'call_expression');
-        const value = target?.type === 'string_value' ? stringLiteralValue(target) : target?.text.match(/url\(['"]?([^'")]+)/)?.[1];
+        const target = node.namedChildren.find(
+          (child) => child?.type === 'string_value' || child?.type === 'call_expression',
+        );
+        const value =
+          target?.type === 'string_value'
+            ? stringLiteralValue(target)
+            : target?.text.match(/url\(['"]?([^'")]+)/)?.[1];
         if (value !== undefined) analysis.imports.push(value);
         return false;
       }

@@ -37,9 +37,12 @@ export function extractHtml(tree: Tree, analysis: FileAnalysis): void {
     if (type === 'comment' || type === 'doctype' || type === 'raw_text' || type === 'text') return false;
     if (type !== 'element' && type !== 'script_element' && type !== 'style_element') return undefined;
     const element = cursor.currentNode;
-    const startTag = element.namedChildren.find((child) => child?.type === 'start_tag' || child?.type === 'self_closing_tag');
+    const startTag = element.namedChildren.find(
+      (child) => child?.type === 'start_tag' || child?.type === 'self_closing_tag',
+    );
     if (startTag === undefined || startTag === null) return undefined;
-    const tagName = startTag.namedChildren.find((child) => child?.type === 'tag_name')?.text.toLowerCase() ?? '';
+    const tagName =
+      startTag.namedChildren.find((child) => child?.type === 'tag_name')?.text.toLowerCase() ?? '';
     const attributes = attributesOf(startTag);
     const id = attributes.get('id');
     if (id !== undefined && id.value !== '') {
@@ -50,15 +53,23 @@ export function extractHtml(tree: Tree, analysis: FileAnalysis): void {
       if (className !== '') context.countIdentifier(className);
     }
     if (HEADING_TAGS.has(tagName)) {
-      const text = element.text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
-      if (text !== '') context.addSymbol(startTag, 'heading', element, { name: `${tagName}: ${text.slice(0, 80)}` });
+      const text = element.text
+        .replace(/<[^>]*>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
+      if (text !== '')
+        context.addSymbol(startTag, 'heading', element, { name: `${tagName}: ${text.slice(0, 80)}` });
     }
     const reference =
-      tagName === 'script' ? attributes.get('src')?.value
-      : tagName === 'link' ? attributes.get('href')?.value
-      : tagName === 'a' ? attributes.get('href')?.value
-      : tagName === 'img' || tagName === 'source' ? attributes.get('src')?.value
-      : undefined;
+      tagName === 'script'
+        ? attributes.get('src')?.value
+        : tagName === 'link'
+          ? attributes.get('href')?.value
+          : tagName === 'a'
+            ? attributes.get('href')?.value
+            : tagName === 'img' || tagName === 'source'
+              ? attributes.get('src')?.value
+              : undefined;
     if (reference !== undefined && isLocalReference(reference)) {
       const withoutQuery = reference.replace(/[?#].*$/, '');
       if (tagName !== 'a' || /\.html?$/i.test(withoutQuery)) analysis.imports.push(withoutQuery);

@@ -28,5 +28,6 @@ export function extractMarkdown(text: string, analysis: FileAnalysis): void {
     });
     stack.push({ level, name });
   });
-  for (const match of text.matchAll(/\]\((\.{0,2}\/?[^)\s:#]+\.[a-z0-9]+)[)#\s]/gi)) analysis.imports.push(match[1]!);
+  for (const match of text.matchAll(/\]\((\.{0,2}\/?[^)\s:#]+\.[a-z0-9]+)[)#\s]/gi))
+    analysis.imports.push(match[1]!);
 }

@@ -47,7 +47,11 @@ export function extractPython(tree: Tree, analysis: FileAnalysis): void {
         const node = cursor.currentNode;
         const name = node.childForFieldName('name');
         const inClass = context.container?.kind === 'class';
-        const kind: SymbolKindName = inClass ? (name?.text === '__init__' ? 'constructor' : 'method') : 'function';
+        const kind: SymbolKindName = inClass
+          ? name?.text === '__init__'
+            ? 'constructor'
+            : 'method'
+          : 'function';
         context.addSymbol(name, kind, node);
         return context.enterContainer(name?.text ?? '<function>', kind, true);
       }
@@ -60,7 +64,11 @@ export function extractPython(tree: Tree, analysis: FileAnalysis): void {
         const left = node.childForFieldName('left');
         if (left?.type !== 'identifier') return undefined;
         const kind: SymbolKindName =
-          context.container?.kind === 'class' ? 'property' : /^[A-Z][A-Z0-9_]*$/.test(left.text) ? 'constant' : 'variable';
+          context.container?.kind === 'class'
+            ? 'property'
+            : /^[A-Z][A-Z0-9_]*$/.test(left.text)
+              ? 'constant'
+              : 'variable';
         context.addSymbol(left, kind, node);
         return undefined;
       }

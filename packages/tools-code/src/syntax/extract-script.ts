@@ -24,11 +24,17 @@ const IDENTIFIER_TYPES = new Set([
   'shorthand_property_identifier_pattern',
 ]);
 
-const FUNCTION_VALUE_TYPES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
+const FUNCTION_VALUE_TYPES = new Set([
+  'arrow_function',
+  'function_expression',
+  'function',
+  'generator_function',
+]);
 
 function isExported(declaration: Node): boolean {
   let parent = declaration.parent;
-  if (parent?.type === 'lexical_declaration' || parent?.type === 'variable_declaration') parent = parent.parent;
+  if (parent?.type === 'lexical_declaration' || parent?.type === 'variable_declaration')
+    parent = parent.parent;
   return parent?.type === 'export_statement';
 }
 
@@ -67,7 +73,11 @@ function recordObjectRoute(call: Node, context: ExtractionContext): void {
     if (key === 'url' || key === 'path') url = stringLiteralValue(value);
   }
   if (url?.startsWith('/')) {
-    context.analysis.routes.push({ method: (method ?? 'ANY').toUpperCase(), path: url, line: call.startPosition.row + 1 });
+    context.analysis.routes.push({
+      method: (method ?? 'ANY').toUpperCase(),
+      path: url,
+      line: call.startPosition.row + 1,
+    });
   }
 }
 
@@ -132,7 +142,9 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
         const name = node.childForFieldName('name');
         const kind: SymbolKindName = name?.text === 'constructor' ? 'constructor' : 'method';
         context.addSymbol(name, kind, node);
-        return type === 'method_definition' ? context.enterContainer(name?.text ?? '<method>', kind, true) : undefined;
+        return type === 'method_definition'
+          ? context.enterContainer(name?.text ?? '<method>', kind, true)
+          : undefined;
       }
       case 'public_field_definition':
       case 'field_definition':
@@ -140,7 +152,8 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
         const node = cursor.currentNode;
         const name = node.childForFieldName('name') ?? node.childForFieldName('property');
         const value = node.childForFieldName('value');
-        const kind: SymbolKindName = value !== null && FUNCTION_VALUE_TYPES.has(value.type) ? 'method' : 'property';
+        const kind: SymbolKindName =
+          value !== null && FUNCTION_VALUE_TYPES.has(value.type) ? 'method' : 'property';
         context.addSymbol(name, kind, node);
         return undefined;
       }
@@ -197,7 +210,8 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
         if (object !== 'exports' && object !== 'module.exports') return undefined;
         const property = left.childForFieldName('property');
         const value = node.childForFieldName('right');
-        const kind: SymbolKindName = value !== null && FUNCTION_VALUE_TYPES.has(value.type) ? 'function' : 'variable';
+        const kind: SymbolKindName =
+          value !== null && FUNCTION_VALUE_TYPES.has(value.type) ? 'function' : 'variable';
         context.addSymbol(property, kind, node, { exported: true });
         return undefined;
       }

@@ -49,18 +49,31 @@ export class SyntaxIndex {
   }
 
   /** Analysis of text the caller already holds (for example a file just read by a tool). */
-  async analyzeContent(relative: string, text: string, version: { mtimeMs: number; size: number }): Promise<FileAnalysis | undefined> {
+  async analyzeContent(
+    relative: string,
+    text: string,
+    version: { mtimeMs: number; size: number },
+  ): Promise<FileAnalysis | undefined> {
     const cached = this.#cache.get(relative);
-    if (cached !== undefined && cached.mtimeMs === version.mtimeMs && cached.size === version.size) return cached.analysis;
+    if (cached !== undefined && cached.mtimeMs === version.mtimeMs && cached.size === version.size)
+      return cached.analysis;
     const analysis = await analyzeText(relative, text);
     this.#cache.set(relative, { ...version, analysis });
     return analysis;
   }
 
   /** Walks the workspace (or a scope) and brings every parsable file's analysis up to date. */
-  async refresh(options: { scope?: string; maxFiles?: number; signal?: AbortSignal; filter?: (relative: string) => boolean } = {}): Promise<IndexSnapshot> {
+  async refresh(
+    options: {
+      scope?: string;
+      maxFiles?: number;
+      signal?: AbortSignal;
+      filter?: (relative: string) => boolean;
+    } = {},
+  ): Promise<IndexSnapshot> {
     const walk = await walkWorkspace(this.root, options);
-    const files = options.filter === undefined ? walk.files : walk.files.filter((file) => options.filter!(file.relative));
+    const files =
+      options.filter === undefined ? walk.files : walk.files.filter((file) => options.filter!(file.relative));
     const analyses = new Map<string, FileAnalysis>();
     let reparsed = 0;
     const batchSize = 64;

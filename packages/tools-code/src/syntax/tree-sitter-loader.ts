@@ -27,9 +27,13 @@ async function loadTreeSitter(): Promise<TreeSitterModule> {
     try {
       module = await import('web-tree-sitter');
     } catch (error) {
-      throw codeError('LANGUAGE_NOT_SUPPORTED', 'Syntax trees need web-tree-sitter: install web-tree-sitter.', {
-        cause: error,
-      });
+      throw codeError(
+        'LANGUAGE_NOT_SUPPORTED',
+        'Syntax trees need web-tree-sitter: install web-tree-sitter.',
+        {
+          cause: error,
+        },
+      );
     }
     await module.Parser.init();
     return module;
@@ -60,7 +64,11 @@ export async function parserFor(grammar: GrammarName): Promise<Parser> {
     loaded = await language;
   } catch (error) {
     languages.delete(grammar);
-    throw codeError('LANGUAGE_NOT_SUPPORTED', `The ${grammar} grammar could not be loaded: install tree-sitter-${grammar === 'tsx' ? 'typescript' : grammar}.`, { cause: error });
+    throw codeError(
+      'LANGUAGE_NOT_SUPPORTED',
+      `The ${grammar} grammar could not be loaded: install tree-sitter-${grammar === 'tsx' ? 'typescript' : grammar}.`,
+      { cause: error },
+    );
   }
   const again = parsers.get(grammar);
   if (again !== undefined) return again;

@@ -1,0 +1,99 @@
+import type { ToolFamily, Workspace } from '@assistant-kit/tool-core';
+import type { CodeContext } from './engine/code-context.js';
+import { LanguageService } from './engine/language-service.js';
+import { codeIntelligenceTool } from './intelligence/code-intelligence-tool.js';
+import { EditTokenStore } from './intelligence/edit-tokens.js';
+import { LanguageServerPool, type LanguageServerStatus } from './lsp/language-server-pool.js';
+import { type LanguageServerRegistration, mergeRegistrations } from './lsp/registrations.js';
+import { SyntaxIndex } from './syntax/syntax-index.js';
+import { codeDiagnosticsTool } from './tools/diagnostics-tool.js';
+import { codeFindDefinitionTool, codeFindReferencesTool } from './tools/navigation-tools.js';
+import { codeProjectProfileTool, codeRelatedTestsTool, runTestsTool } from './tools/project-tools.js';
+import { repoMapTool } from './tools/repo-map-tool.js';
+import { codeDocumentSymbolsTool, codeWorkspaceSymbolsTool, fileOutlineTool } from './tools/symbol-tools.js';
+
+/** Default time a language server has to answer one request. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** Default time a language server has to start and initialise. */
+export const DEFAULT_START_TIMEOUT_MS = 60_000;
+
+export interface CodeToolsOptions {
+  workspace: Workspace;
+  /**
+   * Offer apply_rename, apply_action and apply_format (configurations W and U). Default: true
+   * unless the workspace is read-only. With false (configuration R) code_intelligence offers only
+   * hover, find_implementations, call_hierarchy, preview_rename, list_actions and preview_format.
+   */
+  allowApply?: boolean;
+  /** Extra language servers (pyright, gopls, rust-analyzer…); one with a built-in id replaces it. */
+  languageServers?: readonly LanguageServerRegistration[];
+  /** Time limit of one language-server request; on expiry it is cancelled (default 30 s). */
+  requestTimeoutMs?: number;
+  /** Time limit of a language server's start and initialize handshake (default 60 s). */
+  startTimeoutMs?: number;
+  /** Time code_diagnostics waits for one file's diagnostics (default 20 s). */
+  diagnosticsTimeoutMs?: number;
+  /** Restarts of a crashing server allowed within 10 minutes (default 5). */
+  maxServerRestarts?: number;
+}
+
+/** The code family bound to one workspace session. */
+export interface CodeToolFamily extends ToolFamily {
+  /** State, pid, restarts and memory of each registered language server. */
+  languageServerStatus(): Promise<LanguageServerStatus[]>;
+}
+
+/**
+ * Creates the code intelligence tools for one workspace session, in SPEC 4.4 order: file_outline,
+ * repo_map, code_workspace_symbols, code_document_symbols, code_find_definition,
+ * code_find_references, code_diagnostics, code_project_profile, code_related_tests, run_tests,
+ * code_intelligence. Language servers start on first use and stop with `close()`.
+ *
+ * @example
+ * const workspace = await Workspace.open('/srv/project');
+ * const code = createCodeTools({ workspace });
+ * const runtime = new ToolRuntime({ workspace, tools: code.tools });
+ * console.log(await runtime.call('code_find_definition', { symbol: 'createServer' }));
+ * await code.close();
+ */
+export function createCodeTools(options: CodeToolsOptions): CodeToolFamily {
+  const workspace = options.workspace;
+  const allowApply = options.allowApply ?? !workspace.readOnly;
+  const pool = new LanguageServerPool(workspace.root, mergeRegistrations(options.languageServers), {
+    startTimeoutMs: options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
+    maxRestarts: options.maxServerRestarts ?? 5,
+    restartWindowMs: 10 * 60_000,
+  });
+  const context: CodeContext = {
+    workspace,
+    syntax: new SyntaxIndex(workspace.root),
+    languages: new LanguageService(workspace, pool, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+    pool,
+    diagnosticsTimeoutMs: options.diagnosticsTimeoutMs ?? 20_000,
+  };
+  const tokens = new EditTokenStore();
+  let closing: Promise<void> | undefined;
+  return {
+    tools: [
+      fileOutlineTool(context),
+      repoMapTool(context),
+      codeWorkspaceSymbolsTool(context),
+      codeDocumentSymbolsTool(context),
+      codeFindDefinitionTool(context),
+      codeFindReferencesTool(context),
+      codeDiagnosticsTool(context),
+      codeProjectProfileTool(context),
+      codeRelatedTestsTool(context),
+      runTestsTool(context),
+      codeIntelligenceTool(context, tokens, allowApply),
+    ],
+    languageServerStatus: () => pool.status(),
+    close: () => {
+      closing ??= (async () => {
+        tokens.clear();
+        await pool.close();
+      })();
+      return closing;
+    },
+  };
+}

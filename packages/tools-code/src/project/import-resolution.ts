@@ -1,0 +1,60 @@
+import path from 'node:path';
+
+const SCRIPT_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
+const PROBE_EXTENSIONS = [...SCRIPT_EXTENSIONS, '.css', '.scss', '.html', '.json', '.vue', '.svelte'];
+
+/**
+ * Resolves an import specifier written in `fromFile` to a workspace file, or undefined for
+ * packages and files that do not exist. Understands relative paths, extensionless imports,
+ * folder index files, TypeScript's `.js` → `.ts` mapping, HTML/CSS/Markdown links and Python
+ * modules (relative and dotted).
+ */
+export function resolveImport(
+  fromFile: string,
+  specifier: string,
+  files: ReadonlySet<string>,
+): string | undefined {
+  const directory = path.posix.dirname(fromFile);
+  const extension = path.posix.extname(fromFile);
+  if (extension === '.py' || extension === '.pyi') return resolvePythonImport(directory, specifier, files);
+  const linkLike = ['.html', '.htm', '.css', '.scss', '.md', '.markdown'].includes(extension);
+  let base: string;
+  if (specifier.startsWith('./') || specifier.startsWith('../')) base = path.posix.join(directory, specifier);
+  else if (specifier.startsWith('/')) base = specifier.slice(1);
+  else if (linkLike) base = path.posix.join(directory, specifier);
+  else return undefined;
+  base = path.posix.normalize(base);
+  if (base.startsWith('..')) return undefined;
+  if (files.has(base)) return base;
+  const withoutScriptExtension = base.replace(/\.(m|c)?jsx?$/, '');
+  for (const candidateBase of withoutScriptExtension === base ? [base] : [withoutScriptExtension, base]) {
+    for (const probe of PROBE_EXTENSIONS) if (files.has(candidateBase + probe)) return candidateBase + probe;
+    for (const probe of PROBE_EXTENSIONS)
+      if (files.has(`${candidateBase}/index${probe}`)) return `${candidateBase}/index${probe}`;
+  }
+  if (linkLike && files.has(`${base}/index.html`)) return `${base}/index.html`;
+  return undefined;
+}
+
+function resolvePythonImport(
+  directory: string,
+  specifier: string,
+  files: ReadonlySet<string>,
+): string | undefined {
+  const leadingDots = /^\.*/.exec(specifier)![0].length;
+  const modulePath = specifier.slice(leadingDots).replace(/\./g, '/');
+  const roots: string[] = [];
+  if (leadingDots > 0) {
+    let base = directory;
+    for (let level = 1; level < leadingDots; level++) base = path.posix.dirname(base);
+    roots.push(base === '.' ? '' : base);
+  } else {
+    roots.push('', 'src', directory === '.' ? '' : directory);
+  }
+  for (const root of roots) {
+    const joined = modulePath === '' ? root : root === '' ? modulePath : `${root}/${modulePath}`;
+    for (const candidate of [`${joined}.py`, `${joined}/__init__.py`])
+      if (files.has(candidate)) return candidate;
+  }
+  return undefined;
+}

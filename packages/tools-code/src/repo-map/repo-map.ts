@@ -1,0 +1,470 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { CodeContext } from '../engine/code-context.js';
+import { throwIfCancelled } from '../errors.js';
+import { isAssetPath, languageOfPath } from '../languages.js';
+import { resolveImport } from '../project/import-resolution.js';
+import { detectProjectProfile } from '../project/project-profile.js';
+import { isTestFile } from '../project/test-files.js';
+import type { RepoMapSection } from '../schemas.js';
+import type { CodeSymbol, FileAnalysis } from '../syntax/symbols.js';
+import type { IndexSnapshot } from '../syntax/syntax-index.js';
+import { ownersOf, parseCodeowners } from './codeowners.js';
+import { addEdge, type FileGraph, pageRank } from './page-rank.js';
+
+export interface RepoMapOptions {
+  scope?: string;
+  include: readonly RepoMapSection[];
+  maxFiles: number;
+  maxSymbols: number;
+  maxResults: number;
+  signal?: AbortSignal;
+}
+
+interface Ranking {
+  fingerprint: string;
+  ranks: Map<string, number>;
+  importedBy: Map<string, number>;
+}
+
+/** Remembers the last reference-graph ranking per scope, reused while no file changed. */
+export class RepoMapCache {
+  readonly #rankings = new Map<string, Ranking>();
+
+  get(scope: string, fingerprint: string): Ranking | undefined {
+    const ranking = this.#rankings.get(scope);
+    return ranking?.fingerprint === fingerprint ? ranking : undefined;
+  }
+
+  set(scope: string, ranking: Ranking): void {
+    this.#rankings.set(scope, ranking);
+  }
+}
+
+const INSTRUCTION_FILES =
+  /^(README(\.[a-z]+)?|AGENTS\.md|CLAUDE\.md|GEMINI\.md|CONTRIBUTING\.md|CONVENTIONS\.md|\.cursorrules|\.windsurfrules|copilot-instructions\.md)$/i;
+const NESTED_INSTRUCTION_FILES = /^(AGENTS\.md|CLAUDE\.md)$/;
+const ENTRYPOINT_PATTERNS = [
+  /^(src\/)?(index|main|app|server|cli)\.[cm]?[jt]sx?$/,
+  /^[^/]+\/(src\/)?(index|main|app|server|cli)\.[cm]?[jt]sx?$/,
+  /(^|\/)(__main__|main|app|manage|wsgi|asgi)\.py$/,
+  /(^|\/)main\.go$/,
+  /(^|\/)src\/(main|lib)\.rs$/,
+  /^([^/]+\/)?index\.html?$/,
+];
+/** Names defined in more files than this are too generic to link files by. */
+const MAX_DEFINERS_PER_NAME = 5;
+
+function fingerprintOf(snapshot: IndexSnapshot): string {
+  const hash = createHash('sha1');
+  for (const file of snapshot.files) hash.update(`${file.relative}\0${file.mtimeMs}\0${file.size}\n`);
+  return hash.digest('hex');
+}
+
+function isDefinition(symbol: CodeSymbol): boolean {
+  return symbol.container === undefined && !['key', 'heading', 'selector', 'id'].includes(symbol.kind);
+}
+
+/** Ranks files by their centrality in the import and symbol-reference graph (PageRank). */
+function rankFiles(
+  files: readonly string[],
+  analyses: ReadonlyMap<string, FileAnalysis>,
+): Omit<Ranking, 'fingerprint'> {
+  const fileSet = new Set(files);
+  const graph: FileGraph = new Map();
+  const importedBy = new Map<string, number>();
+  const definers = new Map<string, string[]>();
+  for (const [file, analysis] of analyses) {
+    for (const symbol of analysis.symbols) {
+      if (!isDefinition(symbol) || symbol.name.length < 3) continue;
+      const list = definers.get(symbol.name) ?? [];
+      if (!list.includes(file)) list.push(file);
+      definers.set(symbol.name, list);
+    }
+  }
+  for (const [file, analysis] of analyses) {
+    for (const specifier of analysis.imports) {
+      const target = resolveImport(file, specifier, fileSet);
+      if (target === undefined || target === file) continue;
+      addEdge(graph, file, target, 1);
+      importedBy.set(target, (importedBy.get(target) ?? 0) + 1);
+    }
+    for (const [name, count] of analysis.identifiers) {
+      const definedIn = definers.get(name);
+      if (definedIn === undefined || definedIn.length > MAX_DEFINERS_PER_NAME) continue;
+      const weight = (0.5 * Math.sqrt(count)) / definedIn.length;
+      for (const target of definedIn) if (target !== file) addEdge(graph, file, target, weight);
+    }
+  }
+  return { ranks: pageRank(files, graph), importedBy };
+}
+
+function firstLineSummary(text: string): string {
+  const heading = /^#\s+(.+)$/m.exec(text)?.[1];
+  const firstLine =
+    text
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? '';
+  return (heading ?? firstLine).slice(0, 120);
+}
+
+function packageEntrypoints(
+  folder: string,
+  json: Record<string, unknown>,
+  files: ReadonlySet<string>,
+): { path: string; reason: string }[] {
+  const found: { path: string; reason: string }[] = [];
+  const add = (value: unknown, reason: string) => {
+    if (typeof value === 'string') {
+      const joined = path.posix.normalize(path.posix.join(folder, value));
+      if (files.has(joined)) found.push({ path: joined, reason });
+      else {
+        const source = joined.replace(/^(.*\/)?dist\//, '$1src/').replace(/\.(m|c)?js$/, '.ts');
+        if (files.has(source)) found.push({ path: source, reason: `${reason} (source of ${joined})` });
+      }
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, nested] of Object.entries(value)) if (key !== 'types') add(nested, reason);
+    }
+  };
+  add(json.main, 'package.json main');
+  add(json.module, 'package.json module');
+  add(json.bin, 'package.json bin');
+  add(json.exports, 'package.json exports');
+  return found;
+}
+
+/** Builds the repo map's sections; returns text for the model and the same facts structured. */
+export async function buildRepoMap(
+  context: CodeContext,
+  cache: RepoMapCache,
+  options: RepoMapOptions,
+): Promise<{ text: string; structured: Record<string, unknown> }> {
+  const scope = options.scope;
+  const snapshot = await context.syntax.refresh({
+    ...(scope === undefined ? {} : { scope }),
+    signal: options.signal,
+  });
+  throwIfCancelled(options.signal);
+  const include = new Set(options.include);
+  const files = snapshot.files.map((file) => file.relative);
+  const fileSet = new Set(files);
+  const scopeKey = scope ?? '.';
+  const fingerprint = fingerprintOf(snapshot);
+  let ranking = cache.get(scopeKey, fingerprint);
+  if (ranking === undefined && (include.has('next_files') || include.has('modules'))) {
+    ranking = { fingerprint, ...rankFiles(files, snapshot.analyses) };
+    cache.set(scopeKey, ranking);
+  }
+  const rankOf = (file: string) => ranking?.ranks.get(file) ?? 0;
+  const sections: string[] = [];
+  const structured: Record<string, unknown> = {
+    scope: scopeKey,
+    files: files.length,
+    truncated: snapshot.truncated,
+    reparsed_files: snapshot.reparsed,
+  };
+  const testFiles = files.filter(isTestFile);
+  const needsProfile = include.has('project') || include.has('tests');
+  const profile = needsProfile
+    ? await detectProjectProfile(context.workspace.root, snapshot.files)
+    : undefined;
+
+  if (include.has('project') && profile !== undefined) {
+    const commands = profile.commands.slice(0, options.maxResults);
+    structured.project = { ...profile, commands };
+    sections.push(
+      [
+        '## project',
+        `${profile.name}: ${files.length} files${snapshot.truncated ? ' (walk capped)' : ''}; languages: ${profile.languages.map((language) => `${language.name} ${language.files}`).join(', ') || 'none'}`,
+        `manifests: ${profile.manifests.join(', ') || 'none'}; package managers: ${profile.package_managers.join(', ') || 'none'}`,
+        'commands:',
+        ...commands.map(
+          (command) =>
+            `  ${command.command_id}: ${command.argv.join(' ')}${command.cwd === '.' ? '' : ` (in ${command.cwd})`}`,
+        ),
+      ].join('\n'),
+    );
+  }
+
+  if (include.has('entrypoints')) {
+    const entrypoints: { path: string; reason: string }[] = [];
+    for (const manifest of files.filter(
+      (file) => path.posix.basename(file) === 'package.json' && file.split('/').length <= 3,
+    )) {
+      const json = await readFile(path.join(context.workspace.root, manifest), 'utf8')
+        .then((text) => JSON.parse(text) as Record<string, unknown>)
+        .catch(() => undefined);
+      if (json !== undefined)
+        entrypoints.push(...packageEntrypoints(path.posix.dirname(manifest), json, fileSet));
+    }
+    const relativeToScope = (file: string) => (scope === undefined ? file : file.slice(scope.length + 1));
+    for (const file of files) {
+      if (!isTestFile(file) && ENTRYPOINT_PATTERNS.some((pattern) => pattern.test(relativeToScope(file))))
+        entrypoints.push({ path: file, reason: 'conventional entry file name' });
+    }
+    const firstByPath = new Map<string, { path: string; reason: string }>();
+    for (const entry of entrypoints) if (!firstByPath.has(entry.path)) firstByPath.set(entry.path, entry);
+    const unique = [...firstByPath.values()].slice(0, options.maxResults);
+    structured.entrypoints = unique;
+    sections.push(
+      [
+        '## entrypoints',
+        ...unique.map((entry) => `  ${entry.path} (${entry.reason})`),
+        ...(unique.length === 0 ? ['  (none found)'] : []),
+      ].join('\n'),
+    );
+  }
+
+  if (include.has('modules')) {
+    const modules = new Map<string, string[]>();
+    for (const file of files) {
+      if (isAssetPath(file)) continue;
+      const inside = scope === undefined ? file : file.slice(scope.length + 1);
+      const parts = inside.split('/');
+      const moduleName =
+        parts.length === 1 ? '.' : parts.length === 2 ? parts[0]! : `${parts[0]}/${parts[1]}`;
+      const key = scope === undefined || moduleName === '.' ? moduleName : `${scope}/${moduleName}`;
+      const list = modules.get(key) ?? [];
+      list.push(file);
+      modules.set(key, list);
+    }
+    const ordered = [...modules].sort(
+      (a, b) =>
+        b[1].reduce((sum, file) => sum + rankOf(file), 0) - a[1].reduce((sum, file) => sum + rankOf(file), 0),
+    );
+    let filesLeft = options.maxFiles;
+    let symbolsLeft = options.maxSymbols;
+    const lines = ['## modules'];
+    const moduleRecords: unknown[] = [];
+    for (const [name, moduleFiles] of ordered) {
+      const languages = [
+        ...new Set(
+          moduleFiles.map((file) => languageOfPath(file)?.name).filter((language) => language !== undefined),
+        ),
+      ];
+      lines.push(
+        `${name === '.' ? '(root)' : `${name}/`} ${moduleFiles.length} files${languages.length > 0 ? `, ${languages.join(', ')}` : ''}`,
+      );
+      const fileRecords: unknown[] = [];
+      for (const file of [...moduleFiles].sort((a, b) => rankOf(b) - rankOf(a))) {
+        if (filesLeft <= 0) break;
+        const symbols = (snapshot.analyses.get(file)?.symbols ?? [])
+          .filter((symbol) => symbol.kind !== 'key' || symbol.container === undefined)
+          .sort(
+            (a, b) =>
+              Number(b.exported ?? false) - Number(a.exported ?? false) ||
+              Number(a.container !== undefined) - Number(b.container !== undefined),
+          );
+        const shown = symbols.slice(0, Math.max(0, Math.min(symbolsLeft, 12)));
+        symbolsLeft -= shown.length;
+        filesLeft--;
+        const names = shown.map(
+          (symbol) =>
+            `${symbol.kind} ${symbol.container === undefined ? '' : `${symbol.container}.`}${symbol.name}`,
+        );
+        lines.push(
+          `  ${file}${names.length > 0 ? `: ${names.join(', ')}` : ''}${symbols.length > shown.length ? ` (+${symbols.length - shown.length})` : ''}`,
+        );
+        fileRecords.push({
+          path: file,
+          symbols: shown.map((symbol) => ({
+            name: symbol.name,
+            kind: symbol.kind,
+            line: symbol.line,
+            ...(symbol.container === undefined ? {} : { container: symbol.container }),
+          })),
+          symbol_total: symbols.length,
+        });
+      }
+      moduleRecords.push({ name, files: moduleFiles.length, languages, listed: fileRecords });
+      if (filesLeft <= 0) {
+        lines.push(`[more files omitted: raise max_files (${options.maxFiles}) or narrow scope]`);
+        break;
+      }
+    }
+    structured.modules = moduleRecords;
+    sections.push(lines.join('\n'));
+  }
+
+  if (include.has('routes')) {
+    const routes: { method: string; path: string; file: string; line?: number }[] = [];
+    for (const [file, analysis] of snapshot.analyses)
+      for (const route of analysis.routes) routes.push({ ...route, file });
+    for (const file of files) {
+      const next = /(^|\/)app\/(.*\/)?(page|route)\.[cm]?[jt]sx?$/.exec(file);
+      if (next !== null) {
+        routes.push({
+          method: next[3] === 'page' ? 'PAGE' : 'ANY',
+          path: `/${(next[2] ?? '').replace(/\/$/, '').replace(/\([^)]*\)\/?/g, '')}`,
+          file,
+        });
+        continue;
+      }
+      const pages = /(^|\/)pages\/(.+)\.[cm]?[jt]sx?$/.exec(file);
+      if (pages !== null && !/^_/.test(path.posix.basename(pages[2]!))) {
+        routes.push({
+          method: pages[2]!.startsWith('api/') ? 'ANY' : 'PAGE',
+          path: `/${pages[2]!.replace(/(^|\/)index$/, '')}`,
+          file,
+        });
+        continue;
+      }
+      if (/\.html?$/i.test(file) && !isTestFile(file))
+        routes.push({ method: 'PAGE', path: `/${file.replace(/(^|\/)index\.html?$/i, '$1')}`, file });
+    }
+    routes.sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+    const kept = routes.slice(0, options.maxResults);
+    structured.routes = kept;
+    sections.push(
+      [
+        '## routes',
+        ...kept.map(
+          (route) =>
+            `  ${route.method} ${route.path}  ${route.file}${route.line === undefined ? '' : `:${route.line}`}`,
+        ),
+        ...(routes.length > kept.length
+          ? [`  [${routes.length - kept.length} more: raise max_results]`]
+          : []),
+        ...(routes.length === 0 ? ['  (none found)'] : []),
+      ].join('\n'),
+    );
+  }
+
+  if (include.has('assets')) {
+    const assets = files.filter(isAssetPath);
+    const byFolder = new Map<string, number>();
+    for (const asset of assets)
+      byFolder.set(path.posix.dirname(asset), (byFolder.get(path.posix.dirname(asset)) ?? 0) + 1);
+    const kept = assets.slice(0, options.maxFiles);
+    structured.assets = { total: assets.length, folders: Object.fromEntries(byFolder), files: kept };
+    sections.push(
+      [
+        '## assets',
+        `${assets.length} asset files in ${byFolder.size} folders: ${
+          [...byFolder]
+            .map(([folder, count]) => `${folder}/ (${count})`)
+            .slice(0, 20)
+            .join(', ') || 'none'
+        }`,
+        ...kept.map((asset) => `  ${asset}`),
+      ].join('\n'),
+    );
+  }
+
+  if (include.has('tests')) {
+    const kept = testFiles.slice(0, options.maxResults);
+    const frameworks = profile?.test_frameworks ?? [];
+    const commands = (profile?.commands ?? []).filter((command) => command.kind === 'test');
+    structured.tests = {
+      total: testFiles.length,
+      files: kept,
+      frameworks,
+      commands: commands.map((command) => command.command_id),
+    };
+    sections.push(
+      [
+        '## tests',
+        `${testFiles.length} test files; frameworks: ${frameworks.map((framework) => framework.name).join(', ') || 'none detected'}; commands: ${commands.map((command) => command.command_id).join(', ') || 'none'}`,
+        ...kept.map((file) => `  ${file}`),
+        ...(testFiles.length > kept.length
+          ? [`  [${testFiles.length - kept.length} more: raise max_results]`]
+          : []),
+      ].join('\n'),
+    );
+  }
+
+  if (include.has('ownership')) {
+    let text: string | undefined;
+    let source: string | undefined;
+    for (const candidate of ['CODEOWNERS', '.github/CODEOWNERS', 'docs/CODEOWNERS', '.gitlab/CODEOWNERS']) {
+      text = await readFile(path.join(context.workspace.root, candidate), 'utf8').catch(() => undefined);
+      if (text !== undefined) {
+        source = candidate;
+        break;
+      }
+    }
+    if (text === undefined || source === undefined) {
+      structured.ownership = { source: null, rules: [] };
+      sections.push('## ownership\n  (no CODEOWNERS file)');
+    } else {
+      const rules = parseCodeowners(text);
+      const folders = [
+        ...new Set(files.map((file) => (file.includes('/') ? file.split('/')[0]! : '.'))),
+      ].slice(0, options.maxResults);
+      const owned = folders.map((folder) => ({
+        path: folder === '.' ? '(root files)' : `${folder}/`,
+        owners: ownersOf(rules, folder === '.' ? 'x' : `${folder}/x`) ?? [],
+      }));
+      structured.ownership = { source, rules: rules.slice(0, options.maxResults), folders: owned };
+      sections.push(
+        [
+          '## ownership',
+          `from ${source}:`,
+          ...owned.map((entry) => `  ${entry.path}: ${entry.owners.join(' ') || '(no owner)'}`),
+        ].join('\n'),
+      );
+    }
+  }
+
+  if (include.has('instructions')) {
+    const instructions: { path: string; summary: string; bytes: number }[] = [];
+    for (const file of snapshot.files) {
+      const name = path.posix.basename(file.relative);
+      const depth = file.relative.split('/').length;
+      const isRootLevel =
+        depth === 1 ||
+        file.relative.startsWith('.github/') ||
+        (scope !== undefined && file.relative === `${scope}/${name}`);
+      if (
+        (isRootLevel && INSTRUCTION_FILES.test(name)) ||
+        NESTED_INSTRUCTION_FILES.test(name) ||
+        file.relative.startsWith('.cursor/rules/')
+      ) {
+        const text = await readFile(file.absolute, 'utf8').catch(() => '');
+        instructions.push({ path: file.relative, summary: firstLineSummary(text), bytes: file.size });
+      }
+    }
+    const kept = instructions.slice(0, options.maxResults);
+    structured.instructions = kept;
+    sections.push(
+      [
+        '## instructions',
+        ...kept.map((entry) => `  ${entry.path} (${entry.bytes} bytes): ${entry.summary}`),
+        ...(kept.length === 0 ? ['  (none found)'] : []),
+      ].join('\n'),
+    );
+  }
+
+  if (include.has('next_files')) {
+    const candidates = files.filter((file) => languageOfPath(file)?.code === true && !isTestFile(file));
+    const ranked = candidates
+      .sort((a, b) => rankOf(b) - rankOf(a) || a.localeCompare(b))
+      .slice(0, options.maxResults);
+    const next = ranked.map((file) => {
+      const importedBy = ranking?.importedBy.get(file) ?? 0;
+      const symbols = (snapshot.analyses.get(file)?.symbols ?? [])
+        .filter((symbol) => symbol.container === undefined)
+        .map((symbol) => symbol.name)
+        .slice(0, 5);
+      const reason = [
+        importedBy > 0 ? `imported by ${importedBy}` : undefined,
+        symbols.length > 0 ? `defines ${symbols.join(', ')}` : undefined,
+      ]
+        .filter(Boolean)
+        .join('; ');
+      return { path: file, rank: Number(rankOf(file).toFixed(5)), reason };
+    });
+    structured.next_files = next;
+    sections.push(
+      [
+        '## next_files (most central first)',
+        ...next.map((entry) => `  ${entry.path}${entry.reason === '' ? '' : ` (${entry.reason})`}`),
+      ].join('\n'),
+    );
+  }
+
+  const header = `Repo map of ${scope === undefined ? 'the workspace' : scope}: ${files.length} files${snapshot.truncated ? ' (walk capped)' : ''}.`;
+  return { text: [header, ...sections].join('\n\n'), structured };
+}

@@ -1,0 +1,174 @@
+import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
+import type { Diagnostic } from 'vscode-languageserver-protocol';
+import type { CodeContext, EngineName } from '../engine/code-context.js';
+import type { OpenedDocument } from '../engine/language-service.js';
+import { boundedCount, throwIfCancelled } from '../errors.js';
+import { globMatcher } from '../files/glob.js';
+import { languageOfPath } from '../languages.js';
+import { severityName } from '../lsp/conversions.js';
+import { CodeDiagnosticsParameters } from '../schemas.js';
+import { hasSyntaxSupport } from '../syntax/analyze-file.js';
+import { joinCapped } from './format.js';
+
+/** Most unresolved paths listed one by one (the rest are counted). */
+const UNRESOLVED_LIST_CAP = 100;
+/** Quiet period after a server's last publish before its diagnostics count as complete. */
+const DIAGNOSTICS_QUIET_MS = 400;
+
+interface Problem {
+  path: string;
+  line: number;
+  character: number;
+  severity: 'error' | 'warning' | 'information' | 'hint';
+  message: string;
+  source: string;
+  code?: string | number;
+  engine: EngineName;
+}
+
+function fromLsp(path: string, diagnostic: Diagnostic, server: string): Problem {
+  return {
+    path,
+    line: diagnostic.range.start.line + 1,
+    character: diagnostic.range.start.character + 1,
+    severity: severityName(diagnostic.severity),
+    message: typeof diagnostic.message === 'string' ? diagnostic.message : diagnostic.message.value,
+    source: diagnostic.source ?? server,
+    ...(diagnostic.code === undefined ? {} : { code: diagnostic.code }),
+    engine: 'language_server',
+  };
+}
+
+/** code_diagnostics: language-server diagnostics plus syntax checks; never changes a file. */
+export function codeDiagnosticsTool(context: CodeContext) {
+  return defineTool({
+    name: 'code_diagnostics',
+    purpose:
+      'Returns language-server diagnostics, available syntax checks, checked paths, and unresolved paths with their coverage limits; changes no files.',
+    parameters: CodeDiagnosticsParameters,
+    effects: ['read'],
+    network: 'none',
+    handler: async ({ glob, max_files }, { signal, reportProgress }) => {
+      const fileLimit = boundedCount('max_files', max_files, 50, 1_000);
+      const matchesGlob = globMatcher(glob);
+      const snapshot = await context.syntax.refresh({ signal, filter: matchesGlob });
+      const unresolved: { path: string; reason: string }[] = [];
+      const checkable: string[] = [];
+      for (const file of snapshot.files) {
+        if (!matchesGlob(file.relative)) continue;
+        const language = languageOfPath(file.relative);
+        const server = context.languages.serverFor(file.relative);
+        if (server !== undefined || hasSyntaxSupport(language)) {
+          if (language?.languageId === 'markdown' && server === undefined) continue;
+          checkable.push(file.relative);
+        } else if (language?.code) {
+          unresolved.push({
+            path: file.relative,
+            reason: `no language server or grammar for ${language.name}`,
+          });
+        }
+      }
+      const checked = checkable.slice(0, fileLimit);
+      for (const path of checkable.slice(fileLimit)) {
+        unresolved.push({ path, reason: `too many files: over max_files (${fileLimit})` });
+      }
+      if (snapshot.truncated)
+        unresolved.push({ path: '.', reason: 'too many files: the workspace walk stopped at its cap' });
+
+      const problems: Problem[] = [];
+      const engines = new Map<string, EngineName>();
+      const notes: string[] = [];
+      const opened: { document: OpenedDocument; server: string }[] = [];
+      let done = 0;
+      for (const path of checked) {
+        throwIfCancelled(signal);
+        const server = context.languages.serverFor(path);
+        const registration =
+          server === undefined ? undefined : context.pool.registrations.find((entry) => entry.id === server);
+        if (server !== undefined && registration?.publishesDiagnostics !== false) {
+          try {
+            opened.push({ document: await context.languages.open(path), server });
+            engines.set(path, 'language_server');
+          } catch (error) {
+            if (error instanceof ToolError && error.code === 'CANCELLED') throw error;
+            notes.push(
+              `${path}: the ${server} language server failed (${(error as Error).message}); syntax checks only.`,
+            );
+          }
+        }
+        const analysis = snapshot.analyses.get(path);
+        if (!engines.has(path) && analysis !== undefined) {
+          engines.set(path, 'syntax');
+          for (const problem of analysis.syntaxProblems) {
+            problems.push({ path, ...problem, severity: 'error', source: 'syntax', engine: 'syntax' });
+          }
+        }
+        if (!engines.has(path))
+          unresolved.push({ path, reason: 'the language server failed and no grammar covers it' });
+      }
+      await Promise.all(
+        opened.map(async ({ document, server }) => {
+          const existing = document.server.diagnosticsFor(document.uri);
+          const fresh = !document.changed && existing !== undefined;
+          const published =
+            fresh ||
+            (await document.server.waitForDiagnostics(document.uri, document.diagnosticSequenceBefore, {
+              timeoutMs: context.diagnosticsTimeoutMs,
+              quietMs: DIAGNOSTICS_QUIET_MS,
+              signal,
+            }));
+          done++;
+          reportProgress({ progress: done, total: opened.length, message: `checked ${document.relative}` });
+          if (!published) {
+            notes.push(
+              `${document.relative}: the ${server} language server published no diagnostics in time; syntax checks only.`,
+            );
+            engines.set(document.relative, 'syntax');
+            for (const problem of snapshot.analyses.get(document.relative)?.syntaxProblems ?? []) {
+              problems.push({
+                path: document.relative,
+                ...problem,
+                severity: 'error',
+                source: 'syntax',
+                engine: 'syntax',
+              });
+            }
+            return;
+          }
+          for (const diagnostic of document.server.diagnosticsFor(document.uri)?.diagnostics ?? []) {
+            problems.push(fromLsp(document.relative, diagnostic, server));
+          }
+        }),
+      );
+      throwIfCancelled(signal);
+      problems.sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line || a.character - b.character);
+      const counts = { error: 0, warning: 0, information: 0, hint: 0 };
+      for (const problem of problems) counts[problem.severity]++;
+      const lines = [
+        `${checked.length} files checked: ${counts.error} errors, ${counts.warning} warnings, ${counts.information + counts.hint} notes; ${unresolved.length} unresolved.`,
+        ...problems.map(
+          (problem) =>
+            `${problem.path}:${problem.line}:${problem.character} ${problem.severity} [${problem.source}${problem.code === undefined ? '' : ` ${problem.code}`}] ${problem.message.split('\n')[0]}`,
+        ),
+      ];
+      if (unresolved.length > 0) {
+        lines.push('Unresolved:');
+        for (const entry of unresolved.slice(0, UNRESOLVED_LIST_CAP))
+          lines.push(`  ${entry.path}: ${entry.reason}`);
+        if (unresolved.length > UNRESOLVED_LIST_CAP)
+          lines.push(`  [${unresolved.length - UNRESOLVED_LIST_CAP} more unresolved paths]`);
+      }
+      for (const note of notes) lines.push(`Note: ${note}`);
+      const body = joinCapped(lines);
+      return textResult(body.text, {
+        diagnostics: problems,
+        counts,
+        checked: checked.map((path) => ({ path, engine: engines.get(path) ?? 'syntax' })),
+        unresolved: unresolved.slice(0, 1_000),
+        unresolved_total: unresolved.length,
+        ...(notes.length > 0 ? { notes } : {}),
+        truncated: body.truncated,
+      });
+    },
+  });
+}

@@ -1,0 +1,381 @@
+import { readFile } from 'node:fs/promises';
+import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
+import type { Location, LocationLink } from 'vscode-languageserver-protocol';
+import type { CodeContext, EngineName } from '../engine/code-context.js';
+import type { SourceLocation } from '../engine/language-service.js';
+import {
+  findDeclarations,
+  MAX_OUTLINE_BYTES,
+  readText,
+  resolvePosition,
+  splitSymbol,
+  wordOccurrences,
+} from '../engine/symbol-queries.js';
+import { boundedCount, codeError } from '../errors.js';
+import { globMatcher } from '../files/glob.js';
+import { languageOfPath } from '../languages.js';
+import { LineIndex } from '../positions.js';
+import { CodeFindDefinitionParameters, CodeFindReferencesParameters } from '../schemas.js';
+import { parserFor } from '../syntax/tree-sitter-loader.js';
+import { joinCapped } from './format.js';
+
+interface PositionRequest {
+  symbol: string;
+  path?: string;
+  line?: number;
+  character?: number;
+}
+
+/** A located answer with the engine that produced it. */
+interface Answer {
+  locations: (SourceLocation & { engine: EngineName; kind?: string })[];
+  engine: EngineName;
+  server?: string;
+  notes: string[];
+}
+
+function asArray(answer: Location | Location[] | LocationLink[] | null): (Location | LocationLink)[] {
+  if (answer === null) return [];
+  return Array.isArray(answer) ? answer : [answer];
+}
+
+function isCancellation(error: unknown): boolean {
+  return error instanceof ToolError && error.code === 'CANCELLED';
+}
+
+async function serverLocations(
+  context: CodeContext,
+  relative: string,
+  text: string,
+  request: PositionRequest,
+  method: 'textDocument/definition' | 'textDocument/references',
+  signal: AbortSignal,
+): Promise<SourceLocation[]> {
+  const position = await resolvePosition(context, relative, text, request);
+  const params =
+    method === 'textDocument/references' ? { position, context: { includeDeclaration: true } } : { position };
+  const answer = await context.languages.withDocument(relative, (document) =>
+    context.languages.request<Location | Location[] | LocationLink[] | null>(
+      document,
+      method,
+      { textDocument: { uri: document.uri }, ...params },
+      signal,
+    ),
+  );
+  return Promise.all(asArray(answer).map((location) => context.languages.toSourceLocation(location)));
+}
+
+/** Definitions: the language server at a position when one covers the file, else the syntax index by name. */
+async function findDefinition(
+  context: CodeContext,
+  request: PositionRequest,
+  signal: AbortSignal,
+): Promise<Answer> {
+  const notes: string[] = [];
+  if (request.path !== undefined) {
+    const { path, text } = await readText(context, request.path);
+    const server = context.languages.serverFor(path.relative);
+    if (server !== undefined) {
+      try {
+        const locations = await serverLocations(
+          context,
+          path.relative,
+          text,
+          { ...request },
+          'textDocument/definition',
+          signal,
+        );
+        if (locations.length > 0) {
+          return {
+            locations: locations.map((location) => ({ ...location, engine: 'language_server' })),
+            engine: 'language_server',
+            server,
+            notes,
+          };
+        }
+        notes.push(
+          `The ${server} language server found no definition at that position; searched declarations by name.`,
+        );
+      } catch (error) {
+        if (
+          isCancellation(error) ||
+          (error instanceof ToolError && ['SYMBOL_NOT_FOUND', 'POSITION_OUT_OF_RANGE'].includes(error.code))
+        )
+          throw error;
+        notes.push(
+          `The ${server} language server failed (${(error as Error).message}); searched declarations by name.`,
+        );
+      }
+    } else {
+      await resolvePosition(context, path.relative, text, request).catch((error: unknown) => {
+        if (error instanceof ToolError && error.code === 'POSITION_OUT_OF_RANGE') throw error;
+      });
+    }
+    const declarations = await findDeclarations(context, request.symbol, {
+      signal,
+      preferPath: path.relative,
+    });
+    return {
+      locations: declarations.map((symbol) => ({
+        path: symbol.path,
+        line: symbol.line,
+        character: symbol.character,
+        endLine: symbol.endLine,
+        endCharacter: symbol.character + symbol.name.length,
+        engine: 'syntax',
+        kind: symbol.kind,
+      })),
+      engine: 'syntax',
+      notes,
+    };
+  }
+  const declarations = await findDeclarations(context, request.symbol, { signal });
+  const locations: Answer['locations'] = [];
+  let engine: EngineName = 'syntax';
+  let usedServer: string | undefined;
+  // Confirm each declaration in a server-covered file with the server (it resolves re-exports
+  // and overloads); fall back to the syntax position when the server has nothing.
+  for (const declaration of declarations.slice(0, 20)) {
+    const server = context.languages.serverFor(declaration.path);
+    if (server !== undefined) {
+      try {
+        const { text } = await readText(context, declaration.path);
+        const confirmed = await serverLocations(
+          context,
+          declaration.path,
+          text,
+          { symbol: request.symbol, line: declaration.line },
+          'textDocument/definition',
+          signal,
+        );
+        if (confirmed.length > 0) {
+          for (const location of confirmed)
+            locations.push({ ...location, engine: 'language_server', kind: declaration.kind });
+          engine = 'language_server';
+          usedServer = server;
+          continue;
+        }
+      } catch (error) {
+        if (isCancellation(error)) throw error;
+        notes.push(
+          `The ${server} language server failed on ${declaration.path} (${(error as Error).message}).`,
+        );
+      }
+    }
+    locations.push({
+      path: declaration.path,
+      line: declaration.line,
+      character: declaration.character,
+      endLine: declaration.endLine,
+      endCharacter: declaration.character + declaration.name.length,
+      engine: 'syntax',
+      kind: declaration.kind,
+    });
+  }
+  return {
+    locations: dedupe(locations),
+    engine,
+    ...(usedServer === undefined ? {} : { server: usedServer }),
+    notes,
+  };
+}
+
+function dedupe<Location extends SourceLocation>(locations: Location[]): Location[] {
+  const seen = new Set<string>();
+  return locations.filter((location) => {
+    const key = `${location.path}:${location.line}:${location.character}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+const IDENTIFIER_LIKE = /identifier|name|attribute_value|tag_name|class_name|id_name|string_content|property/;
+
+/** References by name from syntax trees: whole-word occurrences that parse as identifiers. */
+async function syntaxReferences(
+  context: CodeContext,
+  symbol: string,
+  options: { glob?: string; signal: AbortSignal },
+): Promise<Answer['locations']> {
+  const { name } = splitSymbol(symbol);
+  const bare = name.replace(/^[#.]/, '');
+  const matchesGlob = globMatcher(options.glob);
+  const snapshot = await context.syntax.refresh({ signal: options.signal, filter: matchesGlob });
+  const locations: Answer['locations'] = [];
+  for (const file of snapshot.files) {
+    if (!matchesGlob(file.relative) || file.size > MAX_OUTLINE_BYTES) continue;
+    const language = languageOfPath(file.relative);
+    if (language?.grammar === undefined) continue;
+    const text = await readFile(file.absolute, 'utf8').catch(() => undefined);
+    if (text === undefined || !text.includes(bare)) continue;
+    const offsets = wordOccurrences(text, bare);
+    if (offsets.length === 0) continue;
+    const parser = await parserFor(language.grammar);
+    const tree = parser.parse(text);
+    if (tree === null) continue;
+    const lines = new LineIndex(text);
+    try {
+      for (const offset of offsets) {
+        const node = tree.rootNode.descendantForIndex(offset, offset + bare.length);
+        if (node === null || !IDENTIFIER_LIKE.test(node.type) || node.type === 'comment') continue;
+        if (node.type === 'string_content' && language.grammar !== 'json') continue;
+        const start = lines.positionAt(offset);
+        locations.push({
+          path: file.relative,
+          line: start.line + 1,
+          character: start.character + 1,
+          endLine: start.line + 1,
+          endCharacter: start.character + bare.length + 1,
+          preview: lines.lineText(start.line).trim().slice(0, 200),
+          engine: 'syntax',
+        });
+      }
+    } finally {
+      tree.delete();
+    }
+  }
+  return locations;
+}
+
+async function findReferences(
+  context: CodeContext,
+  request: PositionRequest & { glob?: string },
+  signal: AbortSignal,
+): Promise<Answer> {
+  const notes: string[] = [];
+  let target: { path: string; line?: number; character?: number } | undefined;
+  if (request.path !== undefined) {
+    target = {
+      path: request.path,
+      ...(request.line === undefined ? {} : { line: request.line }),
+      ...(request.character === undefined ? {} : { character: request.character }),
+    };
+  } else {
+    const declaration = (await findDeclarations(context, request.symbol, { signal })).find(
+      (candidate) => context.languages.serverFor(candidate.path) !== undefined,
+    );
+    if (declaration !== undefined) target = { path: declaration.path, line: declaration.line };
+  }
+  if (target !== undefined) {
+    const { path, text } = await readText(context, target.path);
+    const server = context.languages.serverFor(path.relative);
+    if (server !== undefined) {
+      try {
+        const locations = await serverLocations(
+          context,
+          path.relative,
+          text,
+          {
+            symbol: request.symbol,
+            ...(target.line === undefined ? {} : { line: target.line }),
+            ...(target.character === undefined ? {} : { character: target.character }),
+          },
+          'textDocument/references',
+          signal,
+        );
+        const matchesGlob = globMatcher(request.glob);
+        return {
+          locations: locations
+            .filter((location) => !location.external && matchesGlob(location.path))
+            .map((location) => ({ ...location, engine: 'language_server' })),
+          engine: 'language_server',
+          server,
+          notes,
+        };
+      } catch (error) {
+        if (
+          isCancellation(error) ||
+          (error instanceof ToolError && ['SYMBOL_NOT_FOUND', 'POSITION_OUT_OF_RANGE'].includes(error.code))
+        )
+          throw error;
+        notes.push(
+          `The ${server} language server failed (${(error as Error).message}); answered from syntax trees by name.`,
+        );
+      }
+    } else {
+      await resolvePosition(context, path.relative, text, { symbol: request.symbol, ...target });
+    }
+  }
+  const locations = await syntaxReferences(context, request.symbol, { glob: request.glob, signal });
+  return { locations, engine: 'syntax', notes };
+}
+
+function renderAnswer(title: string, answer: Answer, limit: number) {
+  const kept = answer.locations.slice(0, limit);
+  const engineText =
+    answer.engine === 'language_server' ? `language server ${answer.server ?? ''}`.trim() : 'syntax tree';
+  const lines = kept.map(
+    (location) =>
+      `${location.path}:${location.line}:${location.character}${location.kind === undefined ? '' : ` ${location.kind}`}${location.preview === undefined ? '' : `  ${location.preview}`}`,
+  );
+  if (answer.locations.length > kept.length)
+    lines.push(`[${answer.locations.length - kept.length} more omitted: raise max_results]`);
+  for (const note of answer.notes) lines.push(`Note: ${note}`);
+  const body = joinCapped(lines);
+  return textResult(`${answer.locations.length} ${title} (engine: ${engineText})\n${body.text}`, {
+    engine: answer.engine,
+    ...(answer.server === undefined ? {} : { server: answer.server }),
+    locations: kept.map((location) => ({
+      path: location.path,
+      line: location.line,
+      character: location.character,
+      end_line: location.endLine,
+      end_character: location.endCharacter,
+      engine: location.engine,
+      ...(location.kind === undefined ? {} : { kind: location.kind }),
+      ...(location.external ? { external: true } : {}),
+      ...(location.preview === undefined ? {} : { preview: location.preview }),
+    })),
+    total: answer.locations.length,
+    truncated: answer.locations.length > kept.length || body.truncated,
+    ...(answer.notes.length > 0 ? { notes: answer.notes } : {}),
+  });
+}
+
+function requireSymbol(symbol: string): void {
+  if (symbol.trim() === '') throw new ToolError('INVALID_ARGUMENTS', 'symbol must not be empty.');
+}
+
+/** code_find_definition. */
+export function codeFindDefinitionTool(context: CodeContext) {
+  return defineTool({
+    name: 'code_find_definition',
+    purpose: "Finds a symbol's definition.",
+    parameters: CodeFindDefinitionParameters,
+    effects: ['read'],
+    network: 'none',
+    handler: async (args, { signal }) => {
+      requireSymbol(args.symbol);
+      const limit = boundedCount('max_results', args.max_results, 20, 500);
+      const answer = await findDefinition(context, args, signal);
+      if (answer.locations.length === 0) {
+        throw codeError(
+          'SYMBOL_NOT_FOUND',
+          `No definition of "${args.symbol}" was found${args.path === undefined ? ' in the workspace' : ` from "${args.path}"`}.`,
+          {
+            details: { symbol: args.symbol, notes: answer.notes },
+          },
+        );
+      }
+      return renderAnswer(answer.locations.length === 1 ? 'definition' : 'definitions', answer, limit);
+    },
+  });
+}
+
+/** code_find_references. */
+export function codeFindReferencesTool(context: CodeContext) {
+  return defineTool({
+    name: 'code_find_references',
+    purpose: 'Finds references to a symbol.',
+    parameters: CodeFindReferencesParameters,
+    effects: ['read'],
+    network: 'none',
+    handler: async (args, { signal }) => {
+      requireSymbol(args.symbol);
+      const limit = boundedCount('max_results', args.max_results, 100, 5_000);
+      const answer = await findReferences(context, args, signal);
+      return renderAnswer(answer.locations.length === 1 ? 'reference' : 'references', answer, limit);
+    },
+  });
+}
