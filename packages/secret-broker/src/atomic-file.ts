@@ -6,6 +6,11 @@ import { dirname, join } from 'node:path';
 export interface WriteFileAtomicOptions {
   /** File mode of the new file; defaults to 0o600 because callers store ciphertexts and keys. */
   mode?: number;
+  /**
+   * Also fsync the directory after the rename (default true), so the new name survives a power
+   * loss. Without it a crash can still only leave the old or the new content, never a torn file.
+   */
+  syncDirectory?: boolean;
 }
 
 /**
@@ -40,7 +45,7 @@ export async function writeFileAtomic(
     await rm(temporary, { force: true });
     throw error;
   }
-  await syncDirectory(directory);
+  if (options.syncDirectory !== false) await syncDirectory(directory);
 }
 
 async function syncDirectory(directory: string): Promise<void> {

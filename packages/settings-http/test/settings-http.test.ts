@@ -66,21 +66,14 @@ afterAll(() => {
   for (const secret of secretsSeen) expect(everything).not.toContain(secret);
 });
 
-function post(account: string | null, body: unknown, headers: Record<string, string> = {}) {
+function post(account: string | null, body: unknown) {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (account) headers.authorization = `Account ${account}`;
   return app.inject({
     method: 'POST',
     url: CLIENT_DEFAULTS_PATH,
-    headers: { ...(account ? { authorization: `Account ${account}` } : {}), ...headers },
-    ...(typeof body === 'string'
-      ? {
-          payload: body,
-          headers: {
-            'content-type': 'application/json',
-            ...(account ? { authorization: `Account ${account}` } : {}),
-            ...headers,
-          },
-        }
-      : { payload: body as object }),
+    headers,
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
 function get(account: string | null) {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KeyedLock, redactObject, type VaultKeyring, writeFileAtomic } from '@assistant-kit/secret-broker';
-import type { SettingsRecord } from '@assistant-kit/settings-sanitizer';
+import { type SettingsRecord, sanitizeSettings } from '@assistant-kit/settings-sanitizer';
 import type {
   AccountSettingsStore,
   SaveAccountSettingsOptions,
@@ -21,6 +21,19 @@ export interface FileAccountSettingsStoreOptions {
   /** Directory of the account files (created with 0700 when missing). */
   directory: string;
   keyring: VaultKeyring;
+  /** Accounts whose decrypted settings are kept in memory (default 1000; 0 turns the cache off). */
+  cacheSize?: number;
+}
+
+interface FileIdentity {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+interface CachedAccount {
+  identity: FileIdentity;
+  stored: StoredAccountSettings;
 }
 
 interface AccountFile {
@@ -39,18 +52,32 @@ export class FileAccountSettingsStore implements AccountSettingsStore {
   readonly #directory: string;
   readonly #keyring: VaultKeyring;
   readonly #lock = new KeyedLock();
+  // Decrypted objects by account, valid while the file's identity (inode, size, mtime) is
+  // unchanged: every atomic replace creates a new inode, so a write by anyone invalidates it.
+  readonly #cache = new Map<string, CachedAccount>();
+  readonly #cacheSize: number;
 
   constructor(options: FileAccountSettingsStoreOptions) {
     this.#directory = options.directory;
     this.#keyring = options.keyring;
+    this.#cacheSize = options.cacheSize ?? 1000;
     redactObject(this, 'FileAccountSettingsStore');
   }
 
   async load(accountId: string): Promise<StoredAccountSettings | undefined> {
     assertAccountId(accountId);
+    const identity = await this.#identity(accountId);
+    if (!identity) {
+      this.#cache.delete(accountId);
+      return undefined;
+    }
+    const cached = this.#cached(accountId, identity);
+    if (cached) return copy(cached.stored);
     const file = await this.#read(accountId);
     if (!file) return undefined;
-    return decryptSettings(this.#keyring, accountId, file.ciphertext, file.revision);
+    const stored = await decryptSettings(this.#keyring, accountId, file.ciphertext, file.revision);
+    this.#remember(accountId, identity, stored);
+    return copy(stored);
   }
 
   async save(
@@ -61,8 +88,7 @@ export class FileAccountSettingsStore implements AccountSettingsStore {
     assertAccountId(accountId);
     assertNoCredentialValues(settings);
     return this.#lock.run(accountId, async () => {
-      const current = await this.#read(accountId);
-      const currentRevision = current?.revision ?? null;
+      const currentRevision = await this.#currentRevision(accountId);
       if (options.expectedRevision !== undefined && options.expectedRevision !== currentRevision) {
         throw settingsStoreError(
           'SAVE_CONFLICT',
@@ -77,6 +103,11 @@ export class FileAccountSettingsStore implements AccountSettingsStore {
       } catch (error) {
         throw settingsStoreError('STORAGE_FAILED', 'Could not write the settings file.', error);
       }
+      const identity = await this.#identity(accountId);
+      if (identity) {
+        const { settings: view, changed, removed } = sanitizeSettings(structuredClone(settings));
+        this.#remember(accountId, identity, { settings: view, revision, sanitized: { changed, removed } });
+      }
       return { revision };
     });
   }
@@ -85,12 +116,57 @@ export class FileAccountSettingsStore implements AccountSettingsStore {
     assertAccountId(accountId);
     return this.#lock.run(accountId, async () => {
       const existed = (await this.#read(accountId)) !== undefined;
+      this.#cache.delete(accountId);
       await rm(this.#pathOf(accountId), { force: true });
       return existed;
     });
   }
 
   async close(): Promise<void> {}
+
+  async #currentRevision(accountId: string): Promise<number | null> {
+    const identity = await this.#identity(accountId);
+    if (!identity) return null;
+    const cached = this.#cached(accountId, identity);
+    if (cached) return cached.stored.revision;
+    return (await this.#read(accountId))?.revision ?? null;
+  }
+
+  async #identity(accountId: string): Promise<FileIdentity | undefined> {
+    try {
+      const { ino, size, mtimeMs } = await stat(this.#pathOf(accountId));
+      return { ino, size, mtimeMs };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw settingsStoreError('STORAGE_FAILED', 'Could not read the settings file.', error);
+    }
+  }
+
+  #cached(accountId: string, identity: FileIdentity): CachedAccount | undefined {
+    const cached = this.#cache.get(accountId);
+    if (!cached) return undefined;
+    const same =
+      cached.identity.ino === identity.ino &&
+      cached.identity.size === identity.size &&
+      cached.identity.mtimeMs === identity.mtimeMs;
+    if (!same) {
+      this.#cache.delete(accountId);
+      return undefined;
+    }
+    // Re-insert so the map's order is least recently used first.
+    this.#cache.delete(accountId);
+    this.#cache.set(accountId, cached);
+    return cached;
+  }
+
+  #remember(accountId: string, identity: FileIdentity, stored: StoredAccountSettings): void {
+    if (this.#cacheSize <= 0) return;
+    this.#cache.delete(accountId);
+    this.#cache.set(accountId, { identity, stored });
+    while (this.#cache.size > this.#cacheSize) {
+      this.#cache.delete(this.#cache.keys().next().value as string);
+    }
+  }
 
   #pathOf(accountId: string): string {
     return join(this.#directory, `${createHash('sha256').update(accountId).digest('hex')}.json`);
@@ -117,4 +193,12 @@ export class FileAccountSettingsStore implements AccountSettingsStore {
       );
     }
   }
+}
+
+function copy(stored: StoredAccountSettings): StoredAccountSettings {
+  return {
+    settings: structuredClone(stored.settings),
+    revision: stored.revision,
+    sanitized: { changed: stored.sanitized.changed, removed: [...stored.sanitized.removed] },
+  };
 }
