@@ -4,14 +4,14 @@ import path from 'node:path';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  createEffectPolicy,
+  defineTool,
   StringEnum,
   ToolError,
   ToolRuntime,
-  Workspace,
-  createEffectPolicy,
-  defineTool,
   textResult,
   truncateText,
+  Workspace,
 } from '../src/index.js';
 
 let root: string;
@@ -95,7 +95,10 @@ describe('ToolRuntime', () => {
     const runtime = new ToolRuntime({ workspace, tools: [echo] });
     const result = await runtime.call('echo', { count: 9, mode: 'c', extra: true });
     expect(result.isError).toBe(true);
-    const error = result.structuredContent?.error as { code: string; details: { problems: { path: string; message: string }[] } };
+    const error = result.structuredContent?.error as {
+      code: string;
+      details: { problems: { path: string; message: string }[] };
+    };
     expect(error.code).toBe('INVALID_ARGUMENTS');
     expect(error.details.problems).toEqual(
       expect.arrayContaining([
@@ -105,15 +108,24 @@ describe('ToolRuntime', () => {
         { path: '/extra', message: 'is not an allowed parameter; allowed: text, count, mode' },
       ]),
     );
-    expect((await runtime.call('echo', null)).structuredContent?.error).toMatchObject({ code: 'INVALID_ARGUMENTS' });
-    expect((await runtime.call('echo', [1])).structuredContent?.error).toMatchObject({ code: 'INVALID_ARGUMENTS' });
+    expect((await runtime.call('echo', null)).structuredContent?.error).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+    });
+    expect((await runtime.call('echo', [1])).structuredContent?.error).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+    });
   });
 
   it('answers unknown tools, tool errors and crashes with codes', async () => {
     const runtime = new ToolRuntime({ workspace, tools: [echo, failing] });
-    expect((await runtime.call('nope', {})).structuredContent?.error).toMatchObject({ code: 'TOOL_NOT_FOUND' });
+    expect((await runtime.call('nope', {})).structuredContent?.error).toMatchObject({
+      code: 'TOOL_NOT_FOUND',
+    });
     const toolError = await runtime.call('failing', { kind: 'tool' });
-    expect(toolError).toMatchObject({ isError: true, structuredContent: { error: { code: 'SOMETHING_SPECIFIC' } } });
+    expect(toolError).toMatchObject({
+      isError: true,
+      structuredContent: { error: { code: 'SOMETHING_SPECIFIC' } },
+    });
     expect(toolError.content[0]).toEqual({ type: 'text', text: 'Error SOMETHING_SPECIFIC: A clear reason.' });
     const crash = await runtime.call('failing', { kind: 'crash' });
     expect(crash.structuredContent).toMatchObject({ error: { code: 'INTERNAL_ERROR' }, origin: 'browser' });
@@ -168,7 +180,11 @@ describe('ToolRuntime', () => {
     expect((await declined.call('host', { onHost: false })).structuredContent?.error).toMatchObject({
       code: 'PERMISSION_DENIED',
     });
-    const noApprover = new ToolRuntime({ workspace, tools: [host], policy: createEffectPolicy({ effects: { process: 'ask' } }) });
+    const noApprover = new ToolRuntime({
+      workspace,
+      tools: [host],
+      policy: createEffectPolicy({ effects: { process: 'ask' } }),
+    });
     expect((await noApprover.call('host', { onHost: false })).isError).toBe(true);
   });
 

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ToolError, Workspace } from '../src/index.js';
+import { isInsideDirectory, ToolError, Workspace } from '../src/index.js';
 
 let base: string;
 let root: string;
@@ -10,7 +10,9 @@ let outside: string;
 let workspace: Workspace;
 
 async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {
-  await expect(promise).rejects.toSatisfy((error: unknown) => error instanceof ToolError && error.code === code);
+  await expect(promise).rejects.toSatisfy(
+    (error: unknown) => error instanceof ToolError && error.code === code,
+  );
 }
 
 beforeEach(async () => {
@@ -43,6 +45,15 @@ describe('path confinement', () => {
     ['prefix look-alike', '../ws-evil'],
   ])('refuses %s', async (_name, input) => {
     await expectCode(workspace.resolve(input), 'PATH_OUTSIDE_WORKSPACE');
+  });
+
+  it('accepts names that merely start with two dots', async () => {
+    await writeFile(path.join(root, '..notes'), 'dots');
+    expect((await workspace.resolve('..notes')).kind).toBe('file');
+    expect((await workspace.resolve('sub/..hidden/x')).relative).toBe('sub/..hidden/x');
+    expect(isInsideDirectory(root, path.join(root, '..notes'))).toBe(true);
+    expect(isInsideDirectory(root, path.join(root, '..'))).toBe(false);
+    await expectCode(workspace.resolve('..'), 'PATH_OUTSIDE_WORKSPACE');
   });
 
   it('refuses the absolute prefix look-alike of the root', async () => {

@@ -8,7 +8,11 @@ export const MAX_PATH_BYTES = 4096;
 /** True when `candidate` is `root` itself or lies below it (never a prefix look-alike). */
 export function isInsideDirectory(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  // Only a '..' segment leaves the root; a name that merely starts with '..' ("..notes") is inside.
+  return (
+    relative === '' ||
+    (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
+  );
 }
 
 /** Converts an absolute path inside `root` to the workspace-relative, '/'-separated form. */

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { mkdir, open, realpath, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, open, realpath, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
 import { sha256Hex } from '../hash.js';
@@ -237,28 +237,25 @@ export class Workspace {
       });
     }
     await this.createParentDirectories(resolved);
-    let handle: Awaited<ReturnType<typeof open>>;
+    // Staged in a temp file and hard-linked into place: link() fails when the name exists (an
+    // exclusive create) and publishes the complete content at once, so a crash never leaves a
+    // partly written new file.
+    let staged: StagedFile;
     try {
-      handle = await open(
-        resolved.absolute,
-        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
-        0o644,
-      );
+      staged = await stageFile(this.root, resolved.absolute, bytes, resolved.relative, 0o644);
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      throw new ToolError('WRITE_FAILED', `Could not create "${resolved.relative}".`, { cause: error });
+    }
+    try {
+      await link(staged.temporaryPath, resolved.absolute);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
         throw new ToolError('FILE_EXISTS', `"${resolved.relative}" already exists.`, { cause: error });
       }
       throw new ToolError('WRITE_FAILED', `Could not create "${resolved.relative}".`, { cause: error });
-    }
-    try {
-      const actual = await realPathOfDescriptor(handle.fd);
-      if (actual !== undefined && !isInsideDirectory(this.root, actual)) {
-        throw new ToolError('PATH_OUTSIDE_WORKSPACE', `"${input}" was redirected outside the workspace.`);
-      }
-      await handle.writeFile(bytes);
-      await handle.sync();
     } finally {
-      await handle.close();
+      await discardStagedFile(staged);
     }
     this.ledger.record(resolved.relative, { hash: sha256Hex(bytes), size: bytes.length });
     return { ...resolved, kind: 'file', size: bytes.length };

@@ -250,7 +250,10 @@ export async function searchWithRipgrep(
   }
   return {
     lines: sortedLines,
-    complete: !sorted.stoppedEarly && sortedMatches <= request.maxResults,
+    // Only reached when more than MATCH_COUNT_LIMIT lines match, so the totals are unknown.
+    complete: false,
+    totalMatches: sortedMatches,
+    totalFiles: new Set(sortedLines.map((line) => line.path)).size,
     warnings: warningsFrom(sorted.stderr),
   };
 }
