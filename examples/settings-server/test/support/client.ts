@@ -22,6 +22,7 @@ export class TestClient {
     if (setCookie) this.cookie = setCookie.split(';')[0]!;
     const text = await response.text();
     this.bodies.push(text);
+    // biome-ignore lint/suspicious/noExplicitAny: response JSON of any shape, checked by each test
     let json: any;
     try {
       json = JSON.parse(text);
@@ -39,6 +40,7 @@ export class TestClient {
 }
 
 /** Parses a server-sent event stream into { event, data } records. */
+// biome-ignore lint/suspicious/noExplicitAny: event payloads of any shape, checked by each test
 export function parseEvents(text: string): Array<{ event: string; data: any }> {
   return text
     .split('\n\n')

@@ -1,0 +1,78 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDefaultClientSettings } from '@assistant-kit/settings-schema';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSettingsServer } from '../src/app.js';
+import { TestClient } from './support/client.js';
+import { type PostgresCluster, startPostgresCluster } from './support/postgres-cluster.js';
+
+const SECRET = 'sk-options-test-4c5d6e7f8a9b';
+let directory: string;
+let cluster: PostgresCluster;
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'ak-options-'));
+  cluster = await startPostgresCluster();
+});
+afterAll(async () => {
+  await cluster?.stop();
+  await rm(directory, { recursive: true, force: true });
+});
+
+describe('example server storage options', () => {
+  it('stores settings and credentials in PostgreSQL; a second instance sees them', async () => {
+    const first = await createSettingsServer({
+      dataDirectory: directory,
+      postgresUrl: cluster.connectionString,
+      logger: false,
+    });
+    expect(first.storage).toEqual({ settings: 'postgres', secrets: 'vault' });
+    const second = await createSettingsServer({
+      dataDirectory: directory,
+      postgresUrl: cluster.connectionString,
+      logger: false,
+    });
+    try {
+      const firstClient = new TestClient(await first.app.listen({ port: 0, host: '127.0.0.1' }));
+      const secondClient = new TestClient(await second.app.listen({ port: 0, host: '127.0.0.1' }));
+      await firstClient.signIn(first.demo.username, first.demo.password);
+      const saved = await firstClient.request('POST', '/api/system-settings/client-defaults', {
+        ...createDefaultClientSettings(),
+        model: 'shared-model',
+        apiKey: SECRET,
+      });
+      expect(saved.status).toBe(200);
+      await secondClient.signIn(second.demo.username, second.demo.password);
+      const loaded = await secondClient.request('GET', '/api/system-settings/client-defaults');
+      expect(loaded.json).toEqual(saved.json);
+      // The second instance keeps the key by its reference.
+      const kept = await secondClient.request('POST', '/api/system-settings/client-defaults', loaded.json);
+      expect(kept.json.apiKey).toBe(saved.json.apiKey);
+      for (const body of [...firstClient.bodies, ...secondClient.bodies]) expect(body).not.toContain(SECRET);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it('asked for the keychain without a D-Bus session, it falls back to the vault and says why', async () => {
+    const saved = process.env.DBUS_SESSION_BUS_ADDRESS;
+    delete process.env.DBUS_SESSION_BUS_ADDRESS;
+    try {
+      const server = await createSettingsServer({
+        dataDirectory: join(directory, 'keychain'),
+        keychain: true,
+        logger: false,
+      });
+      try {
+        expect(server.storage.secrets).toBe('vault');
+        expect(server.keychainWarning).toMatch(/OS keychain is not available/);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      if (saved !== undefined) process.env.DBUS_SESSION_BUS_ADDRESS = saved;
+    }
+  });
+});
