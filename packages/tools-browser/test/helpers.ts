@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type ToolResult, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { type BrowserToolsOptions, createBrowserTools } from '../src/index.js';
-import { writeTestApp } from './fixtures/test-app.js';
+import { TEST_APP_FILES, writeTestApp } from './fixtures/test-app.js';
 
 export interface BrowserHarness {
   root: string;
@@ -18,7 +18,7 @@ export async function createHarness(
   setup: { readOnly?: boolean; files?: Record<string, string> } = {},
 ): Promise<BrowserHarness> {
   const root = await realpath(await mkdtemp(path.join(tmpdir(), 'tools-browser-')));
-  await writeTestApp(root, setup.files);
+  await writeTestApp(root, { ...TEST_APP_FILES, ...setup.files });
   const workspace = await Workspace.open(root, { readOnly: setup.readOnly ?? false });
   const family = createBrowserTools({ workspace, idleBrowserMs: 0, ...options });
   const runtime = new ToolRuntime({ workspace, tools: family.tools });

@@ -132,8 +132,10 @@ export class BrowserController {
     return this.exclusive(async () => {
       this.#assertOpen();
       if (this.#session !== undefined) await this.#closeSession('replaced by browser_open');
+      // The budget covers starting an app and loading the page, not launching Chromium itself.
       const timeoutMs = timeoutMsOf(request.timeout_seconds);
-      const deadline = Date.now() + timeoutMs;
+      const appDeadline = Date.now() + timeoutMs;
+      let appStartMs = 0;
       const target = await resolveTarget(this.workspace, request.target, { allowApps: true });
       context.reportProgress({ progress: 0, total: 3, message: 'Starting the browser' });
       const browserPromise = this.#ensureBrowser();
@@ -143,7 +145,9 @@ export class BrowserController {
       let entrypoint: SessionEntrypoint;
       try {
         if (target.kind === 'app') {
-          app = await this.#startApp(target.manifest, deadline, context);
+          const appStarted = Date.now();
+          app = await this.#startApp(target.manifest, appDeadline, context);
+          appStartMs = Date.now() - appStarted;
           entrypoint = {
             target: request.target,
             description: `app from ${target.manifest.source} (${target.manifest.manifestPath}), sandboxed, port ${target.manifest.port} bridged to ${app.origin}`,
@@ -162,7 +166,7 @@ export class BrowserController {
           session,
           entrypoint.url,
           request.wait_until ?? 'load',
-          Math.max(1_000, deadline - Date.now()),
+          Math.max(1_000, timeoutMs - appStartMs),
           context.signal,
         );
         return { ...outcome, session, description: entrypoint.description, viewport };
