@@ -62,7 +62,7 @@ export async function findWorkspaceChanges(
     );
     statuses.forEach((status, index) => {
       const relative = batch[index]!;
-      if (status !== undefined && status.isFile() && status.size > maxFileBytes) {
+      if (status?.isFile() && status.size > maxFileBytes) {
         skippedLargeFiles.push({ path: relative, size: status.size });
         forceRemove.push(relative);
         return;
