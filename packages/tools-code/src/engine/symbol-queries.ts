@@ -101,6 +101,7 @@ export async function documentSymbols(
   const lineCount = new LineIndex(text).lineCount;
   const server = context.languages.serverFor(path.relative);
   let note: string | undefined;
+  let serverError: unknown;
   if (server !== undefined) {
     try {
       const answer = await context.languages.withDocument(path.relative, (document) =>
@@ -120,10 +121,12 @@ export async function documentSymbols(
       };
     } catch (error) {
       if (error instanceof ToolError && error.code === 'CANCELLED') throw error;
+      serverError = error;
       note = `The ${server} language server failed (${(error as Error).message}); answered from the syntax tree.`;
     }
   }
   const symbols = await syntaxSymbolsOf(path.relative, text);
+  if (symbols === undefined && serverError !== undefined) throw serverError;
   if (symbols === undefined) {
     throw codeError(
       'LANGUAGE_NOT_SUPPORTED',

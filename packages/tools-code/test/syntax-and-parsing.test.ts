@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { parseTestCounts } from '../src/index.js';
+import { applyTextEdits, LineIndex } from '../src/positions.js';
+import { resolveImport } from '../src/project/import-resolution.js';
+import { isTestFile, testStem } from '../src/project/test-files.js';
+import { ownersOf, parseCodeowners } from '../src/repo-map/codeowners.js';
+import { addEdge, type FileGraph, pageRank } from '../src/repo-map/page-rank.js';
+import { analyzeText } from '../src/syntax/analyze-file.js';
+
+describe('parseTestCounts', () => {
+  it.each([
+    [
+      'vitest',
+      ' Test Files  1 failed | 2 passed (3)\n      Tests  1 failed | 7 passed | 2 skipped (10)\n',
+      { passed: 7, failed: 1, skipped: 2 },
+    ],
+    ['jest', 'Tests:       1 failed, 3 passed, 4 total\n', { passed: 3, failed: 1, skipped: 0 }],
+    ['node:test', '# tests 3\n# pass 2\n# fail 1\n# skipped 0\n', { passed: 2, failed: 1, skipped: 0 }],
+    ['mocha', '  3 passing (20ms)\n  1 failing\n', { passed: 3, failed: 1, skipped: 0 }],
+    [
+      'pytest',
+      '========= 1 failed, 3 passed, 1 skipped in 0.12s =========\n',
+      { passed: 3, failed: 1, skipped: 1 },
+    ],
+    [
+      'cargo',
+      'test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured\n',
+      { passed: 3, failed: 0, skipped: 1 },
+    ],
+    [
+      'go',
+      '=== RUN   TestA\n--- PASS: TestA (0.00s)\n--- FAIL: TestB (0.00s)\n',
+      { passed: 1, failed: 1, skipped: 0 },
+    ],
+  ])('reads %s summaries', (format, output, counts) => {
+    expect(parseTestCounts(output)).toEqual({ ...counts, format });
+  });
+
+  it('returns undefined when no summary is present', () => {
+    expect(parseTestCounts('hello')).toBeUndefined();
+  });
+});
+
+describe('import resolution', () => {
+  const files = new Set([
+    'src/math.ts',
+    'src/util/index.ts',
+    'web/app.js',
+    'web/style.css',
+    'tools/report.py',
+    'tools/__init__.py',
+  ]);
+  it('maps TypeScript .js specifiers, folders, HTML links and Python modules to files', () => {
+    expect(resolveImport('src/format.ts', './math.js', files)).toBe('src/math.ts');
+    expect(resolveImport('src/format.ts', './util', files)).toBe('src/util/index.ts');
+    expect(resolveImport('src/format.ts', 'react', files)).toBeUndefined();
+    expect(resolveImport('web/index.html', 'app.js', files)).toBe('web/app.js');
+    expect(resolveImport('tests/test_report.py', 'tools.report', files)).toBe('tools/report.py');
+    expect(resolveImport('tools/cli.py', '.report', files)).toBe('tools/report.py');
+    expect(resolveImport('src/a.ts', '../../outside', files)).toBeUndefined();
+  });
+});
+
+describe('test file conventions', () => {
+  it('recognises tests of several ecosystems and their stems', () => {
+    for (const file of [
+      'test/a.test.js',
+      'src/__tests__/b.ts',
+      'tests/test_c.py',
+      'pkg/d_test.go',
+      'src/e.spec.tsx',
+    ]) {
+      expect(isTestFile(file), file).toBe(true);
+    }
+    expect(isTestFile('src/math.ts')).toBe(false);
+    expect(isTestFile('test/fixtures/sample.ts')).toBe(false);
+    expect(testStem('test/math.test.ts')).toBe('math');
+    expect(testStem('tests/test_report.py')).toBe('report');
+    expect(testStem('pkg/d_test.go')).toBe('d');
+  });
+});
+
+describe('CODEOWNERS', () => {
+  it('applies the last matching rule', () => {
+    const rules = parseCodeowners('# c\n*  @all\n/web/ @front # trailing\n*.py @data\n');
+    expect(ownersOf(rules, 'src/a.ts')).toEqual(['@all']);
+    expect(ownersOf(rules, 'web/x.html')).toEqual(['@front']);
+    expect(ownersOf(rules, 'web/deep/y.py')).toEqual(['@data']);
+  });
+});
+
+describe('page rank', () => {
+  it('ranks the file everything depends on first', () => {
+    const graph: FileGraph = new Map();
+    addEdge(graph, 'a', 'core', 1);
+    addEdge(graph, 'b', 'core', 1);
+    addEdge(graph, 'c', 'a', 1);
+    const ranks = pageRank(['a', 'b', 'c', 'core'], graph);
+    const order = [...ranks].sort((x, y) => y[1] - x[1]).map(([name]) => name);
+    expect(order[0]).toBe('core');
+    expect([...ranks.values()].reduce((sum, value) => sum + value, 0)).toBeCloseTo(1, 6);
+  });
+});
+
+describe('syntax extraction', () => {
+  it('finds routes of Node frameworks and Python decorators', async () => {
+    const script = await analyzeText(
+      'server.ts',
+      "router.get('/a', h);\nfastify.route({ method: 'POST', url: '/b', handler });\nmap.get('/not-a-route');\n",
+    );
+    expect(script!.routes).toEqual([
+      { method: 'GET', path: '/a', line: 1 },
+      { method: 'POST', path: '/b', line: 2 },
+    ]);
+    const python = await analyzeText('app.py', '@app.post("/items")\ndef create():\n    pass\n');
+    expect(python!.routes).toEqual([{ method: 'POST', path: '/items', line: 1 }]);
+  });
+
+  it('reports syntax errors with positions', async () => {
+    const analysis = await analyzeText('bad.json', '{"a": }\n');
+    expect(analysis!.syntaxProblems.length).toBeGreaterThan(0);
+    expect(analysis!.syntaxProblems[0]!.line).toBe(1);
+  });
+});
+
+describe('positions', () => {
+  it('applies edits from the end and refuses overlaps', () => {
+    const text = 'one\ntwo\nthree\n';
+    const edits = [
+      { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 3 } }, newText: 'ONE' },
+      { range: { start: { line: 2, character: 0 }, end: { line: 2, character: 5 } }, newText: '3' },
+    ];
+    expect(applyTextEdits(text, edits)).toBe('ONE\ntwo\n3\n');
+    expect(() =>
+      applyTextEdits(text, [
+        { range: { start: { line: 0, character: 0 }, end: { line: 1, character: 1 } }, newText: '' },
+        { range: { start: { line: 0, character: 2 }, end: { line: 0, character: 3 } }, newText: '' },
+      ]),
+    ).toThrow();
+    expect(new LineIndex('a\r\nbc').lineText(0)).toBe('a');
+  });
+});
