@@ -49,6 +49,29 @@ describe('NetworkPolicy', () => {
     expect(policy.permittedHosts).toEqual(['docs.example.com', 'api.example.com']);
   });
 
+  it('compiles the refused URLs into one pattern for the browser driver', () => {
+    const policy = new NetworkPolicy(['https://docs.example.com', 'https://api.example.com/v1/status?x=1']);
+    policy.addWorkspaceOrigin('http://127.0.0.1:4000');
+    const pattern = policy.blockedUrlPattern();
+    for (const url of [
+      'http://127.0.0.1:4000/index.html',
+      'https://docs.example.com/a',
+      'https://api.example.com/v1/status?x=1',
+    ]) {
+      expect(pattern.test(url), url).toBe(false);
+    }
+    for (const url of [
+      'http://127.0.0.1:4001/',
+      'http://127.0.0.1:40001/',
+      'https://docs.example.com.evil.test/',
+      'https://api.example.com/v1/status?x=10',
+      'http://198.51.100.9/',
+    ]) {
+      expect(pattern.test(url), url).toBe(true);
+    }
+    expect(new NetworkPolicy([]).blockedUrlPattern().test('http://127.0.0.1:1/')).toBe(true);
+  });
+
   it('refuses malformed or credential-carrying permitted URLs', () => {
     expect(() => new NetworkPolicy(['not a url'])).toThrow(/not an absolute URL/);
     expect(() => new NetworkPolicy(['https://user:secret@example.com'])).toThrow(/credentials/);

@@ -206,9 +206,6 @@ export class DiagnosticLedger {
   /** Waits for pending log writes and describes the log file as it now is. */
   async receipt(): Promise<DiagnosticLogReceipt> {
     await this.#writes;
-    if (this.#handle !== undefined && !this.#closed) {
-      await this.#handle.datasync().catch(() => {});
-    }
     return {
       path: this.relativePath,
       entries: this.#entriesWritten,
@@ -223,6 +220,7 @@ export class DiagnosticLedger {
   async close(): Promise<DiagnosticLogReceipt> {
     const receipt = await this.receipt();
     this.#closed = true;
+    await this.#handle?.datasync().catch(() => {});
     await this.#handle?.close().catch(() => {});
     this.#handle = undefined;
     return receipt;

@@ -57,6 +57,24 @@ export class NetworkPolicy {
     this.permittedHosts = [...hosts];
   }
 
+  /**
+   * A regular expression matching every http(s) URL this policy refuses. Playwright matches a
+   * route's regular expression inside the browser driver, so allowed requests (the page's own
+   * files) never make a round trip to this process; only refused ones reach the route handler.
+   */
+  blockedUrlPattern(): RegExp {
+    const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    const allowed = [
+      ...[...this.#workspaceOrigins, ...this.#permittedOrigins].map(
+        (origin) => `${escape(new URL(origin).origin)}/`,
+      ),
+      ...[...this.#permittedUrls].map((url) => `${escape(new URL(url).href)}$`),
+    ];
+    return allowed.length === 0
+      ? /^(?:https?|wss?):/
+      : new RegExp(`^(?!${allowed.join('|')})(?:https?|wss?):`);
+  }
+
   /** Registers a server of the session (static server, bridged app port) as reachable. */
   addWorkspaceOrigin(origin: string): void {
     this.#workspaceOrigins.add(normalisedOrigin(new URL(origin)));

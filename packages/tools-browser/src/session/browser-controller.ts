@@ -188,6 +188,7 @@ export class BrowserController {
       if (target.kind === 'app')
         throw browserError('TARGET_INVALID', 'Apps start with browser_open, not browser_navigate.');
       const { url } = await this.#locate(target);
+      await session.refreshRouting(this.policy);
       return navigatePage(
         session,
         url,

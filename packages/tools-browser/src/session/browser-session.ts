@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core';
 import type { AppProcess } from '../app/app-process-launcher.js';
 import type { DiagnosticLedger } from '../diagnostics/diagnostic-ledger.js';
 import type { NetworkPolicy } from '../network/network-policy.js';
@@ -46,6 +46,10 @@ export class BrowserSession {
   readonly #inflight = new Set<Request>();
   readonly #blocked = new WeakSet<Request>();
   #closed = false;
+  #routedPattern: RegExp | undefined;
+  #blockRoute: (route: Route) => Promise<void> = async (route) => {
+    await route.abort('blockedbyclient').catch(() => {});
+  };
 
   private constructor(id: string, context: BrowserContext, page: Page, options: BrowserSessionOptions) {
     this.id = id;
@@ -91,24 +95,42 @@ export class BrowserSession {
     return this.#inflight.size;
   }
 
-  async #wire(policy: NetworkPolicy): Promise<void> {
-    const { context, ledger } = this;
-    await context.route('**/*', async (route) => {
+  /**
+   * (Re)registers the route that refuses requests outside the policy, after the policy gained an
+   * origin (the static server started for a navigation). A no-op when nothing changed.
+   */
+  async refreshRouting(policy: NetworkPolicy): Promise<void> {
+    const pattern = policy.blockedUrlPattern();
+    if (this.#routedPattern !== undefined && this.#routedPattern.source === pattern.source) return;
+    if (this.#routedPattern !== undefined) await this.context.unroute(this.#routedPattern, this.#blockRoute);
+    this.#routedPattern = pattern;
+    await this.context.route(pattern, this.#blockRoute);
+  }
+
+  #routeHandler(policy: NetworkPolicy): (route: Route) => Promise<void> {
+    return async (route) => {
       const request = route.request();
       const decision = policy.decide(request.url());
+      // The pattern is a prefilter; the policy has the final word (an origin may have been added).
       if (decision.allowed) {
         await route.continue().catch(() => {});
         return;
       }
       this.#blocked.add(request);
-      ledger.record({
+      this.ledger.record({
         kind: 'request_blocked',
         message: `Blocked ${request.method()} ${redactUrl(request.url())} (${request.resourceType()}): the browser may reach only the workspace's own servers and URLs the host permits (network grant none).`,
         url: redactUrl(request.url()),
         details: { resourceType: request.resourceType(), reason: decision.reason },
       });
       await route.abort('blockedbyclient').catch(() => {});
-    });
+    };
+  }
+
+  async #wire(policy: NetworkPolicy): Promise<void> {
+    this.#blockRoute = this.#routeHandler(policy);
+    const { context, ledger } = this;
+    await this.refreshRouting(policy);
     await context.routeWebSocket(
       () => true,
       (webSocket) => {
