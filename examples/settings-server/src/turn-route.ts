@@ -102,7 +102,10 @@ export function registerTurnRoute(
     }
 
     const abort = new AbortController();
-    request.raw.on('close', () => abort.abort());
+    // The response closes when it is finished or when the client goes away; only the latter aborts.
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) abort.abort();
+    });
     reply.hijack();
     reply.raw.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',

@@ -160,7 +160,16 @@ export async function settingsHttpPlugin(
 
   app.setErrorHandler(handleError);
   app.addHook('onRequest', async (request) => {
-    const accountId = await authenticate(request);
+    let accountId: string | null;
+    try {
+      accountId = await authenticate(request);
+    } catch (error) {
+      const { statusCode, code } = (error ?? {}) as { statusCode?: unknown; code?: unknown };
+      const passThrough =
+        typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500 && typeof code === 'string';
+      if (passThrough) throw error;
+      throw settingsHttpError('UNAUTHENTICATED', 'Sign in to read or save settings.', { cause: error });
+    }
     if (typeof accountId !== 'string' || accountId.length === 0) {
       throw settingsHttpError('UNAUTHENTICATED', 'Sign in to read or save settings.');
     }

@@ -93,6 +93,33 @@ describe('GET client-defaults', () => {
     });
   });
 
+  it('answers 401 when authenticate throws, and passes a coded 4xx error through', async () => {
+    const local = Fastify();
+    await local.register(settingsHttpPlugin, {
+      service,
+      authenticate: (request) => {
+        if (request.headers['x-mode'] === 'csrf') {
+          throw Object.assign(new Error('CSRF token missing'), {
+            statusCode: 403,
+            code: 'CSRF_TOKEN_INVALID',
+          });
+        }
+        throw new Error('session store down');
+      },
+    });
+    const failed = await local.inject({ method: 'GET', url: CLIENT_DEFAULTS_PATH });
+    const csrf = await local.inject({
+      method: 'GET',
+      url: CLIENT_DEFAULTS_PATH,
+      headers: { 'x-mode': 'csrf' },
+    });
+    await local.close();
+    expect(failed.statusCode).toBe(401);
+    expect(failed.json().error.code).toBe('UNAUTHENTICATED');
+    expect(csrf.statusCode).toBe(403);
+    expect(csrf.json().error).toEqual({ code: 'CSRF_TOKEN_INVALID', message: 'CSRF token missing' });
+  });
+
   it('gives an account with nothing saved the sanitized system defaults, without credential fields', async () => {
     const response = await get('alice');
     expect(response.statusCode).toBe(200);
