@@ -14,6 +14,8 @@ let origin: string;
 let browser: Browser;
 let page: Page;
 const responseBodies: string[] = [];
+// Waiting for the page to settle is not a timing assertion: the bound only stops a hung run.
+const WAIT = { timeout: 30_000, interval: 50 };
 
 beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 'ak-page-'));
@@ -89,7 +91,7 @@ describe('settings page in headless Chromium', () => {
     await page.fill('#codingApiKeyInput', CODING_SECRET);
     await page.fill('#chatDirectoryInput', './data/my-chats');
     await page.click('#saveButton');
-    await expect.poll(() => page.textContent('#status')).toBe('Saved');
+    await expect.poll(() => page.textContent('#status'), WAIT).toBe('Saved');
     await expectNoSecretInDom();
     expect(await page.inputValue('#apiKeyInput')).toBe('');
     expect(await page.textContent('#apiKeyInputStatus')).toBe('Key set');
@@ -109,11 +111,11 @@ describe('settings page in headless Chromium', () => {
   it('removes a key on request and shows invalid input as problems without saving', async () => {
     await page.click('[data-remove-for="codingApiKeyInput"]');
     await page.click('#saveButton');
-    await expect.poll(() => page.textContent('#status')).toBe('Saved');
+    await expect.poll(() => page.textContent('#status'), WAIT).toBe('Saved');
     expect(await page.textContent('#codingApiKeyInputStatus')).toBe('Not set');
     await page.fill('#maxParallelAgentsInput', '');
     await page.click('#saveButton');
-    await expect.poll(() => page.textContent('#status')).toMatch(/^Not saved/);
+    await expect.poll(() => page.textContent('#status'), WAIT).toMatch(/^Not saved/);
     expect(await page.textContent('#problems')).toContain('/maxParallelAgents');
     await page.reload();
     await ready();
@@ -123,11 +125,11 @@ describe('settings page in headless Chromium', () => {
   it('saves thinking controls from their change handlers and keeps them across a model switch', async () => {
     await page.fill('#modelInput', 'gpt-5.1');
     await page.click('#saveButton');
-    await expect.poll(() => page.textContent('#status')).toBe('Saved');
+    await expect.poll(() => page.textContent('#status'), WAIT).toBe('Saved');
     await page.selectOption('#reasoningEffortSelect', 'low');
-    await expect.poll(() => page.textContent('#status')).toBe('Thinking preference saved');
+    await expect.poll(() => page.textContent('#status'), WAIT).toBe('Thinking preference saved');
     await page.selectOption('#codingReasoningControlSelect', 'effort');
-    await expect.poll(() => page.textContent('#status')).toBe('Thinking preference saved');
+    await expect.poll(() => page.textContent('#status'), WAIT).toBe('Thinking preference saved');
     // Saved by the change handlers alone, before any click on Save.
     const stored = await page.evaluate(() =>
       fetch('/api/system-settings/client-defaults').then((response) => response.json()),
@@ -137,10 +139,10 @@ describe('settings page in headless Chromium', () => {
     // A model without thinking: the controls grey out, their values stay.
     await page.fill('#modelInput', 'gpt-5-chat-latest');
     await page.dispatchEvent('#modelInput', 'change');
-    await expect.poll(() => page.isDisabled('#reasoningEffortSelect')).toBe(true);
+    await expect.poll(() => page.isDisabled('#reasoningEffortSelect'), WAIT).toBe(true);
     expect(await page.inputValue('#reasoningEffortSelect')).toBe('low');
     await page.click('#saveButton');
-    await expect.poll(() => page.textContent('#status')).toBe('Saved');
+    await expect.poll(() => page.textContent('#status'), WAIT).toBe('Saved');
 
     await page.reload();
     await ready();
@@ -151,7 +153,7 @@ describe('settings page in headless Chromium', () => {
 
     await page.fill('#modelInput', 'gpt-5.1');
     await page.dispatchEvent('#modelInput', 'change');
-    await expect.poll(() => page.isDisabled('#reasoningEffortSelect')).toBe(false);
+    await expect.poll(() => page.isDisabled('#reasoningEffortSelect'), WAIT).toBe(false);
     expect(await page.inputValue('#reasoningEffortSelect')).toBe('low');
   });
 
