@@ -209,7 +209,7 @@ describe('definitions and references', () => {
     const references = await ok('code_find_references', { symbol: 'add', path: 'src/math.ts' });
     expect(references.data.engine).toBe('language_server');
     const paths = references.data.locations.map((location: Structured) => location.path);
-    expect(paths).toEqual(expect.arrayContaining(['src/math.ts', 'src/format.ts', 'test/math.test.ts']));
+    expect(paths).toEqual(expect.arrayContaining(['src/math.ts', 'src/format.ts', 'test/math.spec.ts']));
     const onlyTests = await ok('code_find_references', {
       symbol: 'add',
       path: 'src/math.ts',
@@ -406,7 +406,7 @@ describe('code_intelligence', () => {
       new_name: 'sum',
     });
     const touched = preview.data.files.map((file: Structured) => file.path);
-    expect(touched).toEqual(expect.arrayContaining(['src/math.ts', 'src/format.ts', 'test/math.test.ts']));
+    expect(touched).toEqual(expect.arrayContaining(['src/math.ts', 'src/format.ts', 'test/math.spec.ts']));
     // Preview writes nothing.
     expect(await readFile(path.join(root, 'src/format.ts'), 'utf8')).toContain('add(a, b)');
 

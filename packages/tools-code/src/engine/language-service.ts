@@ -24,6 +24,13 @@ export interface OpenedDocument {
   diagnosticSequenceBefore: number;
 }
 
+/** A file the caller already read through the workspace (saves a second read). */
+export interface PreloadedFile {
+  path: { relative: string };
+  text: string;
+  hash: string;
+}
+
 /** A place in the workspace (or outside it, for library definitions), 1-based. */
 export interface SourceLocation {
   path: string;
@@ -64,11 +71,19 @@ export class LanguageService {
   }
 
   /** Opens (or re-syncs) a file in its server. The path must already be confined. */
-  async open(relative: string): Promise<OpenedDocument> {
+  async open(relative: string, preloaded?: PreloadedFile): Promise<OpenedDocument> {
     const coverage = this.pool.coverage(relative);
     if (coverage === undefined) throw new Error(`No server covers ${relative}.`);
-    const file = await this.workspace.readFile(relative, { observe: false, maxBytes: MAX_SERVER_FILE_BYTES });
-    const text = file.bytes.toString('utf8');
+    let file: PreloadedFile;
+    if (preloaded !== undefined) file = preloaded;
+    else {
+      const read = await this.workspace.readFile(relative, {
+        observe: false,
+        maxBytes: MAX_SERVER_FILE_BYTES,
+      });
+      file = { path: read.path, text: read.bytes.toString('utf8'), hash: read.hash };
+    }
+    const text = file.text;
     const server = await this.pool.server(coverage.registration.id);
     const uri = this.uriOf(file.path.relative);
     const diagnosticSequenceBefore = server.diagnosticSequence;
@@ -92,9 +107,10 @@ export class LanguageService {
   async withDocument<Result>(
     relative: string,
     operation: (document: OpenedDocument) => Promise<Result>,
+    preloaded?: PreloadedFile,
   ): Promise<Result> {
     try {
-      return await operation(await this.open(relative));
+      return await operation(await this.open(relative, preloaded));
     } catch (error) {
       if (
         isToolError(error) &&

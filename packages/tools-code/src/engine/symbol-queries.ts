@@ -31,9 +31,9 @@ export function splitSymbol(symbol: string): { name: string; container?: string 
 export async function readText(
   context: CodeContext,
   input: string,
-): Promise<{ path: WorkspacePath; text: string }> {
+): Promise<{ path: WorkspacePath; text: string; hash: string }> {
   const file = await context.workspace.readFile(input, { observe: false, maxBytes: MAX_OUTLINE_BYTES });
-  return { path: file.path, text: file.bytes.toString('utf8') };
+  return { path: file.path, text: file.bytes.toString('utf8'), hash: file.hash };
 }
 
 /** Syntax-tree symbols of one file (confined path). */
@@ -210,7 +210,7 @@ export function wordOccurrences(text: string, name: string): number[] {
  * occurrence. Positions in results and arguments are 1-based; this returns 0-based.
  */
 export async function resolvePosition(
-  context: CodeContext,
+  _context: CodeContext,
   relative: string,
   text: string,
   request: { symbol?: string; line?: number; character?: number },

@@ -136,7 +136,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
       const limit = boundedCount('max_results', args.max_results, 50, 1_000);
       const applyKind = APPLY_KIND[args.operation];
       if (applyKind !== undefined) return apply(args, applyKind);
-      const { path, text } = await readText(context, args.path);
+      const { path, text, hash } = await readText(context, args.path);
       const relative = path.relative;
 
       if (args.operation === 'hover' && context.languages.serverFor(relative) === undefined) {
@@ -169,238 +169,245 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
       }
 
       const server = requireServer(context, relative, args.operation);
-      return context.languages.withDocument(relative, async (document) => {
-        const request = <Result>(method: string, params: unknown) =>
-          context.languages.request<Result>(document, method, params, signal);
-        const needsPosition = args.operation !== 'preview_format' || args.line !== undefined;
-        const position = needsPosition
-          ? await resolvePosition(context, relative, document.text, args)
-          : { line: 0, character: 0 };
-        const textDocument = { uri: document.uri };
-        const base = { operation: args.operation, engine: 'language_server', server, path: relative };
+      return context.languages.withDocument(
+        relative,
+        async (document) => {
+          const request = <Result>(method: string, params: unknown) =>
+            context.languages.request<Result>(document, method, params, signal);
+          const needsPosition = args.operation !== 'preview_format' || args.line !== undefined;
+          const position = needsPosition
+            ? await resolvePosition(context, relative, document.text, args)
+            : { line: 0, character: 0 };
+          const textDocument = { uri: document.uri };
+          const base = { operation: args.operation, engine: 'language_server', server, path: relative };
 
-        switch (args.operation) {
-          case 'hover': {
-            const hover = await request<Hover | null>('textDocument/hover', { textDocument, position });
-            const contents = hover === null ? '' : hoverText(hover.contents);
-            return textResult(
-              contents === ''
-                ? 'No hover information at that position.'
-                : joinCapped(contents.split('\n')).text,
-              {
-                ...base,
-                line: position.line + 1,
-                character: position.character + 1,
-                contents,
-              },
-            );
-          }
-          case 'find_implementations': {
-            const answer = await request<Location | Location[] | LocationLink[] | null>(
-              'textDocument/implementation',
-              { textDocument, position },
-            );
-            const list = answer === null ? [] : Array.isArray(answer) ? answer : [answer];
-            const locations = await Promise.all(
-              list.slice(0, limit).map((location) => context.languages.toSourceLocation(location)),
-            );
-            return textResult(
-              [
-                `${list.length} implementation${list.length === 1 ? '' : 's'} (engine: language server ${server})`,
-                ...locations.map(
-                  (location) =>
-                    `${location.path}:${location.line}:${location.character}  ${location.preview ?? ''}`,
-                ),
-              ].join('\n'),
-              { ...base, locations, total: list.length, truncated: list.length > locations.length },
-            );
-          }
-          case 'call_hierarchy': {
-            const direction = args.direction ?? 'both';
-            const items = await request<CallHierarchyItem[] | null>('textDocument/prepareCallHierarchy', {
-              textDocument,
-              position,
-            });
-            if (items === null || items.length === 0)
-              throw codeError('SYMBOL_NOT_FOUND', 'No callable symbol at that position.');
-            const item = items[0]!;
-            const describe = async (target: CallHierarchyItem) => {
-              const location = await context.languages.toSourceLocation(
-                { uri: target.uri, range: target.selectionRange },
-                false,
-              );
-              return {
-                name: target.name,
-                kind: target.kind,
-                path: location.path,
-                line: location.line,
-                character: location.character,
-              };
-            };
-            const incoming =
-              direction === 'outgoing'
-                ? []
-                : ((await request<CallHierarchyIncomingCall[] | null>('callHierarchy/incomingCalls', {
-                    item,
-                  })) ?? []);
-            const outgoing =
-              direction === 'incoming'
-                ? []
-                : ((await request<CallHierarchyOutgoingCall[] | null>('callHierarchy/outgoingCalls', {
-                    item,
-                  })) ?? []);
-            const callers = await Promise.all(incoming.slice(0, limit).map((call) => describe(call.from)));
-            const callees = await Promise.all(outgoing.slice(0, limit).map((call) => describe(call.to)));
-            const lines = [`Call hierarchy of ${item.name} (engine: language server ${server})`];
-            if (direction !== 'outgoing')
-              lines.push(
-                `Incoming (${incoming.length}):`,
-                ...callers.map((call) => `  ${call.name}  ${call.path}:${call.line}`),
-              );
-            if (direction !== 'incoming')
-              lines.push(
-                `Outgoing (${outgoing.length}):`,
-                ...callees.map((call) => `  ${call.name}  ${call.path}:${call.line}`),
-              );
-            return textResult(lines.join('\n'), {
-              ...base,
-              symbol: await describe(item),
-              direction,
-              incoming: callers,
-              outgoing: callees,
-            });
-          }
-          case 'preview_rename': {
-            const newName = args.new_name?.trim();
-            if (newName === undefined || newName === '')
-              throw new ToolError('INVALID_ARGUMENTS', 'preview_rename needs new_name.');
-            const provider = document.server.capabilities.renameProvider;
-            if (provider !== null && typeof provider === 'object' && provider.prepareProvider) {
-              const prepared = await request<unknown>('textDocument/prepareRename', {
-                textDocument,
-                position,
-              });
-              if (prepared === null)
-                throw codeError('RENAME_NOT_POSSIBLE', 'The symbol at that position cannot be renamed.');
-            }
-            let edit: WorkspaceEdit | null;
-            try {
-              edit = await request<WorkspaceEdit | null>('textDocument/rename', {
-                textDocument,
-                position,
-                newName,
-              });
-            } catch (error) {
-              if (isToolError(error) && error.code === 'LANGUAGE_SERVER_ERROR') {
-                throw codeError('RENAME_NOT_POSSIBLE', error.message, { cause: error });
-              }
-              throw error;
-            }
-            if (edit === null)
-              throw codeError('RENAME_NOT_POSSIBLE', 'The server found nothing to rename at that position.');
-            return previewResult(
-              'rename',
-              relative,
-              await prepareFileEdits(context.workspace, textEditsByUri(edit)),
-              base,
-              { new_name: newName },
-            );
-          }
-          case 'preview_format': {
-            const options = {
-              tabSize: args.tab_size ?? 2,
-              insertSpaces: args.insert_spaces ?? true,
-              trimTrailingWhitespace: true,
-              insertFinalNewline: true,
-              trimFinalNewlines: true,
-            };
-            if (options.tabSize < 1 || options.tabSize > 16)
-              throw new ToolError('INVALID_ARGUMENTS', 'tab_size must be between 1 and 16.');
-            const ranged = args.line !== undefined && args.end_line !== undefined;
-            const edits = ranged
-              ? await request<TextEdit[] | null>('textDocument/rangeFormatting', {
-                  textDocument,
-                  range: rangeOf(document, position, args),
-                  options,
-                })
-              : await request<TextEdit[] | null>('textDocument/formatting', { textDocument, options });
-            const files = await prepareFileEdits(context.workspace, new Map([[document.uri, edits ?? []]]));
-            return previewResult('format', relative, files, base, {});
-          }
-          case 'list_actions': {
-            const range = rangeOf(document, position, args);
-            if (document.changed) {
-              await document.server.waitForDiagnostics(document.uri, document.diagnosticSequenceBefore, {
-                timeoutMs: 5_000,
-                quietMs: 300,
-                signal,
-              });
-            }
-            const diagnostics = (document.server.diagnosticsFor(document.uri)?.diagnostics ?? []).filter(
-              (diagnostic) => overlaps(diagnostic, range),
-            );
-            const answer =
-              (await request<(Command | CodeAction)[] | null>('textDocument/codeAction', {
-                textDocument,
-                range,
-                context: {
-                  diagnostics,
-                  ...(args.only === undefined || args.only.length === 0 ? {} : { only: args.only }),
-                  triggerKind: 1,
+          switch (args.operation) {
+            case 'hover': {
+              const hover = await request<Hover | null>('textDocument/hover', { textDocument, position });
+              const contents = hover === null ? '' : hoverText(hover.contents);
+              return textResult(
+                contents === ''
+                  ? 'No hover information at that position.'
+                  : joinCapped(contents.split('\n')).text,
+                {
+                  ...base,
+                  line: position.line + 1,
+                  character: position.character + 1,
+                  contents,
                 },
-              })) ?? [];
-            const actions: Record<string, unknown>[] = [];
-            const lines = [
-              `${answer.length} action${answer.length === 1 ? '' : 's'} at ${relative}:${range.start.line + 1} (engine: language server ${server})`,
-            ];
-            for (const [index, raw] of answer.slice(0, limit).entries()) {
-              const actionId = `action_${index + 1}`;
-              const action: CodeAction =
-                'command' in raw && typeof raw.command === 'string'
-                  ? { title: raw.title, command: raw as Command }
-                  : (raw as CodeAction);
-              const edit = await resolveActionEdit(document, action, request);
-              const record: Record<string, unknown> = {
-                action_id: actionId,
-                title: action.title,
-                kind: action.kind ?? null,
-              };
-              if (action.disabled !== undefined) record.disabled = action.disabled.reason;
-              if (edit === undefined) {
-                record.previewable = false;
-                lines.push(
-                  `${actionId}: ${action.title}${action.kind === undefined ? '' : ` [${action.kind}]`} (no edit to preview)`,
-                );
-              } else {
-                const files = await prepareFileEdits(context.workspace, textEditsByUri(edit));
-                record.files = previewRecord(files);
-                record.previewable = files.length > 0;
-                if (files.length > 0)
-                  record.edit_token = tokens.issue({ kind: 'action', path: relative, actionId, files });
-                lines.push(
-                  `${actionId}: ${action.title}${action.kind === undefined ? '' : ` [${action.kind}]`} (${files.length} file${files.length === 1 ? '' : 's'}${files.length > 0 ? `, edit_token ${record.edit_token}` : ''})`,
-                );
-                lines.push(
-                  ...previewText(files, await originalsOf(context, files)).map((line) => `  ${line}`),
-                );
-              }
-              actions.push(record);
+              );
             }
-            if (answer.length > actions.length)
-              lines.push(`[${answer.length - actions.length} more actions: raise max_results]`);
-            if (allowApply && actions.some((action) => action.edit_token !== undefined))
-              lines.push('Apply one with operation apply_action, its action_id and edit_token.');
-            return textResult(joinCapped(lines).text, {
-              ...base,
-              range: { line: range.start.line + 1, end_line: range.end.line + 1 },
-              actions,
-              total: answer.length,
-            });
+            case 'find_implementations': {
+              const answer = await request<Location | Location[] | LocationLink[] | null>(
+                'textDocument/implementation',
+                { textDocument, position },
+              );
+              const list = answer === null ? [] : Array.isArray(answer) ? answer : [answer];
+              const locations = await Promise.all(
+                list.slice(0, limit).map((location) => context.languages.toSourceLocation(location)),
+              );
+              return textResult(
+                [
+                  `${list.length} implementation${list.length === 1 ? '' : 's'} (engine: language server ${server})`,
+                  ...locations.map(
+                    (location) =>
+                      `${location.path}:${location.line}:${location.character}  ${location.preview ?? ''}`,
+                  ),
+                ].join('\n'),
+                { ...base, locations, total: list.length, truncated: list.length > locations.length },
+              );
+            }
+            case 'call_hierarchy': {
+              const direction = args.direction ?? 'both';
+              const items = await request<CallHierarchyItem[] | null>('textDocument/prepareCallHierarchy', {
+                textDocument,
+                position,
+              });
+              if (items === null || items.length === 0)
+                throw codeError('SYMBOL_NOT_FOUND', 'No callable symbol at that position.');
+              const item = items[0]!;
+              const describe = async (target: CallHierarchyItem) => {
+                const location = await context.languages.toSourceLocation(
+                  { uri: target.uri, range: target.selectionRange },
+                  false,
+                );
+                return {
+                  name: target.name,
+                  kind: target.kind,
+                  path: location.path,
+                  line: location.line,
+                  character: location.character,
+                };
+              };
+              const incoming =
+                direction === 'outgoing'
+                  ? []
+                  : ((await request<CallHierarchyIncomingCall[] | null>('callHierarchy/incomingCalls', {
+                      item,
+                    })) ?? []);
+              const outgoing =
+                direction === 'incoming'
+                  ? []
+                  : ((await request<CallHierarchyOutgoingCall[] | null>('callHierarchy/outgoingCalls', {
+                      item,
+                    })) ?? []);
+              const callers = await Promise.all(incoming.slice(0, limit).map((call) => describe(call.from)));
+              const callees = await Promise.all(outgoing.slice(0, limit).map((call) => describe(call.to)));
+              const lines = [`Call hierarchy of ${item.name} (engine: language server ${server})`];
+              if (direction !== 'outgoing')
+                lines.push(
+                  `Incoming (${incoming.length}):`,
+                  ...callers.map((call) => `  ${call.name}  ${call.path}:${call.line}`),
+                );
+              if (direction !== 'incoming')
+                lines.push(
+                  `Outgoing (${outgoing.length}):`,
+                  ...callees.map((call) => `  ${call.name}  ${call.path}:${call.line}`),
+                );
+              return textResult(lines.join('\n'), {
+                ...base,
+                symbol: await describe(item),
+                direction,
+                incoming: callers,
+                outgoing: callees,
+              });
+            }
+            case 'preview_rename': {
+              const newName = args.new_name?.trim();
+              if (newName === undefined || newName === '')
+                throw new ToolError('INVALID_ARGUMENTS', 'preview_rename needs new_name.');
+              const provider = document.server.capabilities.renameProvider;
+              if (provider !== null && typeof provider === 'object' && provider.prepareProvider) {
+                const prepared = await request<unknown>('textDocument/prepareRename', {
+                  textDocument,
+                  position,
+                });
+                if (prepared === null)
+                  throw codeError('RENAME_NOT_POSSIBLE', 'The symbol at that position cannot be renamed.');
+              }
+              let edit: WorkspaceEdit | null;
+              try {
+                edit = await request<WorkspaceEdit | null>('textDocument/rename', {
+                  textDocument,
+                  position,
+                  newName,
+                });
+              } catch (error) {
+                if (isToolError(error) && error.code === 'LANGUAGE_SERVER_ERROR') {
+                  throw codeError('RENAME_NOT_POSSIBLE', error.message, { cause: error });
+                }
+                throw error;
+              }
+              if (edit === null)
+                throw codeError(
+                  'RENAME_NOT_POSSIBLE',
+                  'The server found nothing to rename at that position.',
+                );
+              return previewResult(
+                'rename',
+                relative,
+                await prepareFileEdits(context.workspace, textEditsByUri(edit)),
+                base,
+                { new_name: newName },
+              );
+            }
+            case 'preview_format': {
+              const options = {
+                tabSize: args.tab_size ?? 2,
+                insertSpaces: args.insert_spaces ?? true,
+                trimTrailingWhitespace: true,
+                insertFinalNewline: true,
+                trimFinalNewlines: true,
+              };
+              if (options.tabSize < 1 || options.tabSize > 16)
+                throw new ToolError('INVALID_ARGUMENTS', 'tab_size must be between 1 and 16.');
+              const ranged = args.line !== undefined && args.end_line !== undefined;
+              const edits = ranged
+                ? await request<TextEdit[] | null>('textDocument/rangeFormatting', {
+                    textDocument,
+                    range: rangeOf(document, position, args),
+                    options,
+                  })
+                : await request<TextEdit[] | null>('textDocument/formatting', { textDocument, options });
+              const files = await prepareFileEdits(context.workspace, new Map([[document.uri, edits ?? []]]));
+              return previewResult('format', relative, files, base, {});
+            }
+            case 'list_actions': {
+              const range = rangeOf(document, position, args);
+              if (document.changed) {
+                await document.server.waitForDiagnostics(document.uri, document.diagnosticSequenceBefore, {
+                  timeoutMs: 5_000,
+                  quietMs: 300,
+                  signal,
+                });
+              }
+              const diagnostics = (document.server.diagnosticsFor(document.uri)?.diagnostics ?? []).filter(
+                (diagnostic) => overlaps(diagnostic, range),
+              );
+              const answer =
+                (await request<(Command | CodeAction)[] | null>('textDocument/codeAction', {
+                  textDocument,
+                  range,
+                  context: {
+                    diagnostics,
+                    ...(args.only === undefined || args.only.length === 0 ? {} : { only: args.only }),
+                    triggerKind: 1,
+                  },
+                })) ?? [];
+              const actions: Record<string, unknown>[] = [];
+              const lines = [
+                `${answer.length} action${answer.length === 1 ? '' : 's'} at ${relative}:${range.start.line + 1} (engine: language server ${server})`,
+              ];
+              for (const [index, raw] of answer.slice(0, limit).entries()) {
+                const actionId = `action_${index + 1}`;
+                const action: CodeAction =
+                  'command' in raw && typeof raw.command === 'string'
+                    ? { title: raw.title, command: raw as Command }
+                    : (raw as CodeAction);
+                const edit = await resolveActionEdit(document, action, request);
+                const record: Record<string, unknown> = {
+                  action_id: actionId,
+                  title: action.title,
+                  kind: action.kind ?? null,
+                };
+                if (action.disabled !== undefined) record.disabled = action.disabled.reason;
+                if (edit === undefined) {
+                  record.previewable = false;
+                  lines.push(
+                    `${actionId}: ${action.title}${action.kind === undefined ? '' : ` [${action.kind}]`} (no edit to preview)`,
+                  );
+                } else {
+                  const files = await prepareFileEdits(context.workspace, textEditsByUri(edit));
+                  record.files = previewRecord(files);
+                  record.previewable = files.length > 0;
+                  if (files.length > 0)
+                    record.edit_token = tokens.issue({ kind: 'action', path: relative, actionId, files });
+                  lines.push(
+                    `${actionId}: ${action.title}${action.kind === undefined ? '' : ` [${action.kind}]`} (${files.length} file${files.length === 1 ? '' : 's'}${files.length > 0 ? `, edit_token ${record.edit_token}` : ''})`,
+                  );
+                  lines.push(
+                    ...previewText(files, await originalsOf(context, files)).map((line) => `  ${line}`),
+                  );
+                }
+                actions.push(record);
+              }
+              if (answer.length > actions.length)
+                lines.push(`[${answer.length - actions.length} more actions: raise max_results]`);
+              if (allowApply && actions.some((action) => action.edit_token !== undefined))
+                lines.push('Apply one with operation apply_action, its action_id and edit_token.');
+              return textResult(joinCapped(lines).text, {
+                ...base,
+                range: { line: range.start.line + 1, end_line: range.end.line + 1 },
+                actions,
+                total: answer.length,
+              });
+            }
+            default:
+              throw new ToolError('INVALID_ARGUMENTS', `Unknown operation ${args.operation}.`);
           }
-          default:
-            throw new ToolError('INVALID_ARGUMENTS', `Unknown operation ${args.operation}.`);
-        }
-      });
+        },
+        { path: { relative }, text, hash },
+      );
     },
   });
 

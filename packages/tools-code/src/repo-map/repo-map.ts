@@ -31,6 +31,8 @@ interface Ranking {
 /** Remembers the last reference-graph ranking per scope, reused while no file changed. */
 export class RepoMapCache {
   readonly #rankings = new Map<string, Ranking>();
+  /** The last rendered map, reused while the files and the options are the same. */
+  rendered: { key: string; map: { text: string; structured: Record<string, unknown> } } | undefined;
 
   get(scope: string, fingerprint: string): Ranking | undefined {
     const ranking = this.#rankings.get(scope);
@@ -152,6 +154,20 @@ export async function buildRepoMap(
   const fileSet = new Set(files);
   const scopeKey = scope ?? '.';
   const fingerprint = fingerprintOf(snapshot);
+  const renderKey = JSON.stringify([
+    fingerprint,
+    scopeKey,
+    [...include].sort(),
+    options.maxFiles,
+    options.maxSymbols,
+    options.maxResults,
+  ]);
+  if (cache.rendered?.key === renderKey) {
+    return {
+      text: cache.rendered.map.text,
+      structured: { ...cache.rendered.map.structured, reparsed_files: 0 },
+    };
+  }
   let ranking = cache.get(scopeKey, fingerprint);
   if (ranking === undefined && (include.has('next_files') || include.has('modules'))) {
     ranking = { fingerprint, ...rankFiles(files, snapshot.analyses) };
@@ -466,5 +482,7 @@ export async function buildRepoMap(
   }
 
   const header = `Repo map of ${scope === undefined ? 'the workspace' : scope}: ${files.length} files${snapshot.truncated ? ' (walk capped)' : ''}.`;
-  return { text: [header, ...sections].join('\n\n'), structured };
+  const map = { text: [header, ...sections].join('\n\n'), structured };
+  cache.rendered = { key: renderKey, map };
+  return map;
 }

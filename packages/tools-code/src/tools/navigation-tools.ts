@@ -46,21 +46,24 @@ function isCancellation(error: unknown): boolean {
 async function serverLocations(
   context: CodeContext,
   relative: string,
-  text: string,
+  file: { text: string; hash: string },
   request: PositionRequest,
   method: 'textDocument/definition' | 'textDocument/references',
   signal: AbortSignal,
 ): Promise<SourceLocation[]> {
-  const position = await resolvePosition(context, relative, text, request);
+  const position = await resolvePosition(context, relative, file.text, request);
   const params =
     method === 'textDocument/references' ? { position, context: { includeDeclaration: true } } : { position };
-  const answer = await context.languages.withDocument(relative, (document) =>
-    context.languages.request<Location | Location[] | LocationLink[] | null>(
-      document,
-      method,
-      { textDocument: { uri: document.uri }, ...params },
-      signal,
-    ),
+  const answer = await context.languages.withDocument(
+    relative,
+    (document) =>
+      context.languages.request<Location | Location[] | LocationLink[] | null>(
+        document,
+        method,
+        { textDocument: { uri: document.uri }, ...params },
+        signal,
+      ),
+    { path: { relative }, text: file.text, hash: file.hash },
   );
   return Promise.all(asArray(answer).map((location) => context.languages.toSourceLocation(location)));
 }
@@ -73,14 +76,14 @@ async function findDefinition(
 ): Promise<Answer> {
   const notes: string[] = [];
   if (request.path !== undefined) {
-    const { path, text } = await readText(context, request.path);
+    const { path, text, hash } = await readText(context, request.path);
     const server = context.languages.serverFor(path.relative);
     if (server !== undefined) {
       try {
         const locations = await serverLocations(
           context,
           path.relative,
-          text,
+          { text, hash },
           { ...request },
           'textDocument/definition',
           signal,
@@ -139,11 +142,11 @@ async function findDefinition(
     const server = context.languages.serverFor(declaration.path);
     if (server !== undefined) {
       try {
-        const { text } = await readText(context, declaration.path);
+        const { text, hash } = await readText(context, declaration.path);
         const confirmed = await serverLocations(
           context,
           declaration.path,
-          text,
+          { text, hash },
           { symbol: request.symbol, line: declaration.line },
           'textDocument/definition',
           signal,
@@ -258,14 +261,14 @@ async function findReferences(
     if (declaration !== undefined) target = { path: declaration.path, line: declaration.line };
   }
   if (target !== undefined) {
-    const { path, text } = await readText(context, target.path);
+    const { path, text, hash } = await readText(context, target.path);
     const server = context.languages.serverFor(path.relative);
     if (server !== undefined) {
       try {
         const locations = await serverLocations(
           context,
           path.relative,
-          text,
+          { text, hash },
           {
             symbol: request.symbol,
             ...(target.line === undefined ? {} : { line: target.line }),

@@ -1,7 +1,8 @@
+import { stat } from 'node:fs/promises';
 import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
 import type { SymbolInformation, WorkspaceSymbol } from 'vscode-languageserver-protocol';
 import type { CodeContext } from '../engine/code-context.js';
-import { documentSymbols, type LocatedSymbol, readText, syntaxSymbolsOf } from '../engine/symbol-queries.js';
+import { documentSymbols, type LocatedSymbol, readText } from '../engine/symbol-queries.js';
 import { boundedCount, codeError } from '../errors.js';
 import { globMatcher } from '../files/glob.js';
 import { languageOfPath } from '../languages.js';
@@ -12,6 +13,7 @@ import {
   CodeWorkspaceSymbolsParameters,
   FileOutlineParameters,
 } from '../schemas.js';
+import { hasSyntaxSupport } from '../syntax/analyze-file.js';
 import { formatSymbolLines, joinCapped, symbolRecord } from './format.js';
 
 /** Most symbols file_outline lists. */
@@ -28,7 +30,16 @@ export function fileOutlineTool(context: CodeContext) {
     handler: async ({ path }, { signal }) => {
       const { path: resolved, text } = await readText(context, path);
       const lineCount = new LineIndex(text).lineCount;
-      let symbols = await syntaxSymbolsOf(resolved.relative, text);
+      // The index caches each file's analysis by size and mtime: a warm outline skips parsing.
+      const status = await stat(resolved.absolute);
+      let symbols = hasSyntaxSupport(languageOfPath(resolved.relative))
+        ? (
+            await context.syntax.analyzeContent(resolved.relative, text, {
+              mtimeMs: status.mtimeMs,
+              size: status.size,
+            })
+          )?.symbols
+        : undefined;
       let engine: 'syntax' | 'language_server' = 'syntax';
       if (symbols === undefined) {
         if (context.languages.serverFor(resolved.relative) === undefined) {
