@@ -5,10 +5,10 @@ import { ALWAYS_SKIPPED } from '../walk/workspace-walker.js';
 import {
   type ContentSearchOutcome,
   type ContentSearchRequest,
-  comparePaths,
   type FileListRequest,
   MATCH_COUNT_LIMIT,
   type SearchLine,
+  sortPaths,
 } from './search-types.js';
 
 /** Raised when the ripgrep executable cannot be started, so the caller falls back. */
@@ -207,7 +207,7 @@ export async function searchWithRipgrep(
       if (group === undefined) byFile.set(line.path, [line]);
       else group.push(line);
     }
-    const ordered = [...byFile.keys()].sort(comparePaths).flatMap((path) => byFile.get(path)!);
+    const ordered = sortPaths([...byFile.keys()]).flatMap((path) => byFile.get(path)!);
     return {
       lines: ordered,
       complete: true,
@@ -278,5 +278,5 @@ export async function listFilesWithRipgrep(
     },
   );
   if (outcome.exitCode === 2 && paths.length === 0) throw failure(outcome.stderr, outcome.exitCode);
-  return { paths: paths.sort(comparePaths), complete: true, warnings: warningsFrom(outcome.stderr) };
+  return { paths: sortPaths(paths), complete: true, warnings: warningsFrom(outcome.stderr) };
 }

@@ -1,4 +1,5 @@
 import type { GlobFilter } from '../walk/glob-filter.js';
+import { compareText } from '../walk/workspace-walker.js';
 
 /** One output line of a content search: a matching line or a context line around one. */
 export interface SearchLine {
@@ -49,14 +50,13 @@ export interface FileListRequest {
   signal?: AbortSignal;
 }
 
-/** Compares workspace-relative paths component by component in UTF-8 byte order. */
-export function comparePaths(left: string, right: string): number {
-  const leftParts = left.split('/');
-  const rightParts = right.split('/');
-  const shared = Math.min(leftParts.length, rightParts.length);
-  for (let index = 0; index < shared; index += 1) {
-    if (leftParts[index] === rightParts[index]) continue;
-    return Buffer.compare(Buffer.from(leftParts[index]!), Buffer.from(rightParts[index]!));
-  }
-  return leftParts.length - rightParts.length;
+/**
+ * Sorts workspace-relative paths component by component in UTF-8 byte order (so 'a/x' comes
+ * before 'a-b/x', as in ripgrep's sorted output): each '/' becomes a NUL, which sorts first.
+ */
+export function sortPaths(paths: readonly string[]): string[] {
+  return paths
+    .map((original) => ({ original, key: original.replaceAll('/', '\u0000') }))
+    .sort((left, right) => compareText(left.key, right.key))
+    .map((entry) => entry.original);
 }

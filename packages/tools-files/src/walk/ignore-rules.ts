@@ -16,7 +16,8 @@ function readRules(file: string): Ignore | undefined {
   } catch {
     return undefined;
   }
-  return ignore({ allowRelativePaths: true }).add(content);
+  // Case-sensitive like git and ripgrep on Linux.
+  return ignore({ allowRelativePaths: true, ignorecase: false }).add(content);
 }
 
 /**

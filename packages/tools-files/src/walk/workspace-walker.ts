@@ -33,9 +33,22 @@ export const ALWAYS_SKIPPED: ReadonlySet<string> = new Set(['.git', HIDDEN_DIREC
 const DIRECTORIES_PER_TURN = 64;
 
 function compareNames(left: Dirent, right: Dirent): number {
-  // Byte order of UTF-8 names, as ripgrep's sorted output uses.
-  return Buffer.compare(Buffer.from(left.name), Buffer.from(right.name));
+  return compareText(left.name, right.name);
 }
+
+/**
+ * UTF-8 byte order, as ripgrep sorts: equal to UTF-16 code-unit order (the fast `<`) except
+ * when a surrogate pair meets a character from U+E000 to U+FFFF.
+ */
+export function compareText(left: string, right: string): number {
+  if (left === right) return 0;
+  if (HIGH_CHARACTERS.test(left) || HIGH_CHARACTERS.test(right)) {
+    return Buffer.compare(Buffer.from(left), Buffer.from(right));
+  }
+  return left < right ? -1 : 1;
+}
+
+const HIGH_CHARACTERS = /[\uD800-\uFFFF]/;
 
 /**
  * Walks a workspace folder depth-first in name order (folders are followed by their contents),

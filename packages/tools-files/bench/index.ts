@@ -1,0 +1,221 @@
+/**
+ * Benchmarks of the files family on the generated ~20,000-file tree, each beside its reference
+ * command measured in the same run: search_files vs `rg`, list_files vs `rg --files`, read_file
+ * of a 10 MB file vs `cat | sha256sum`, edit_file on a 1 MB file, and the TypeScript search
+ * fallback's times. Prints a table and writes reports/bench/tools-files.json.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type ToolResult, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
+import { createFileTools } from '../src/index.js';
+import { generateTree } from './generate-tree.js';
+
+const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const treeDirectory = fileURLToPath(new URL('./generated/tree', import.meta.url));
+const RUNS = 7;
+const PATTERN = 'handleRequest[0-9]+\\(input';
+
+interface Row {
+  name: string;
+  valueMs: number;
+  referenceName: string;
+  referenceMs: number | null;
+  targetRatio: number | null;
+  note: string;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function runCommand(command: string, args: string[], cwd: string): void {
+  const outcome = spawnSync(command, args, { cwd, stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 30 });
+  if (outcome.status !== 0 && outcome.status !== 1) throw new Error(`${command} failed`);
+}
+
+/**
+ * Times the tool and its reference command alternately (median of RUNS each, after a warm-up),
+ * so a busy machine slows both alike and the ratio stays meaningful.
+ */
+async function timePair(
+  run: () => Promise<unknown>,
+  reference: [string, string[]] | undefined,
+  cwd: string,
+): Promise<{ valueMs: number; referenceMs: number | null }> {
+  const values: number[] = [];
+  const references: number[] = [];
+  await run();
+  if (reference !== undefined) runCommand(reference[0], reference[1], cwd);
+  for (let index = 0; index < RUNS; index += 1) {
+    let start = performance.now();
+    await run();
+    values.push(performance.now() - start);
+    if (reference !== undefined) {
+      start = performance.now();
+      runCommand(reference[0], reference[1], cwd);
+      references.push(performance.now() - start);
+    }
+  }
+  return { valueMs: median(values), referenceMs: reference === undefined ? null : median(references) };
+}
+
+function check(result: ToolResult): ToolResult {
+  if (result.isError === true) throw new Error(JSON.stringify(result.content));
+  return result;
+}
+
+const tree = await generateTree(treeDirectory);
+const workspace = await Workspace.open(tree.root);
+const options = { maxSearchResults: 100_000, maxListEntries: 100_000, maxOutputCharacters: 50_000_000 };
+const ripgrepRuntime = new ToolRuntime({
+  workspace,
+  tools: createFileTools({ workspace, ...options }).tools,
+});
+const typescriptRuntime = new ToolRuntime({
+  workspace,
+  tools: createFileTools({ workspace, ...options, rgPath: null }).tools,
+});
+const rows: Row[] = [];
+const searchArgs = { pattern: PATTERN, max_results: 100_000 };
+// The reference: the same query on the command line, with the same file selection.
+const rgArgs = ['-n', '--hidden', '--no-require-git', '--glob', '!.git', PATTERN];
+
+// Identical matches: the tool's matches against ripgrep's own output.
+const rgOutput = execFileSync('rg', ['--no-heading', '--with-filename', ...rgArgs], {
+  cwd: tree.root,
+  // ripgrep searches its standard input when that is a pipe; it must search the tree.
+  stdio: ['ignore', 'pipe', 'ignore'],
+  maxBuffer: 1 << 30,
+}).toString();
+const expected = rgOutput
+  .split('\n')
+  .filter((line) => line.length > 0)
+  .sort();
+const toLines = (result: ToolResult) =>
+  ((result.structuredContent as { matches: { path: string; line: number; text: string }[] }).matches ?? [])
+    .map((match) => `${match.path}:${match.line}:${match.text}`)
+    .sort();
+const ripgrepMatches = toLines(check(await ripgrepRuntime.call('search_files', searchArgs)));
+const typescriptMatches = toLines(check(await typescriptRuntime.call('search_files', searchArgs)));
+const identical =
+  JSON.stringify(ripgrepMatches) === JSON.stringify(expected) &&
+  JSON.stringify(typescriptMatches) === JSON.stringify(expected);
+
+const rgFilesArgs = ['--files', '--hidden', '--no-require-git', '--glob', '!.git'];
+const largeFile = path.join(tree.root, tree.largeFile);
+const catSha: [string, string[]] = ['sh', ['-c', `cat '${largeFile}' | sha256sum`]];
+const measure = async (
+  name: string,
+  run: () => Promise<unknown>,
+  reference: [string, string[]] | undefined,
+  targetRatio: number | null,
+  note: string,
+) => {
+  const timing = await timePair(run, reference, tree.root);
+  rows.push({
+    name,
+    valueMs: timing.valueMs,
+    referenceName:
+      reference === undefined ? '' : reference[0] === 'sh' ? 'cat | sha256sum' : `rg ${reference[1][0]}`,
+    referenceMs: timing.referenceMs,
+    targetRatio,
+    note,
+  });
+};
+
+await measure(
+  'search_files (ripgrep)',
+  async () => check(await ripgrepRuntime.call('search_files', searchArgs)),
+  ['rg', rgArgs],
+  1.5,
+  `${expected.length} matches, identical: ${identical}`,
+);
+await measure(
+  'search_files (TypeScript fallback)',
+  async () => check(await typescriptRuntime.call('search_files', searchArgs)),
+  ['rg', rgArgs],
+  null,
+  'price of the fallback (no target)',
+);
+const listResult = check(await ripgrepRuntime.call('list_files', {}));
+await measure(
+  'list_files (whole tree, with sizes)',
+  async () => check(await ripgrepRuntime.call('list_files', {})),
+  ['rg', rgFilesArgs],
+  2,
+  `${(listResult.structuredContent as { total_entries: number }).total_entries} entries`,
+);
+await measure(
+  'search_files names only (ripgrep)',
+  async () => check(await ripgrepRuntime.call('search_files', { glob: '*.md', max_results: 100_000 })),
+  ['rg', [...rgFilesArgs, '--glob', '*.md']],
+  null,
+  "glob '*.md'",
+);
+await measure(
+  'read_file 10 MB (hash + first 2000 lines)',
+  async () => check(await ripgrepRuntime.call('read_file', { path: tree.largeFile })),
+  catSha,
+  3,
+  '',
+);
+await measure(
+  'read_file 10 MB (lines 200000-200099)',
+  async () =>
+    check(
+      await ripgrepRuntime.call('read_file', { path: tree.largeFile, offset_line: 200_000, max_lines: 100 }),
+    ),
+  catSha,
+  3,
+  '',
+);
+check(await ripgrepRuntime.call('read_file', { path: tree.mediumFile, max_lines: 1 }));
+let toggle = false;
+await measure(
+  'edit_file 1 MB (atomic, fsync)',
+  async () => {
+    const [from, to] = toggle
+      ? ['// EDIT MARKER: done', '// EDIT MARKER: replace me']
+      : ['// EDIT MARKER: replace me', '// EDIT MARKER: done'];
+    toggle = !toggle;
+    check(await ripgrepRuntime.call('edit_file', { path: tree.mediumFile, old_text: from, new_text: to }));
+  },
+  undefined,
+  null,
+  'reported, no target',
+);
+if (toggle) {
+  check(
+    await ripgrepRuntime.call('edit_file', {
+      path: tree.mediumFile,
+      old_text: '// EDIT MARKER: done',
+      new_text: '// EDIT MARKER: replace me',
+    }),
+  );
+}
+
+console.log(`load average ${loadavg()[0].toFixed(1)} on ${(await import('node:os')).cpus().length} cores`);
+const table = rows.map((row) => {
+  const ratio = row.referenceMs === null ? null : row.valueMs / row.referenceMs;
+  const met = row.targetRatio === null || ratio === null ? null : ratio <= row.targetRatio;
+  return { ...row, ratio, met };
+});
+const pad = (text: string, width: number) => text.padEnd(width);
+console.log(
+  `${pad('benchmark', 44)}${pad('value', 11)}${pad('reference', 30)}${pad('ratio', 8)}${pad('target', 9)}${pad('met?', 6)}note`,
+);
+for (const row of table) {
+  console.log(
+    `${pad(row.name, 44)}${pad(`${row.valueMs.toFixed(1)} ms`, 11)}${pad(row.referenceMs === null ? '-' : `${row.referenceName} ${row.referenceMs.toFixed(1)} ms`, 30)}${pad(row.ratio === null ? '-' : `${row.ratio.toFixed(2)}×`, 8)}${pad(row.targetRatio === null ? '-' : `≤ ${row.targetRatio}×`, 9)}${pad(row.met === null ? '-' : row.met ? 'yes' : 'NO', 6)}${row.note}`,
+  );
+}
+const reportDirectory = path.join(repositoryRoot, 'reports', 'bench');
+await mkdir(reportDirectory, { recursive: true });
+await writeFile(
+  path.join(reportDirectory, 'tools-files.json'),
+  `${JSON.stringify({ package: '@assistant-kit/tools-files', runs: RUNS, statistic: 'median', files: tree.fileCount, loadAverage: loadavg()[0], results: table }, null, 2)}\n`,
+);
