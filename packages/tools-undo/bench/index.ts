@@ -86,6 +86,8 @@ const root = await mkdtemp(path.join(os.tmpdir(), 'tools-undo-bench-'));
 const naiveGit = await mkdtemp(path.join(os.tmpdir(), 'tools-undo-bench-naive-'));
 const rows: Row[] = [];
 const FILE_COUNT = 10_000;
+const CHECKPOINT_RUNS = 5;
+const UNDO_RUNS = 3;
 try {
   const generated = await generateWorkspace(root, FILE_COUNT);
   await run('git', ['init', '--quiet', '--bare', naiveGit]);
@@ -106,7 +108,7 @@ try {
   const diffTimes: number[] = [];
   const naiveDiffTimes: number[] = [];
   let round = 0;
-  for (let repetition = 0; repetition < 7; repetition += 1) {
+  for (let repetition = 0; repetition < CHECKPOINT_RUNS; repetition += 1) {
     round += 1;
     await family.checkpoints.beginDispatch(`bench ${round}`);
     await editFiles(root, pickFiles(10), round);
@@ -144,7 +146,7 @@ try {
   const undoTimes: number[] = [];
   const restoreTimes: number[] = [];
   const gitDirectory = await family.checkpoints.gitDirectory();
-  for (let repetition = 0; repetition < 5; repetition += 1) {
+  for (let repetition = 0; repetition < UNDO_RUNS; repetition += 1) {
     round += 1;
     await family.checkpoints.beginDispatch(`undo bench ${round}`);
     await editFiles(root, pickFiles(10), round);
@@ -242,8 +244,7 @@ writeFileSync(
       node: process.version,
       cpus: os.cpus().length,
       date: new Date().toISOString(),
-      method:
-        'generated workspace of 10,000 files (seed 42) plus 500 files in node_modules; medians of 7 (checkpoint, diff) and 5 (undo) runs interleaved with the reference; disk growth = bytes of the shadow objects folder before and after 100 dispatches',
+      method: `generated workspace of 10,000 files (seed 42) plus 500 files in node_modules; medians of ${CHECKPOINT_RUNS} (checkpoint, diff) and ${UNDO_RUNS} (undo) runs interleaved with the reference; disk growth = bytes of the shadow objects folder before and after 100 dispatches`,
       results: rows,
     },
     null,

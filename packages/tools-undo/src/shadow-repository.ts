@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { access, mkdir, rm, writeFile } from 'node:fs/promises';
+import { access, copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '@assistant-kit/tool-core';
 import { GitRunner } from './git-runner.js';
@@ -89,6 +89,7 @@ export class ShadowRepository {
   readonly indexFile: string;
   readonly git: GitRunner;
   private readonly emptyIndexFile: string;
+  #ignoredChecked = false;
 
   private constructor(
     readonly options: ShadowRepositoryOptions,
@@ -173,9 +174,17 @@ export class ShadowRepository {
     }
     // Recorded files that are ignored now (a new .gitignore rule, or the root's rules reaching
     // into a nested repository's files) leave the index, like files grown over the size limit.
-    const ignored = splitNul(
-      await this.git.run(['ls-files', '-z', '--cached', '--ignored', '--exclude-standard'], { signal }),
-    );
+    // Only a changed ignore file, a new nested repository or a new session (fresh exclusion
+    // rules) can make a recorded file ignored, so the check is skipped otherwise.
+    const rulesMayHaveChanged =
+      !this.#ignoredChecked ||
+      changes.nestedRepositories.length > 0 ||
+      changes.update.some((file) => file === '.gitignore' || file.endsWith('/.gitignore'));
+    const ignored = rulesMayHaveChanged
+      ? splitNul(
+          await this.git.run(['ls-files', '-z', '--cached', '--ignored', '--exclude-standard'], { signal }),
+        )
+      : [];
     const forceRemove = [...changes.forceRemove, ...ignored];
     if (forceRemove.length > 0) {
       await this.git.run(['update-index', '--force-remove', '-z', '--stdin'], {
@@ -184,6 +193,7 @@ export class ShadowRepository {
       });
     }
     const tree = (await this.git.run(['write-tree'], { signal })).trim();
+    this.#ignoredChecked = true;
     return {
       tree,
       skippedLargeFiles: changes.skippedLargeFiles,
@@ -298,12 +308,19 @@ export class ShadowRepository {
     return this.git.run(args, { env: environment });
   }
 
-  /** A new tree: `baseTree` with the given entries set (or removed when undefined). */
-  async buildTree(baseTree: string, updates: ReadonlyMap<string, TreeEntry | undefined>): Promise<string> {
+  /**
+   * A new tree: the tree the shadow index holds (`indexTree`, from the last snapshot) with the
+   * given entries set, or removed when undefined. Works on a copy of the index, so unchanged
+   * folders keep their cached trees and the shadow index itself is untouched.
+   */
+  async buildTree(indexTree: string, updates: ReadonlyMap<string, TreeEntry | undefined>): Promise<string> {
     const scratchIndex = path.join(this.options.storageDirectory, `build-index-${randomUUID()}`);
     const scratch = this.git.with({ GIT_INDEX_FILE: scratchIndex });
     try {
-      await scratch.run(['read-tree', baseTree]);
+      await copyFile(this.indexFile, scratchIndex).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+        await scratch.run(['read-tree', indexTree]);
+      });
       const lines = [...updates].map(([file, entry]) =>
         entry === undefined ? `0 ${'0'.repeat(40)}\t${file}` : `${entry.mode} ${entry.object}\t${file}`,
       );
