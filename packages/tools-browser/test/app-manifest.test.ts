@@ -137,7 +137,7 @@ describe('app manifests', () => {
       const opened = structured(await harness.runtime.call('browser_open', { target: 'web' }));
       expect(opened).toMatchObject({ title: 'App own', status: 200 });
       expect(opened.target).toMatch(/^app from assistant-app\.json/);
-      expect(textOf(await harness.runtime.call('browser_snapshot'))).toMatch(
+      expect(textOf(await harness.runtime.call('browser_snapshot', {}))).toMatch(
         /heading "Served on \d+\/hello"/,
       );
       structured(await harness.runtime.call('browser_close', { reason: 'done with the app' }));
@@ -188,8 +188,8 @@ describe('app manifests', () => {
       try {
         const opened = await harness.runtime.call('browser_open', { target: 'site', timeout_seconds: 60 });
         expect(structured(opened)).toMatchObject({ title: 'App sandboxed', status: 200 });
-        expect(textOf(await harness.runtime.call('browser_snapshot'))).toContain('Served on 3000/');
-        const closed = structured(await harness.runtime.call('browser_close'));
+        expect(textOf(await harness.runtime.call('browser_snapshot', {}))).toContain('Served on 3000/');
+        const closed = structured(await harness.runtime.call('browser_close', {}));
         expect(closed.closed).toBe(true);
       } finally {
         await harness.close();

@@ -198,7 +198,7 @@ describe('permitted URLs', () => {
       );
       expect(opened).toMatchObject({ title: 'Permitted page', status: 200, target: 'permitted URL' });
       expect(permitted.hits).toContain('/welcome');
-      const errors = structured(await harness.runtime.call('browser_errors'));
+      const errors = structured(await harness.runtime.call('browser_errors', {}));
       expect((errors.entrypointVisit as { valid: boolean }).valid).toBe(true);
     } finally {
       await harness.close();

@@ -12,7 +12,7 @@ describe('snapshot bounds', () => {
     );
     try {
       structured(await harness.runtime.call('browser_open', { target: 'large.html' }));
-      const result = await harness.runtime.call('browser_snapshot');
+      const result = await harness.runtime.call('browser_snapshot', {});
       const text = textOf(result);
       const facts = structured(result);
       expect(facts.truncated).toBe(true);
@@ -55,7 +55,7 @@ describe('session lifecycle', () => {
     );
     try {
       const first = structured(await harness.runtime.call('browser_open', { target: 'broken.html' }));
-      const errors = structured(await harness.runtime.call('browser_errors'));
+      const errors = structured(await harness.runtime.call('browser_errors', {}));
       expect((errors.errors as { counts: { http_error: number } }).counts.http_error).toBe(1);
       expect((errors.entrypointVisit as { valid: boolean; reasons: string[] }).reasons[0]).toContain(
         '1 HTTP error response',
@@ -66,13 +66,13 @@ describe('session lifecycle', () => {
       );
       expect(second.sessionId).not.toBe(first.sessionId);
       // A new session starts with an empty ledger and its own log file.
-      const fresh = structured(await harness.runtime.call('browser_errors'));
+      const fresh = structured(await harness.runtime.call('browser_errors', {}));
       expect((fresh.entrypointVisit as { valid: boolean }).valid).toBe(true);
       const logs = await readdir(path.join(harness.root, '.assistant-kit/browser/logs'));
       expect(logs).toHaveLength(2);
 
-      structured(await harness.runtime.call('browser_close'));
-      expect(structured(await harness.runtime.call('browser_close')).closed).toBe(false);
+      structured(await harness.runtime.call('browser_close', {}));
+      expect(structured(await harness.runtime.call('browser_close', {})).closed).toBe(false);
       // Opening again after close relaunches Chromium (idleBrowserMs 0 closed it).
       expect(structured(await harness.runtime.call('browser_open', { target: 'index.html' })).title).toBe(
         'Test App',
@@ -95,7 +95,7 @@ describe('session lifecycle', () => {
       });
       expect(errorCode(result)).toBe('NAVIGATION_FAILED');
       expect(textOf(result)).toContain('did not reach "networkidle0" within 2 s');
-      expect(textOf(await harness.runtime.call('browser_snapshot'))).toContain('Page: "Busy"');
+      expect(textOf(await harness.runtime.call('browser_snapshot', {}))).toContain('Page: "Busy"');
       const loaded = await harness.runtime.call('browser_navigate', {
         target: 'busy.html',
         wait_until: 'load',
