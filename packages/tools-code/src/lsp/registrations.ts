@@ -75,7 +75,12 @@ export function defaultLanguageServers(): LanguageServerRegistration[] {
         hostInfo: 'assistant-kit',
         // Typing acquisition would try to download @types packages: there is no network.
         disableAutomaticTypingAcquisition: true,
-        tsserver: { path: resolveInstalled('typescript/lib/tsserver.js', 'typescript') },
+        // One semantic tsserver: a separate syntax server would answer navigation requests
+        // approximately (an import instead of the declaration) while the project loads.
+        tsserver: {
+          path: resolveInstalled('typescript/lib/tsserver.js', 'typescript'),
+          useSyntaxServer: 'never',
+        },
         // Without this, a rename at an import site renames only the local alias.
         preferences: { providePrefixAndSuffixTextForRename: false, allowRenameOfImportPath: false },
       },
