@@ -11,6 +11,7 @@ import {
 } from '@assistant-kit/tool-core';
 import type { EndedDispatch, OpenDispatch } from '@assistant-kit/tools-undo';
 import { type BatchCall, type BatchResult, runBatch } from './batch.js';
+import { CallDeadlines } from './call-deadlines.js';
 import { type Configuration, isConfiguration, toolNamesOf } from './configurations.js';
 import {
   type AssembledFamilies,
@@ -95,6 +96,7 @@ export class ToolCatalog {
   readonly #options: ToolCatalogOptions;
   #mode: ActiveMode;
   #executionTimeoutMs: number;
+  readonly #deadlines = new CallDeadlines();
   #closed: Promise<void> | undefined;
 
   /** @internal Use {@link createToolCatalog}. */
@@ -184,34 +186,39 @@ export class ToolCatalog {
       );
     }
     const runtime = this.#mode.planFilter ? this.#planRuntime : this.#runtime;
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), this.#executionTimeoutMs);
-    timer.unref?.();
-    const signal =
-      options.signal === undefined ? timeout.signal : AbortSignal.any([options.signal, timeout.signal]);
+    const deadline = this.#deadlines.start(this.#executionTimeoutMs);
+    const callerSignal = options.signal;
+    const forwardAbort = () => deadline.controller.abort(callerSignal?.reason);
+    if (callerSignal !== undefined) {
+      if (callerSignal.aborted) forwardAbort();
+      else callerSignal.addEventListener('abort', forwardAbort, { once: true });
+    }
     try {
-      const timedOut = new Promise<'timeout'>((resolve) =>
-        timeout.signal.addEventListener('abort', () => resolve('timeout'), { once: true }),
-      );
       const outcome = await Promise.race([
-        runtime.call(name, args, { signal, onProgress: options.onProgress, callId: options.callId }),
-        timedOut,
+        runtime.call(name, args, {
+          signal: deadline.controller.signal,
+          onProgress: options.onProgress,
+          callId: options.callId,
+        }),
+        deadline.expired,
       ]);
-      if (outcome === 'timeout' || (timeout.signal.aborted && isCancelled(outcome))) {
-        const minutes = this.#executionTimeoutMs / 60_000;
-        return errorResult(
-          new ToolError(
-            'TIMEOUT',
-            `${name} exceeded the execution timeout of ${minutes} minute(s) and was stopped.`,
-            {
-              details: { tool: name, executionTimeoutMinutes: minutes },
-            },
-          ),
-        );
-      }
-      return outcome;
+      const timedOut =
+        outcome === 'timeout' ||
+        (deadline.controller.signal.aborted && !callerSignal?.aborted && isCancelled(outcome));
+      if (!timedOut) return outcome as ToolResult;
+      const minutes = this.#executionTimeoutMs / 60_000;
+      return errorResult(
+        new ToolError(
+          'TIMEOUT',
+          `${name} exceeded the execution timeout of ${minutes} minute(s) and was stopped.`,
+          {
+            details: { tool: name, executionTimeoutMinutes: minutes },
+          },
+        ),
+      );
     } finally {
-      clearTimeout(timer);
+      deadline.done();
+      callerSignal?.removeEventListener('abort', forwardAbort);
     }
   }
 
