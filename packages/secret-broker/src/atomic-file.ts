@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 /** Options of {@link writeFileAtomic}. */
@@ -11,6 +11,15 @@ export interface WriteFileAtomicOptions {
    * loss. Without it a crash can still only leave the old or the new content, never a torn file.
    */
   syncDirectory?: boolean;
+}
+
+// Directories already created by this process: saves are frequent, mkdir per save is not free.
+const ensuredDirectories = new Set<string>();
+
+async function ensureDirectory(directory: string): Promise<void> {
+  if (ensuredDirectories.has(directory)) return;
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  ensuredDirectories.add(directory);
 }
 
 /**
@@ -27,19 +36,19 @@ export async function writeFileAtomic(
   options: WriteFileAtomicOptions = {},
 ): Promise<void> {
   const directory = dirname(path);
-  await mkdir(directory, { recursive: true, mode: 0o700 });
+  await ensureDirectory(directory);
   const temporary = join(directory, `.${randomBytes(8).toString('hex')}.tmp`);
-  const handle = await open(temporary, 'wx', options.mode ?? 0o600);
+  const write = () => writeFile(temporary, content, { mode: options.mode ?? 0o600, flag: 'wx', flush: true });
   try {
-    await handle.writeFile(content);
-    await handle.sync();
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    await rm(temporary, { force: true });
-    throw error;
-  }
-  await handle.close();
-  try {
+    try {
+      await write();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // The directory was removed since it was created: create it again once.
+      ensuredDirectories.delete(directory);
+      await ensureDirectory(directory);
+      await write();
+    }
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true });

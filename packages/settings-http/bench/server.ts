@@ -14,7 +14,7 @@ import { FileAccountSettingsStore } from '@assistant-kit/settings-store';
 import Fastify from 'fastify';
 import { SettingsService, settingsHttpPlugin } from '../src/index.js';
 
-const directory = await mkdtemp(join(tmpdir(), 'ak-bench-'));
+const directory = await mkdtemp(join(process.env.BENCH_DATA_PARENT ?? tmpdir(), 'ak-bench-'));
 const keyring = new VaultKeyring({ keys: [{ kid: 'k1', key: generateKey() }] });
 const broker = createSecretBroker({
   backend: new VaultSecretBackend({
