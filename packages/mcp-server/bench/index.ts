@@ -1,0 +1,288 @@
+/**
+ * Side-by-side benchmarks through the same MCP client (the SDK's, over stdio):
+ * - cold start of the bin to a tools/list answer;
+ * - read, write, edit, search and list against @modelcontextprotocol/server-filesystem on the same
+ *   workspace;
+ * - open + snapshot of the same page against @playwright/mcp on the system Chromium.
+ * Prints a table and writes reports/bench/mcp-server.json. Ratios are ours / reference (lower is
+ * better; the goal is below 1 on every row).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+const packageRoot = fileURLToPath(new URL('../', import.meta.url));
+const repositoryRoot = path.join(packageRoot, '../../');
+const CHROMIUM = '/usr/bin/chromium';
+const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 30);
+const COLD_STARTS = Number(process.env.BENCH_COLD_STARTS ?? 5);
+const BROWSER_ITERATIONS = Number(process.env.BENCH_BROWSER_ITERATIONS ?? 8);
+
+interface Row {
+  name: string;
+  ours: number;
+  reference: number | null;
+  referenceName: string;
+  unit: string;
+  target: string;
+  met: boolean | null;
+  note?: string;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function timed<Value>(run: () => Promise<Value>): Promise<[number, Value]> {
+  const start = performance.now();
+  const value = await run();
+  return [performance.now() - start, value];
+}
+
+async function connect(command: string, args: string[], cwd = packageRoot): Promise<Client> {
+  const client = new Client({ name: 'assistant-kit-bench', version: '0.0.0' });
+  await client.connect(new StdioClientTransport({ command, args, cwd, stderr: 'ignore' }));
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  const result = (await client.callTool({ name, arguments: args }, undefined, {
+    timeout: 120_000,
+  })) as CallToolResult;
+  if (result.isError) {
+    const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+    throw new Error(`${name} failed: ${text.slice(0, 300)}`);
+  }
+  return result;
+}
+
+function textLength(result: CallToolResult): number {
+  return result.content.reduce((total, part) => total + (part.type === 'text' ? part.text.length : 0), 0);
+}
+
+async function medianOf(iterations: number, run: (index: number) => Promise<unknown>): Promise<number> {
+  await run(-1);
+  const samples: number[] = [];
+  for (let index = 0; index < iterations; index += 1) samples.push((await timed(() => run(index)))[0]);
+  return median(samples);
+}
+
+// --- Fixture workspace -------------------------------------------------------------------------
+const workspace = await mkdtemp(path.join(tmpdir(), 'mcp-bench-'));
+const lines = Array.from(
+  { length: 400 },
+  (_, index) => `line ${index}: the quick brown fox jumps over the lazy dog`,
+);
+await writeFile(path.join(workspace, 'big.txt'), `${lines.join('\n')}\n`);
+await writeFile(path.join(workspace, 'edit.txt'), 'alpha\nMARKER-A\nomega\n');
+for (let directory = 0; directory < 20; directory += 1) {
+  await mkdir(path.join(workspace, `dir${directory}`, 'nested'), { recursive: true });
+  for (let file = 0; file < 10; file += 1) {
+    const name = file === 3 ? `needle-${directory}.ts` : `file-${file}.ts`;
+    await writeFile(
+      path.join(workspace, `dir${directory}`, 'nested', name),
+      `export const value${file} = ${file};\n`,
+    );
+  }
+}
+const page = `<!doctype html><html><head><title>Bench page</title></head><body><header><h1>Bench page</h1><nav>${Array.from(
+  { length: 20 },
+  (_, index) => `<a href="#s${index}">Section ${index}</a>`,
+).join(' ')}</nav></header><main>${Array.from(
+  { length: 20 },
+  (_, index) =>
+    `<section id="s${index}"><h2>Section ${index}</h2><p>Paragraph ${index} with <button>Action ${index}</button> and <input aria-label="Field ${index}"></p></section>`,
+).join('')}</main></body></html>`;
+await writeFile(path.join(workspace, 'index.html'), page);
+const pageServer = createServer((_request, response) => {
+  response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+});
+await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
+const pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`;
+
+// --- Servers -----------------------------------------------------------------------------------
+const builtBin = path.join(packageRoot, 'dist', 'bin.js');
+const oursFromBuild = existsSync(builtBin);
+const oursCommand = oursFromBuild
+  ? [path.join(packageRoot, 'bin', 'assistant-kit-mcp.js')]
+  : ['--conditions=source', '--import', 'tsx', path.join(packageRoot, 'src', 'bin.ts')];
+const oursArgs = [...oursCommand, '--configuration', 'W', '--workspace', workspace, '--permit-url', pageUrl];
+const filesystemArgs = [
+  path.join(packageRoot, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'),
+  workspace,
+];
+const playwrightArgs = [
+  path.join(packageRoot, 'node_modules/@playwright/mcp/cli.js'),
+  '--headless',
+  '--isolated',
+  '--browser',
+  'chromium',
+  '--executable-path',
+  CHROMIUM,
+  '--no-sandbox',
+];
+
+const rows: Row[] = [];
+try {
+  // Cold start to tools/list.
+  const coldStart = async (args: string[]) =>
+    medianOf(COLD_STARTS, async () => {
+      const client = await connect(process.execPath, args);
+      await client.listTools();
+      await client.close();
+    });
+  const oursCold = await coldStart(oursArgs);
+  const filesystemCold = await coldStart(filesystemArgs);
+  rows.push({
+    name: `cold start to tools/list${oursFromBuild ? '' : ' (from source via tsx)'}`,
+    ours: oursCold,
+    reference: filesystemCold,
+    referenceName: 'server-filesystem',
+    unit: 'ms',
+    target: '< 500 ms',
+    met: oursCold < 500,
+  });
+
+  // Files, side by side.
+  const ours = await connect(process.execPath, oursArgs);
+  const filesystem = await connect(process.execPath, filesystemArgs);
+  const absolute = (relative: string) => path.join(workspace, relative);
+  const side = async (
+    name: string,
+    oursRun: (index: number) => Promise<unknown>,
+    referenceRun: (index: number) => Promise<unknown>,
+    note?: string,
+  ) => {
+    const oursTime = await medianOf(ITERATIONS, oursRun);
+    const referenceTime = await medianOf(ITERATIONS, referenceRun);
+    rows.push({
+      name,
+      ours: oursTime,
+      reference: referenceTime,
+      referenceName: 'server-filesystem',
+      unit: 'ms',
+      target: 'faster than reference',
+      met: oursTime < referenceTime,
+      note,
+    });
+  };
+  await side(
+    'read a 400-line file',
+    () => call(ours, 'read_file', { path: 'big.txt' }),
+    () => call(filesystem, 'read_text_file', { path: absolute('big.txt') }),
+  );
+  await side(
+    'write a new file',
+    (index) => call(ours, 'write_file', { path: `written/ours-${index}.txt`, content: 'hello\n'.repeat(50) }),
+    (index) =>
+      call(filesystem, 'write_file', {
+        path: absolute(`written-ref-${index}.txt`),
+        content: 'hello\n'.repeat(50),
+      }),
+  );
+  await call(ours, 'read_file', { path: 'edit.txt' });
+  let oursMarker = 'A';
+  let referenceMarker = 'A';
+  await side(
+    'edit one place in a file',
+    () => {
+      const next = oursMarker === 'A' ? 'B' : 'A';
+      const run = call(ours, 'edit_file', {
+        path: 'edit.txt',
+        old_text: `MARKER-${oursMarker}`,
+        new_text: `MARKER-${next}`,
+      });
+      oursMarker = next;
+      return run;
+    },
+    async () => {
+      // server-filesystem edits the same file in place; give it its own copy to stay independent.
+      const next = referenceMarker === 'A' ? 'B' : 'A';
+      const run = call(filesystem, 'edit_file', {
+        path: absolute('edit-ref.txt'),
+        edits: [{ oldText: `MARKER-${referenceMarker}`, newText: `MARKER-${next}` }],
+      });
+      referenceMarker = next;
+      return run;
+    },
+  );
+  await side(
+    'search file names (**/needle-*)',
+    () => call(ours, 'search_files', { glob: '**/needle-*' }),
+    () => call(filesystem, 'search_files', { path: workspace, pattern: '**/needle-*' }),
+    'ours: search_files name listing (glob, no pattern); reference: its glob search',
+  );
+  await side(
+    'list the whole tree (200 files)',
+    () => call(ours, 'list_files', {}),
+    () => call(filesystem, 'directory_tree', { path: workspace }),
+    'ours: list_files (recursive, with sizes); reference: directory_tree (recursive JSON)',
+  );
+  await ours.close();
+  await filesystem.close();
+
+  // Browser, side by side.
+  const oursBrowser = await connect(process.execPath, oursArgs);
+  const playwright = await connect(process.execPath, playwrightArgs);
+  let oursSnapshot = 0;
+  let playwrightSnapshot = 0;
+  const oursOpen = await medianOf(BROWSER_ITERATIONS, async () => {
+    await call(oursBrowser, 'browser_open', { target: pageUrl });
+    oursSnapshot = textLength(await call(oursBrowser, 'browser_snapshot', {}));
+  });
+  const playwrightOpen = await medianOf(BROWSER_ITERATIONS, async () => {
+    await call(playwright, 'browser_navigate', { url: pageUrl });
+    playwrightSnapshot = textLength(await call(playwright, 'browser_snapshot', {}));
+  });
+  rows.push({
+    name: 'browser open + snapshot (warm browser)',
+    ours: oursOpen,
+    reference: playwrightOpen,
+    referenceName: '@playwright/mcp',
+    unit: 'ms',
+    target: 'faster than reference',
+    met: oursOpen < playwrightOpen,
+  });
+  rows.push({
+    name: 'snapshot size of the same page',
+    ours: oursSnapshot,
+    reference: playwrightSnapshot,
+    referenceName: '@playwright/mcp',
+    unit: 'chars',
+    target: 'smaller than reference',
+    met: oursSnapshot < playwrightSnapshot,
+  });
+  await call(oursBrowser, 'browser_close', {});
+  await oursBrowser.close();
+  await playwright.close();
+} finally {
+  pageServer.close();
+  await rm(workspace, { recursive: true, force: true });
+}
+
+console.table(
+  rows.map((row) => ({
+    name: row.name,
+    value: `${row.ours.toFixed(row.unit === 'chars' ? 0 : 1)} ${row.unit}`,
+    reference:
+      row.reference === null
+        ? '-'
+        : `${row.reference.toFixed(row.unit === 'chars' ? 0 : 1)} ${row.unit} (${row.referenceName})`,
+    ratio: row.reference === null ? '-' : (row.ours / row.reference).toFixed(2),
+    target: row.target,
+    met: row.met === null ? '-' : row.met ? 'yes' : 'no',
+  })),
+);
+await mkdir(path.join(repositoryRoot, 'reports/bench'), { recursive: true });
+await writeFile(
+  path.join(repositoryRoot, 'reports/bench/mcp-server.json'),
+  `${JSON.stringify({ package: '@assistant-kit/mcp-server', node: process.version, builtBin: oursFromBuild, rows }, null, 2)}\n`,
+);
