@@ -162,8 +162,10 @@ export class DispatchCheckpoints {
       }
       const snapshot = await shadow.snapshot();
       const message = open.label === undefined ? open.id : `${open.id}: ${open.label}`;
-      const commit = await shadow.commit(snapshot.tree, log.head, message);
-      const changedFiles = await shadow.changedFiles(open.baseTree, snapshot.tree);
+      const [commit, changedFiles] = await Promise.all([
+        shadow.commit(snapshot.tree, log.head, message),
+        shadow.changedFiles(open.baseTree, snapshot.tree),
+      ]);
       const record: CheckpointRecord = {
         id: open.id,
         kind: 'dispatch',
@@ -346,16 +348,14 @@ export class DispatchCheckpoints {
     if ((await shadow.treeOf(head)) === snapshot.tree) return head;
     const commit = await shadow.commit(snapshot.tree, head, message);
     log.head = commit;
-    await shadow.setHead(commit);
-    await log.save();
+    await Promise.all([shadow.setHead(commit), log.save()]);
     return commit;
   }
 
   async #append(shadow: ShadowRepository, log: DispatchLog, record: CheckpointRecord): Promise<void> {
     log.records.push(record);
     log.head = record.commit;
-    await shadow.setHead(record.commit);
-    await log.save();
+    await Promise.all([shadow.setHead(record.commit), log.save()]);
   }
 
   async #reverse(
@@ -413,8 +413,10 @@ export class DispatchCheckpoints {
     await shadow.checkoutTree(snapshot.tree, targetTree);
     const id = log.nextId(kind);
     const reversed = targets.map((target) => target.id);
-    const commit = await shadow.commit(targetTree, log.head, `${id}: reverses ${reversed.join(', ')}`);
-    const changedFiles = await shadow.changedFiles(snapshot.tree, targetTree);
+    const [commit, changedFiles] = await Promise.all([
+      shadow.commit(targetTree, log.head, `${id}: reverses ${reversed.join(', ')}`),
+      shadow.changedFiles(snapshot.tree, targetTree),
+    ]);
     const now = new Date().toISOString();
     const record: CheckpointRecord = {
       id,

@@ -90,6 +90,7 @@ export class ShadowRepository {
   readonly git: GitRunner;
   private readonly emptyIndexFile: string;
   #ignoredChecked = false;
+  readonly #treeOfCommit = new Map<string, string>();
 
   private constructor(
     readonly options: ShadowRepositoryOptions,
@@ -205,7 +206,9 @@ export class ShadowRepository {
   async commit(tree: string, parent: string | undefined, message: string): Promise<string> {
     const args = ['commit-tree', tree, '-m', message];
     if (parent !== undefined) args.push('-p', parent);
-    return (await this.git.run(args)).trim();
+    const commit = (await this.git.run(args)).trim();
+    this.#treeOfCommit.set(commit, tree);
+    return commit;
   }
 
   /** The newest checkpoint commit, if any. */
@@ -223,7 +226,13 @@ export class ShadowRepository {
 
   /** The tree of a commit. */
   async treeOf(commit: string): Promise<string> {
-    return (await this.git.run(['rev-parse', '--verify', `${commit}^{tree}`])).trim();
+    // Commits never change, so their trees are remembered.
+    let tree = this.#treeOfCommit.get(commit);
+    if (tree === undefined) {
+      tree = (await this.git.run(['rev-parse', '--verify', `${commit}^{tree}`])).trim();
+      this.#treeOfCommit.set(commit, tree);
+    }
+    return tree;
   }
 
   /** Resolves a revision to a commit id in this repository, or undefined. */
