@@ -27,6 +27,7 @@ beforeAll(async () => {
   );
   await writeFile(
     path.join(root, 'index.html'),
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the page's own script uses a template literal.
     '<!doctype html><html><head><title>Calculator</title></head><body><h1>Calculator</h1><script type="module">import { add } from \'./src/math.js\'; document.body.insertAdjacentHTML(\'beforeend\', `<p id="sum">2 + 3 = ${add(2, 3)}</p>`);</script></body></html>\n',
   );
   catalog = await createToolCatalog({ configuration: 'U', workspace: root, permissionMode: 'auto' });

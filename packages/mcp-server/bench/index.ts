@@ -83,6 +83,7 @@ const lines = Array.from(
 );
 await writeFile(path.join(workspace, 'big.txt'), `${lines.join('\n')}\n`);
 await writeFile(path.join(workspace, 'edit.txt'), 'alpha\nMARKER-A\nomega\n');
+await writeFile(path.join(workspace, 'edit-ref.txt'), 'alpha\nMARKER-A\nomega\n');
 for (let directory = 0; directory < 20; directory += 1) {
   await mkdir(path.join(workspace, `dir${directory}`, 'nested'), { recursive: true });
   for (let file = 0; file < 10; file += 1) {

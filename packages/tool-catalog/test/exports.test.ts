@@ -167,7 +167,10 @@ describe('OpenAI function tools', () => {
   });
 
   it('make optionals nullable, move unsupported narrowing keywords into descriptions', () => {
-    const parameters = tools[0]!.function.parameters as Record<string, any>;
+    const parameters = tools[0]!.function.parameters as {
+      required: string[];
+      properties: Record<string, { items?: unknown } & Record<string, unknown>>;
+    };
     expect(parameters.required).toEqual(['path', 'mode', 'count', 'tags', 'sources']);
     expect(parameters.properties.path).toEqual({
       type: 'string',
@@ -179,7 +182,7 @@ describe('OpenAI function tools', () => {
       description: '(default "safe")',
     });
     expect(parameters.properties.count).toEqual({ type: ['integer', 'null'], minimum: 1, maximum: 20 });
-    expect(parameters.properties.sources.items).toEqual({
+    expect(parameters.properties.sources?.items).toEqual({
       type: 'object',
       properties: {
         url: { type: 'string' },
