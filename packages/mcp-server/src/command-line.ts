@@ -17,7 +17,7 @@ export interface ServerCommandLine {
   executionTimeoutMinutes?: number;
   chromiumPath?: string;
   permittedUrls: string[];
-  /** Each call that may change the workspace is its own undo dispatch (default true). */
+  /** Each call that may change the workspace is its own undo dispatch (default: only in U). */
   dispatchPerCall: boolean;
 }
 
@@ -34,7 +34,8 @@ Options:
   --execution-timeout-minutes N  cap on one tool call (default 40)
   --chromium PATH              browser executable (default /usr/bin/chromium)
   --permit-url URL             a URL prefix the browser may open besides loopback (repeatable)
-  --no-dispatch-per-call       do not make each changing call its own undo dispatch
+  --dispatch-per-call          make each changing call its own undo dispatch (default in U only)
+  --no-dispatch-per-call       do not (U then relies on no dispatches: undo has nothing to reverse)
   --help                       print this text
 `;
 
@@ -63,6 +64,7 @@ export function parseCommandLine(argv: readonly string[]): ServerCommandLine | '
         'execution-timeout-minutes': { type: 'string' },
         chromium: { type: 'string' },
         'permit-url': { type: 'string', multiple: true },
+        'dispatch-per-call': { type: 'boolean' },
         'no-dispatch-per-call': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -113,7 +115,11 @@ export function parseCommandLine(argv: readonly string[]): ServerCommandLine | '
     permissionMode,
     permissionsEnabled: values['permissions-disabled'] !== true,
     permittedUrls: (values['permit-url'] as string[] | undefined) ?? [],
-    dispatchPerCall: values['no-dispatch-per-call'] !== true,
+    // Checkpoints cost a snapshot of the workspace per call; only U has the undo tool that needs them.
+    dispatchPerCall:
+      values['no-dispatch-per-call'] === true
+        ? false
+        : values['dispatch-per-call'] === true || configuration === 'U',
   };
   if (hostExecution !== undefined) commandLine.hostExecution = hostExecution as 'allow' | 'ask' | 'deny';
   if (executionTimeoutMinutes !== undefined) commandLine.executionTimeoutMinutes = executionTimeoutMinutes;

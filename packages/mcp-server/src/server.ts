@@ -14,7 +14,8 @@ export interface CatalogServerOptions {
   /**
    * Make each call that may change the workspace (effects workspace_write or process, except the
    * undo tool itself) its own undo dispatch, so undo_workspace_dispatches can reverse it. MCP has
-   * no notion of a turn, so a call is the natural unit (default true).
+   * no notion of a turn, so a call is the natural unit. Default: only in configuration U, since a
+   * checkpoint snapshots the workspace and only U offers the undo tool.
    */
   dispatchPerCall?: boolean;
   /** Text the server gives clients to describe how to use its tools. */
@@ -49,7 +50,7 @@ export function createCatalogServer(catalog: ToolCatalog, options: CatalogServer
       instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
     },
   );
-  const dispatchPerCall = options.dispatchPerCall ?? true;
+  const dispatchPerCall = options.dispatchPerCall ?? catalog.configuration === 'U';
   // Dispatches cannot overlap; changing tools are sequential anyway, so this costs no concurrency.
   const dispatchQueue = new SequentialQueue();
 

@@ -44,8 +44,14 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(['--configuration', 'R', '--workspace', '.'])).toMatchObject({
       permissionMode: 'auto',
       permissionsEnabled: true,
+      dispatchPerCall: false,
+    });
+    expect(parseCommandLine(['--configuration', 'U', '--workspace', '.'])).toMatchObject({
       dispatchPerCall: true,
     });
+    expect(
+      parseCommandLine(['--configuration', 'W', '--workspace', '.', '--dispatch-per-call']),
+    ).toMatchObject({ dispatchPerCall: true });
     expect(parseCommandLine(['--help'])).toBe('help');
   });
 
