@@ -129,6 +129,9 @@ const playwrightArgs = [
   '--executable-path',
   CHROMIUM,
   '--no-sandbox',
+  // Its page snapshots go to files; keep them out of the repository.
+  '--output-dir',
+  path.join(workspace, '.playwright-mcp'),
 ];
 
 const rows: Row[] = [];
