@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // The analysis worker is its own entry: worker threads load it by URL next to the bundle.
+  entry: { index: 'src/index.ts', 'analysis-worker': 'src/syntax/analysis-worker.ts' },
   format: ['esm'],
   dts: true,
   clean: true,

@@ -35,6 +35,14 @@ export interface CodeToolsOptions {
   diagnosticsTimeoutMs?: number;
   /** Restarts of a crashing server allowed within 10 minutes (default 5). */
   maxServerRestarts?: number;
+  /**
+   * Keep the syntax index's file list current with file watchers (default true). With false, or
+   * where watching is not possible, every call that lists files walks the workspace with a stat
+   * of each file instead.
+   */
+  watchFiles?: boolean;
+  /** Most worker threads a large parse (a cold repo map) may use; default one per core, at most 4; 0 parses in the calling thread. */
+  analysisWorkers?: number;
 }
 
 /** The code family bound to one workspace session. */
@@ -57,6 +65,17 @@ export interface CodeToolFamily extends ToolFamily {
  * await code.close();
  */
 export function createCodeTools(options: CodeToolsOptions): CodeToolFamily {
+  return createCodeToolsWithContext(options).family;
+}
+
+/**
+ * The family together with the context its tools share. Internal (not exported from the package
+ * root): benchmarks use it to send requests to the very server the tools use.
+ */
+export function createCodeToolsWithContext(options: CodeToolsOptions): {
+  family: CodeToolFamily;
+  context: CodeContext;
+} {
   const workspace = options.workspace;
   const allowApply = options.allowApply ?? !workspace.readOnly;
   const pool = new LanguageServerPool(workspace.root, mergeRegistrations(options.languageServers), {
@@ -66,14 +85,17 @@ export function createCodeTools(options: CodeToolsOptions): CodeToolFamily {
   });
   const context: CodeContext = {
     workspace,
-    syntax: new SyntaxIndex(workspace.root),
+    syntax: new SyntaxIndex(workspace.root, {
+      watch: options.watchFiles ?? true,
+      ...(options.analysisWorkers === undefined ? {} : { analysisWorkers: options.analysisWorkers }),
+    }),
     languages: new LanguageService(workspace, pool, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
     pool,
     diagnosticsTimeoutMs: options.diagnosticsTimeoutMs ?? 20_000,
   };
   const tokens = new EditTokenStore();
   let closing: Promise<void> | undefined;
-  return {
+  const family: CodeToolFamily = {
     tools: [
       fileOutlineTool(context),
       repoMapTool(context),
@@ -91,9 +113,11 @@ export function createCodeTools(options: CodeToolsOptions): CodeToolFamily {
     close: () => {
       closing ??= (async () => {
         tokens.clear();
+        context.syntax.close();
         await pool.close();
       })();
       return closing;
     },
   };
+  return { family, context };
 }

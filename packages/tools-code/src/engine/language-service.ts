@@ -1,4 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isToolError, sha256Hex, type Workspace } from '@assistant-kit/tool-core';
@@ -6,6 +7,7 @@ import type { Location, LocationLink, Range } from 'vscode-languageserver-protoc
 import type { LanguageServerPool } from '../lsp/language-server-pool.js';
 import type { LanguageServerProcess } from '../lsp/language-server-process.js';
 import { LineIndex } from '../positions.js';
+import { DocumentCache } from './document-cache.js';
 
 /** Files larger than this are not sent to a language server. */
 export const MAX_SERVER_FILE_BYTES = 2_000_000;
@@ -29,6 +31,8 @@ export interface PreloadedFile {
   path: { relative: string };
   text: string;
   hash: string;
+  /** Line index of `text`, when the caller already built one. */
+  lines?: LineIndex;
 }
 
 /** A place in the workspace (or outside it, for library definitions), 1-based. */
@@ -53,10 +57,13 @@ export class LanguageService {
   readonly workspace: Workspace;
   readonly pool: LanguageServerPool;
   readonly requestTimeoutMs: number;
-  readonly #lineCache = new Map<string, { mtimeMs: number; lines: LineIndex }>();
+  /** Texts of recently queried files, re-read only when their size or mtime changes. */
+  readonly documents: DocumentCache;
+  readonly #lineCache = new Map<string, { mtimeMs: number; size: number; lines: LineIndex }>();
 
   constructor(workspace: Workspace, pool: LanguageServerPool, requestTimeoutMs: number) {
     this.workspace = workspace;
+    this.documents = new DocumentCache(workspace);
     this.pool = pool;
     this.requestTimeoutMs = requestTimeoutMs;
   }
@@ -74,15 +81,7 @@ export class LanguageService {
   async open(relative: string, preloaded?: PreloadedFile): Promise<OpenedDocument> {
     const coverage = this.pool.coverage(relative);
     if (coverage === undefined) throw new Error(`No server covers ${relative}.`);
-    let file: PreloadedFile;
-    if (preloaded !== undefined) file = preloaded;
-    else {
-      const read = await this.workspace.readFile(relative, {
-        observe: false,
-        maxBytes: MAX_SERVER_FILE_BYTES,
-      });
-      file = { path: read.path, text: read.bytes.toString('utf8'), hash: read.hash };
-    }
+    const file: PreloadedFile = preloaded ?? (await this.documents.read(relative, MAX_SERVER_FILE_BYTES));
     const text = file.text;
     const server = await this.pool.server(coverage.registration.id);
     const uri = this.uriOf(file.path.relative);
@@ -93,7 +92,7 @@ export class LanguageService {
       relative: file.path.relative,
       uri,
       text,
-      lines: new LineIndex(text),
+      lines: file.lines ?? new LineIndex(text),
       hash: file.hash,
       changed,
       diagnosticSequenceBefore,
@@ -134,6 +133,7 @@ export class LanguageService {
 
   /** Re-sends files that changed on disk to every running server (after an apply). */
   async refreshAfterWrites(): Promise<void> {
+    this.documents.clear();
     for (const registration of this.pool.registrations) {
       await this.pool.running(registration.id)?.refreshOpenDocuments((text) => sha256Hex(text));
     }
@@ -146,32 +146,52 @@ export class LanguageService {
       'targetUri' in location ? (location.targetSelectionRange ?? location.targetRange) : location.range;
     const absolute = uri.startsWith('file:') ? fileURLToPath(uri) : uri;
     const inside = uri.startsWith('file:') && this.workspace.contains(absolute);
+    const relative = inside ? this.#relativeOf(absolute) : undefined;
     const result: SourceLocation = {
-      path: inside ? this.workspace.relativePath(absolute) : externalLabel(absolute),
+      path: relative ?? externalLabel(absolute),
       line: range.start.line + 1,
       character: range.start.character + 1,
       endLine: range.end.line + 1,
       endCharacter: range.end.character + 1,
     };
     if (!inside) result.external = true;
-    if (withPreview && inside) {
-      const lines = await this.linesOf(absolute);
+    if (withPreview && relative !== undefined) {
+      const lines = await this.linesOf(absolute, relative);
       const preview = lines?.lineText(range.start.line).trim();
       if (preview !== undefined && preview !== '') result.preview = preview.slice(0, 200);
     }
     return result;
   }
 
-  async linesOf(absolute: string): Promise<LineIndex | undefined> {
+  /** Workspace-relative form of an absolute path inside the workspace. */
+  #relativeOf(absolute: string): string {
+    const prefix = this.workspace.root.endsWith(path.sep)
+      ? this.workspace.root
+      : `${this.workspace.root}${path.sep}`;
+    // Server URIs are normalised paths; anything unusual takes the general (slower) route.
+    if (absolute.startsWith(prefix) && path.sep === '/' && !/\/\.{1,2}(\/|$)|\/\//.test(absolute))
+      return absolute.slice(prefix.length);
+    return this.workspace.relativePath(absolute);
+  }
+
+  async linesOf(absolute: string, relative = this.#relativeOf(absolute)): Promise<LineIndex | undefined> {
+    const fromDocuments = this.documents.cachedLines(relative, absolute);
+    if (fromDocuments !== undefined) return fromDocuments;
     const cached = this.#lineCache.get(absolute);
-    const status = await stat(absolute).catch(() => undefined);
+    let status: { mtimeMs: number; size: number } | undefined;
+    try {
+      status = statSync(absolute, { throwIfNoEntry: false });
+    } catch {
+      status = undefined;
+    }
     if (status === undefined) return undefined;
-    if (cached !== undefined && cached.mtimeMs === status.mtimeMs) return cached.lines;
+    if (cached !== undefined && cached.mtimeMs === status.mtimeMs && cached.size === status.size)
+      return cached.lines;
     const text = await readFile(absolute, 'utf8').catch(() => undefined);
     if (text === undefined) return undefined;
     const lines = new LineIndex(text);
     if (this.#lineCache.size > 500) this.#lineCache.clear();
-    this.#lineCache.set(absolute, { mtimeMs: status.mtimeMs, lines });
+    this.#lineCache.set(absolute, { mtimeMs: status.mtimeMs, size: status.size, lines });
     return lines;
   }
 }

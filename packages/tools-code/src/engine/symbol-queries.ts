@@ -36,6 +36,17 @@ export async function readText(
   return { path: file.path, text: file.bytes.toString('utf8'), hash: file.hash };
 }
 
+/**
+ * Reads a file's text for a read-only query through the family's document cache: confined on
+ * every call, read again only when its size or mtime changed. Edits use {@link readText}.
+ */
+export async function readDocument(
+  context: CodeContext,
+  input: string,
+): Promise<{ path: WorkspacePath; text: string; hash: string; lines: LineIndex }> {
+  return context.languages.documents.read(input, MAX_OUTLINE_BYTES);
+}
+
 /** Syntax-tree symbols of one file (confined path). */
 export async function syntaxSymbolsOf(relative: string, text: string): Promise<CodeSymbol[] | undefined> {
   if (!hasSyntaxSupport(languageOfPath(relative))) return undefined;
@@ -97,20 +108,23 @@ export async function documentSymbols(
   note?: string;
   lineCount: number;
 }> {
-  const { path, text } = await readText(context, input);
-  const lineCount = new LineIndex(text).lineCount;
+  const { path, text, hash, lines } = await readDocument(context, input);
+  const lineCount = lines.lineCount;
   const server = context.languages.serverFor(path.relative);
   let note: string | undefined;
   let serverError: unknown;
   if (server !== undefined) {
     try {
-      const answer = await context.languages.withDocument(path.relative, (document) =>
-        context.languages.request<(DocumentSymbol | SymbolInformation)[] | null>(
-          document,
-          'textDocument/documentSymbol',
-          { textDocument: { uri: document.uri } },
-          signal,
-        ),
+      const answer = await context.languages.withDocument(
+        path.relative,
+        (document) =>
+          context.languages.request<(DocumentSymbol | SymbolInformation)[] | null>(
+            document,
+            'textDocument/documentSymbol',
+            { textDocument: { uri: document.uri } },
+            signal,
+          ),
+        { path, text, hash, lines },
       );
       return {
         path: path.relative,
@@ -214,8 +228,9 @@ export async function resolvePosition(
   relative: string,
   text: string,
   request: { symbol?: string; line?: number; character?: number },
+  lineIndex?: LineIndex,
 ): Promise<ZeroBasedPosition> {
-  const lines = new LineIndex(text);
+  const lines = lineIndex ?? new LineIndex(text);
   const name =
     request.symbol === undefined ? undefined : splitSymbol(request.symbol).name.replace(/^[#.]/, '');
   if (request.line !== undefined) {

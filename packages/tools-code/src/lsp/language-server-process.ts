@@ -97,6 +97,11 @@ export class LanguageServerProcess {
   capabilities: ServerCapabilities = {};
   #child: ChildProcess | undefined;
   #connection: ProtocolConnection | undefined;
+  /** The JSON-RPC module, loaded once at start so requests never wait for a dynamic import. */
+  #rpc: typeof import('vscode-languageserver-protocol/node') | undefined;
+  /** Rejects every request in flight when the process exits (one entry per pending request). */
+  readonly #pendingRejects = new Set<() => void>();
+  #hasExited = false;
   #exited: Promise<void>;
   #markExited!: () => void;
   readonly #documents = new Map<string, OpenDocument>();
@@ -111,7 +116,13 @@ export class LanguageServerProcess {
     this.registration = registration;
     this.root = root;
     this.#exited = new Promise((resolve) => {
-      this.#markExited = resolve;
+      this.#markExited = () => {
+        if (this.#hasExited) return;
+        this.#hasExited = true;
+        for (const reject of this.#pendingRejects) reject();
+        this.#pendingRejects.clear();
+        resolve();
+      };
     });
   }
 
@@ -135,6 +146,7 @@ export class LanguageServerProcess {
         },
       );
     });
+    this.#rpc = rpc;
     const { command, args, env } = await this.registration.command();
     const child = spawn(command, args, {
       cwd: this.root,
@@ -257,39 +269,40 @@ export class LanguageServerProcess {
         `The ${this.registration.id} language server is not running.`,
       );
     }
-    const { CancellationTokenSource, ResponseError } = await import('vscode-languageserver-protocol/node');
+    const { CancellationTokenSource, ResponseError } = this.#rpc!;
     const cancellation = new CancellationTokenSource();
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
+    let rejectInterrupted: ((error: unknown) => void) | undefined;
     const interrupted = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => {
-        cancellation.cancel();
-        reject(
-          codeError(
-            'LANGUAGE_SERVER_TIMEOUT',
-            `The ${this.registration.id} language server did not answer ${method} within ${options.timeoutMs} ms; the request was cancelled.`,
-            { details: { server: this.registration.id, method, timeoutMs: options.timeoutMs } },
-          ),
-        );
-      }, options.timeoutMs);
-      onAbort = () => {
-        cancellation.cancel();
-        reject(new ToolError('CANCELLED', `The ${method} request was cancelled.`));
-      };
-      if (options.signal?.aborted) onAbort();
-      else options.signal?.addEventListener('abort', onAbort, { once: true });
-      this.#exited.then(() =>
-        reject(
-          codeError(
-            'LANGUAGE_SERVER_UNAVAILABLE',
-            `The ${this.registration.id} language server exited during ${method}.`,
-            {
-              details: { server: this.registration.id, method, crashed: true },
-            },
-          ),
+      rejectInterrupted = reject;
+    });
+    const exitReject = () =>
+      rejectInterrupted!(
+        codeError(
+          'LANGUAGE_SERVER_UNAVAILABLE',
+          `The ${this.registration.id} language server exited during ${method}.`,
+          { details: { server: this.registration.id, method, crashed: true } },
         ),
       );
-    });
+    timer = setTimeout(() => {
+      cancellation.cancel();
+      rejectInterrupted!(
+        codeError(
+          'LANGUAGE_SERVER_TIMEOUT',
+          `The ${this.registration.id} language server did not answer ${method} within ${options.timeoutMs} ms; the request was cancelled.`,
+          { details: { server: this.registration.id, method, timeoutMs: options.timeoutMs } },
+        ),
+      );
+    }, options.timeoutMs);
+    onAbort = () => {
+      cancellation.cancel();
+      rejectInterrupted!(new ToolError('CANCELLED', `The ${method} request was cancelled.`));
+    };
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (this.#hasExited) exitReject();
+    else this.#pendingRejects.add(exitReject);
     try {
       return await Promise.race([
         connection.sendRequest(method, params, cancellation.token) as Promise<Result>,
@@ -297,6 +310,15 @@ export class LanguageServerProcess {
       ]);
     } catch (error) {
       if (error instanceof ToolError) throw error;
+      // A dead server shows up first as a disposed connection or a failed write; report it as
+      // the crash it is, so callers restart the server and retry.
+      if (this.#hasExited || (this.state as LanguageServerState) === 'crashed') {
+        throw codeError(
+          'LANGUAGE_SERVER_UNAVAILABLE',
+          `The ${this.registration.id} language server exited during ${method}.`,
+          { cause: error, details: { server: this.registration.id, method, crashed: true } },
+        );
+      }
       if (error instanceof ResponseError) {
         throw codeError(
           'LANGUAGE_SERVER_ERROR',
@@ -316,6 +338,7 @@ export class LanguageServerProcess {
       );
     } finally {
       clearTimeout(timer);
+      this.#pendingRejects.delete(exitReject);
       if (onAbort !== undefined) options.signal?.removeEventListener('abort', onAbort);
       cancellation.dispose();
       interrupted.catch(() => {});

@@ -1,17 +1,14 @@
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CodeContext } from '../engine/code-context.js';
 import { throwIfCancelled } from '../errors.js';
 import { isAssetPath, languageOfPath } from '../languages.js';
-import { resolveImport } from '../project/import-resolution.js';
 import { detectProjectProfile } from '../project/project-profile.js';
 import { isTestFile } from '../project/test-files.js';
 import type { RepoMapSection } from '../schemas.js';
-import type { CodeSymbol, FileAnalysis } from '../syntax/symbols.js';
-import type { IndexSnapshot } from '../syntax/syntax-index.js';
+import type { FileAnalysis } from '../syntax/symbols.js';
 import { ownersOf, parseCodeowners } from './codeowners.js';
-import { addEdge, type FileGraph, pageRank } from './page-rank.js';
+import { ReferenceGraph } from './reference-graph.js';
 
 export interface RepoMapOptions {
   scope?: string;
@@ -28,9 +25,13 @@ interface Ranking {
   importedBy: Map<string, number>;
 }
 
-/** Remembers the last reference-graph ranking per scope, reused while no file changed. */
+/**
+ * Remembers the reference graph and last ranking per scope: the ranking is reused while no file
+ * changed, and the graph is patched rather than rebuilt when a few files changed.
+ */
 export class RepoMapCache {
   readonly #rankings = new Map<string, Ranking>();
+  readonly #graphs = new Map<string, ReferenceGraph>();
   /** The last rendered map, reused while the files and the options are the same. */
   rendered: { key: string; map: { text: string; structured: Record<string, unknown> } } | undefined;
 
@@ -41,6 +42,17 @@ export class RepoMapCache {
 
   set(scope: string, ranking: Ranking): void {
     this.#rankings.set(scope, ranking);
+  }
+
+  graph(scope: string): ReferenceGraph {
+    let graph = this.#graphs.get(scope);
+    if (graph === undefined) {
+      // One graph per scope; a session rarely maps more than a few scopes.
+      if (this.#graphs.size >= 8) this.#graphs.clear();
+      graph = new ReferenceGraph();
+      this.#graphs.set(scope, graph);
+    }
+    return graph;
   }
 }
 
@@ -55,52 +67,6 @@ const ENTRYPOINT_PATTERNS = [
   /(^|\/)src\/(main|lib)\.rs$/,
   /^([^/]+\/)?index\.html?$/,
 ];
-/** Names defined in more files than this are too generic to link files by. */
-const MAX_DEFINERS_PER_NAME = 5;
-
-function fingerprintOf(snapshot: IndexSnapshot): string {
-  const hash = createHash('sha1');
-  for (const file of snapshot.files) hash.update(`${file.relative}\0${file.mtimeMs}\0${file.size}\n`);
-  return hash.digest('hex');
-}
-
-function isDefinition(symbol: CodeSymbol): boolean {
-  return symbol.container === undefined && !['key', 'heading', 'selector', 'id'].includes(symbol.kind);
-}
-
-/** Ranks files by their centrality in the import and symbol-reference graph (PageRank). */
-function rankFiles(
-  files: readonly string[],
-  analyses: ReadonlyMap<string, FileAnalysis>,
-): Omit<Ranking, 'fingerprint'> {
-  const fileSet = new Set(files);
-  const graph: FileGraph = new Map();
-  const importedBy = new Map<string, number>();
-  const definers = new Map<string, string[]>();
-  for (const [file, analysis] of analyses) {
-    for (const symbol of analysis.symbols) {
-      if (!isDefinition(symbol) || symbol.name.length < 3) continue;
-      const list = definers.get(symbol.name) ?? [];
-      if (!list.includes(file)) list.push(file);
-      definers.set(symbol.name, list);
-    }
-  }
-  for (const [file, analysis] of analyses) {
-    for (const specifier of analysis.imports) {
-      const target = resolveImport(file, specifier, fileSet);
-      if (target === undefined || target === file) continue;
-      addEdge(graph, file, target, 1);
-      importedBy.set(target, (importedBy.get(target) ?? 0) + 1);
-    }
-    for (const [name, count] of analysis.identifiers) {
-      const definedIn = definers.get(name);
-      if (definedIn === undefined || definedIn.length > MAX_DEFINERS_PER_NAME) continue;
-      const weight = (0.5 * Math.sqrt(count)) / definedIn.length;
-      for (const target of definedIn) if (target !== file) addEdge(graph, file, target, weight);
-    }
-  }
-  return { ranks: pageRank(files, graph), importedBy };
-}
 
 function firstLineSummary(text: string): string {
   const heading = /^#\s+(.+)$/m.exec(text)?.[1];
@@ -144,16 +110,19 @@ export async function buildRepoMap(
   options: RepoMapOptions,
 ): Promise<{ text: string; structured: Record<string, unknown> }> {
   const scope = options.scope;
+  const include = new Set(options.include);
+  // Only modules, routes and next_files use symbols; the other sections need just the file list.
+  const analyze = include.has('modules') || include.has('routes') || include.has('next_files');
   const snapshot = await context.syntax.refresh({
     ...(scope === undefined ? {} : { scope }),
     signal: options.signal,
+    analyze,
   });
   throwIfCancelled(options.signal);
-  const include = new Set(options.include);
   const files = snapshot.files.map((file) => file.relative);
   const fileSet = new Set(files);
   const scopeKey = scope ?? '.';
-  const fingerprint = fingerprintOf(snapshot);
+  const fingerprint = snapshot.fingerprint;
   const renderKey = JSON.stringify([
     fingerprint,
     scopeKey,
@@ -170,7 +139,7 @@ export async function buildRepoMap(
   }
   let ranking = cache.get(scopeKey, fingerprint);
   if (ranking === undefined && (include.has('next_files') || include.has('modules'))) {
-    ranking = { fingerprint, ...rankFiles(files, snapshot.analyses) };
+    ranking = { fingerprint, ...cache.graph(scopeKey).rank(files, snapshot.analyses) };
     cache.set(scopeKey, ranking);
   }
   const rankOf = (file: string) => ranking?.ranks.get(file) ?? 0;
@@ -246,10 +215,13 @@ export async function buildRepoMap(
       list.push(file);
       modules.set(key, list);
     }
-    const ordered = [...modules].sort(
-      (a, b) =>
-        b[1].reduce((sum, file) => sum + rankOf(file), 0) - a[1].reduce((sum, file) => sum + rankOf(file), 0),
+    const moduleRank = new Map(
+      [...modules].map(([name, moduleFiles]) => [
+        name,
+        moduleFiles.reduce((sum, file) => sum + rankOf(file), 0),
+      ]),
     );
+    const ordered = [...modules].sort((a, b) => moduleRank.get(b[0])! - moduleRank.get(a[0])!);
     let filesLeft = options.maxFiles;
     let symbolsLeft = options.maxSymbols;
     const lines = ['## modules'];

@@ -1,7 +1,16 @@
-import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { throwIfCancelled } from '../errors.js';
-import { type WalkedFile, type WalkResult, walkWorkspace } from '../files/workspace-walker.js';
+import { yieldToEventLoop } from '../files/folder-scan.js';
+import { WorkspaceTree } from '../files/workspace-tree.js';
+import {
+  DEFAULT_WALK_FILE_CAP,
+  type WalkedFile,
+  type WalkResult,
+  walkWorkspace,
+} from '../files/workspace-walker.js';
 import { languageOfPath } from '../languages.js';
+import { analyzeOnWorkers, defaultAnalysisWorkers, workerCountFor } from './analysis-pool.js';
 import { analyzeText, hasSyntaxSupport } from './analyze-file.js';
 import type { FileAnalysis } from './symbols.js';
 
@@ -19,18 +28,62 @@ export interface IndexSnapshot extends WalkResult {
   analyses: Map<string, FileAnalysis>;
   /** Files that changed (or were new) since the previous refresh and were parsed again. */
   reparsed: number;
+  /**
+   * Identifies the files and their analyses: equal fingerprints mean equal snapshots. Cheap
+   * when the file list is watched (a version number), a hash of paths, sizes and mtimes when not.
+   */
+  fingerprint: string;
+}
+
+export interface SyntaxIndexOptions {
+  /** Keep the file list current with file watchers instead of walking on every call (default true). */
+  watch?: boolean;
+  /** Most worker threads a large parse may use (default: one per core, at most 4; 0: none). */
+  analysisWorkers?: number;
+}
+
+export interface RefreshOptions {
+  scope?: string;
+  maxFiles?: number;
+  signal?: AbortSignal;
+  filter?: (relative: string) => boolean;
+  /** False lists files without parsing any (for callers that need no symbols). */
+  analyze?: boolean;
+}
+
+/** Parses between two yields to the event loop when parsing in this thread. */
+const PARSES_PER_SLICE = 32;
+
+function needsParse(file: WalkedFile): boolean {
+  return file.size <= MAX_PARSED_FILE_BYTES && hasSyntaxSupport(languageOfPath(file.relative));
 }
 
 /**
  * The syntax engine's memory of the workspace: one analysis per file, reused until the file's
- * size or modification time changes, so repeated maps and searches re-read only changed files.
+ * size or modification time changes (or a watcher reports a write), so repeated maps and searches
+ * parse only changed files. The file list comes from a watched {@link WorkspaceTree} when
+ * possible, else from a walk with a stat of every file. Large parses run on worker threads.
  */
 export class SyntaxIndex {
   readonly root: string;
   readonly #cache = new Map<string, CachedAnalysis>();
+  readonly #tree: WorkspaceTree | undefined;
+  readonly #maxWorkers: number;
+  /** Increases whenever a cached analysis is added, replaced or dropped. */
+  #generation = 0;
+  #lastSnapshot: { key: string; snapshot: IndexSnapshot } | undefined;
+  static #instances = 0;
+  readonly #instance = ++SyntaxIndex.#instances;
 
-  constructor(root: string) {
+  constructor(root: string, options: SyntaxIndexOptions = {}) {
     this.root = root;
+    this.#tree = (options.watch ?? true) ? new WorkspaceTree(root) : undefined;
+    this.#maxWorkers = options.analysisWorkers ?? defaultAnalysisWorkers();
+  }
+
+  /** True while the file list is kept current by watchers. */
+  get watching(): boolean {
+    return this.#tree?.usable === true;
   }
 
   /** Analysis of a file already listed by a walk, from the cache when unchanged. */
@@ -40,11 +93,11 @@ export class SyntaxIndex {
       return { analysis: cached.analysis, reparsed: false };
     }
     let analysis: FileAnalysis | undefined;
-    if (file.size <= MAX_PARSED_FILE_BYTES && hasSyntaxSupport(languageOfPath(file.relative))) {
-      const text = await readFile(file.absolute, 'utf8').catch(() => undefined);
+    if (needsParse(file)) {
+      const text = readTextOrUndefined(file.absolute);
       if (text !== undefined) analysis = await analyzeText(file.relative, text);
     }
-    this.#cache.set(file.relative, { mtimeMs: file.mtimeMs, size: file.size, analysis });
+    this.#store(file, analysis);
     return { analysis, reparsed: true };
   }
 
@@ -58,39 +111,138 @@ export class SyntaxIndex {
     if (cached !== undefined && cached.mtimeMs === version.mtimeMs && cached.size === version.size)
       return cached.analysis;
     const analysis = await analyzeText(relative, text);
-    this.#cache.set(relative, { ...version, analysis });
+    this.#store({ relative, ...version }, analysis);
     return analysis;
   }
 
-  /** Walks the workspace (or a scope) and brings every parsable file's analysis up to date. */
-  async refresh(
-    options: {
-      scope?: string;
-      maxFiles?: number;
-      signal?: AbortSignal;
-      filter?: (relative: string) => boolean;
-    } = {},
-  ): Promise<IndexSnapshot> {
-    const walk = await walkWorkspace(this.root, options);
+  /** Lists the workspace (or a scope) and brings every parsable file's analysis up to date. */
+  async refresh(options: RefreshOptions = {}): Promise<IndexSnapshot> {
+    const listing = await this.#list(options);
+    throwIfCancelled(options.signal);
     const files =
-      options.filter === undefined ? walk.files : walk.files.filter((file) => options.filter!(file.relative));
-    const analyses = new Map<string, FileAnalysis>();
+      options.filter === undefined
+        ? listing.files
+        : listing.files.filter((file) => options.filter!(file.relative));
+    const analyze = options.analyze ?? true;
+    const key = JSON.stringify([listing.version, options.scope ?? '.', options.maxFiles ?? null, analyze]);
+    if (
+      options.filter === undefined &&
+      listing.version !== undefined &&
+      this.#lastSnapshot?.key === key &&
+      this.#lastSnapshot.snapshot.fingerprint.endsWith(`:${this.#generation}`)
+    ) {
+      return { ...this.#lastSnapshot.snapshot, reparsed: 0 };
+    }
     let reparsed = 0;
-    const batchSize = 64;
-    for (let start = 0; start < files.length; start += batchSize) {
-      throwIfCancelled(options.signal);
-      const batch = files.slice(start, start + batchSize);
-      const results = await Promise.all(batch.map((file) => this.analyzeWalked(file)));
-      results.forEach((result, offset) => {
-        if (result.reparsed) reparsed++;
-        if (result.analysis !== undefined) analyses.set(batch[offset]!.relative, result.analysis);
-      });
+    if (analyze) reparsed = await this.#parseStale(files, options.signal);
+    const analyses = new Map<string, FileAnalysis>();
+    if (analyze) {
+      for (const file of files) {
+        const analysis = this.#cache.get(file.relative)?.analysis;
+        if (analysis !== undefined) analyses.set(file.relative, analysis);
+      }
     }
-    if (options.scope === undefined && options.filter === undefined && !walk.truncated) {
+    if (
+      listing.version === undefined &&
+      options.scope === undefined &&
+      options.filter === undefined &&
+      !listing.truncated
+    ) {
       // Forget files that disappeared, so the cache does not grow without bound.
-      const present = new Set(walk.files.map((file) => file.relative));
-      for (const key of this.#cache.keys()) if (!present.has(key)) this.#cache.delete(key);
+      const present = new Set(listing.files.map((file) => file.relative));
+      for (const relative of this.#cache.keys()) if (!present.has(relative)) this.#forget(relative);
     }
-    return { files: walk.files, truncated: walk.truncated, analyses, reparsed };
+    const fingerprint = `${listing.version ?? hashListing(listing.files)}:${this.#generation}`;
+    const snapshot: IndexSnapshot = {
+      files: listing.files,
+      truncated: listing.truncated,
+      analyses,
+      reparsed,
+      fingerprint,
+    };
+    if (options.filter === undefined && listing.version !== undefined) this.#lastSnapshot = { key, snapshot };
+    return snapshot;
   }
+
+  /** Stops the file watchers. */
+  close(): void {
+    this.#tree?.close();
+  }
+
+  /** The file list: from the watched tree when it covers the request, else from a walk. */
+  async #list(options: RefreshOptions): Promise<WalkResult & { version?: string }> {
+    if (this.#tree?.usable) {
+      const changes = await this.#tree.update(options.signal);
+      if (changes !== undefined) {
+        for (const relative of changes.removed) this.#forget(relative);
+        for (const relative of changes.touched) this.#forget(relative);
+        const listed = this.#tree.list(options.scope, options.maxFiles ?? DEFAULT_WALK_FILE_CAP);
+        if (listed !== undefined)
+          return { ...listed, version: `tree${this.#instance}.${this.#tree.version}` };
+      }
+    }
+    return walkWorkspace(this.root, options);
+  }
+
+  /** Parses every listed file whose cached analysis is missing or out of date. */
+  async #parseStale(files: readonly WalkedFile[], signal: AbortSignal | undefined): Promise<number> {
+    const stale = files.filter((file) => {
+      const cached = this.#cache.get(file.relative);
+      return cached === undefined || cached.mtimeMs !== file.mtimeMs || cached.size !== file.size;
+    });
+    if (stale.length === 0) return 0;
+    const parsable = stale.filter(needsParse);
+    for (const file of stale) if (!needsParse(file)) this.#store(file, undefined);
+    const done = new Array<boolean>(parsable.length).fill(false);
+    const workers = workerCountFor(parsable.length, this.#maxWorkers);
+    if (workers > 0) {
+      await analyzeOnWorkers(
+        parsable,
+        workers,
+        (index, analysis) => {
+          done[index] = true;
+          this.#store(parsable[index]!, analysis);
+        },
+        signal,
+      );
+    }
+    let sinceYield = 0;
+    for (const [index, file] of parsable.entries()) {
+      if (done[index]) continue;
+      throwIfCancelled(signal);
+      const text = readTextOrUndefined(file.absolute);
+      this.#store(file, text === undefined ? undefined : await analyzeText(file.relative, text));
+      if (++sinceYield >= PARSES_PER_SLICE) {
+        sinceYield = 0;
+        await yieldToEventLoop();
+      }
+    }
+    return stale.length;
+  }
+
+  #store(
+    file: { relative: string; mtimeMs: number; size: number },
+    analysis: FileAnalysis | undefined,
+  ): void {
+    this.#cache.set(file.relative, { mtimeMs: file.mtimeMs, size: file.size, analysis });
+    this.#generation++;
+  }
+
+  #forget(relative: string): void {
+    if (this.#cache.delete(relative)) this.#generation++;
+  }
+}
+
+function readTextOrUndefined(absolute: string): string | undefined {
+  try {
+    return readFileSync(absolute, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function hashListing(files: readonly WalkedFile[]): string {
+  const hash = createHash('sha1');
+  for (const file of files) hash.update(`${file.relative}\0${file.mtimeMs}\0${file.size}\n`);
+  return hash.digest('hex');
 }

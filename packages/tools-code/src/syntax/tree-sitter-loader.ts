@@ -1,9 +1,11 @@
 import { createRequire } from 'node:module';
 import type { Language, Parser } from 'web-tree-sitter';
-import { codeError } from '../errors.js';
 import type { GrammarName } from '../languages.js';
 
 const requireFromHere = createRequire(import.meta.url);
+
+// Errors are built with a dynamic import of the family's error module (and so tool-core) only
+// when loading fails: the analysis worker threads load this module and must start light.
 
 const grammarFiles: Record<GrammarName, string> = {
   typescript: 'tree-sitter-typescript/tree-sitter-typescript.wasm',
@@ -27,6 +29,7 @@ async function loadTreeSitter(): Promise<TreeSitterModule> {
     try {
       module = await import('web-tree-sitter');
     } catch (error) {
+      const { codeError } = await import('../errors.js');
       throw codeError(
         'LANGUAGE_NOT_SUPPORTED',
         'Syntax trees need web-tree-sitter: install web-tree-sitter.',
@@ -64,6 +67,7 @@ export async function parserFor(grammar: GrammarName): Promise<Parser> {
     loaded = await language;
   } catch (error) {
     languages.delete(grammar);
+    const { codeError } = await import('../errors.js');
     throw codeError(
       'LANGUAGE_NOT_SUPPORTED',
       `The ${grammar} grammar could not be loaded: install tree-sitter-${grammar === 'tsx' ? 'typescript' : grammar}.`,

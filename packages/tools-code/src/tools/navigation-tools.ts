@@ -6,7 +6,7 @@ import type { SourceLocation } from '../engine/language-service.js';
 import {
   findDeclarations,
   MAX_OUTLINE_BYTES,
-  readText,
+  readDocument,
   resolvePosition,
   splitSymbol,
   wordOccurrences,
@@ -46,12 +46,12 @@ function isCancellation(error: unknown): boolean {
 async function serverLocations(
   context: CodeContext,
   relative: string,
-  file: { text: string; hash: string },
+  file: { text: string; hash: string; lines: LineIndex },
   request: PositionRequest,
   method: 'textDocument/definition' | 'textDocument/references',
   signal: AbortSignal,
 ): Promise<SourceLocation[]> {
-  const position = await resolvePosition(context, relative, file.text, request);
+  const position = await resolvePosition(context, relative, file.text, request, file.lines);
   const params =
     method === 'textDocument/references' ? { position, context: { includeDeclaration: true } } : { position };
   const answer = await context.languages.withDocument(
@@ -63,7 +63,7 @@ async function serverLocations(
         { textDocument: { uri: document.uri }, ...params },
         signal,
       ),
-    { path: { relative }, text: file.text, hash: file.hash },
+    { path: { relative }, text: file.text, hash: file.hash, lines: file.lines },
   );
   return Promise.all(asArray(answer).map((location) => context.languages.toSourceLocation(location)));
 }
@@ -76,15 +76,15 @@ async function findDefinition(
 ): Promise<Answer> {
   const notes: string[] = [];
   if (request.path !== undefined) {
-    const { path, text, hash } = await readText(context, request.path);
+    const { path, text, hash, lines } = await readDocument(context, request.path);
     const server = context.languages.serverFor(path.relative);
     if (server !== undefined) {
       try {
         const locations = await serverLocations(
           context,
           path.relative,
-          { text, hash },
-          { ...request },
+          { text, hash, lines },
+          request,
           'textDocument/definition',
           signal,
         );
@@ -110,7 +110,7 @@ async function findDefinition(
         );
       }
     } else {
-      await resolvePosition(context, path.relative, text, request).catch((error: unknown) => {
+      await resolvePosition(context, path.relative, text, request, lines).catch((error: unknown) => {
         if (error instanceof ToolError && error.code === 'POSITION_OUT_OF_RANGE') throw error;
       });
     }
@@ -142,11 +142,11 @@ async function findDefinition(
     const server = context.languages.serverFor(declaration.path);
     if (server !== undefined) {
       try {
-        const { text, hash } = await readText(context, declaration.path);
+        const { text, hash, lines } = await readDocument(context, declaration.path);
         const confirmed = await serverLocations(
           context,
           declaration.path,
-          { text, hash },
+          { text, hash, lines },
           { symbol: request.symbol, line: declaration.line },
           'textDocument/definition',
           signal,
@@ -261,14 +261,14 @@ async function findReferences(
     if (declaration !== undefined) target = { path: declaration.path, line: declaration.line };
   }
   if (target !== undefined) {
-    const { path, text, hash } = await readText(context, target.path);
+    const { path, text, hash, lines } = await readDocument(context, target.path);
     const server = context.languages.serverFor(path.relative);
     if (server !== undefined) {
       try {
         const locations = await serverLocations(
           context,
           path.relative,
-          { text, hash },
+          { text, hash, lines },
           {
             symbol: request.symbol,
             ...(target.line === undefined ? {} : { line: target.line }),
@@ -297,7 +297,7 @@ async function findReferences(
         );
       }
     } else {
-      await resolvePosition(context, path.relative, text, { symbol: request.symbol, ...target });
+      await resolvePosition(context, path.relative, text, { symbol: request.symbol, ...target }, lines);
     }
   }
   const locations = await syntaxReferences(context, request.symbol, { glob: request.glob, signal });

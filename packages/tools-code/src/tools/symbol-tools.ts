@@ -28,10 +28,11 @@ export function fileOutlineTool(context: CodeContext) {
     effects: ['read'],
     network: 'none',
     handler: async ({ path }, { signal }) => {
+      // The index caches each file's analysis by size and mtime: a warm outline skips parsing.
+      // Stat before reading, so a write in between leaves an older version on the analysis.
+      const status = await stat((await context.workspace.resolveFile(path)).absolute);
       const { path: resolved, text } = await readText(context, path);
       const lineCount = new LineIndex(text).lineCount;
-      // The index caches each file's analysis by size and mtime: a warm outline skips parsing.
-      const status = await stat(resolved.absolute);
       let symbols = hasSyntaxSupport(languageOfPath(resolved.relative))
         ? (
             await context.syntax.analyzeContent(resolved.relative, text, {

@@ -1,0 +1,126 @@
+import { type Dirent, readdirSync, readFileSync, type Stats, statSync } from 'node:fs';
+import path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+
+/** One regular file found by a walk. */
+export interface WalkedFile {
+  /** Workspace-relative path with '/' separators. */
+  relative: string;
+  absolute: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/** Folders never walked: version-control data, installed dependencies, the app's own folder. */
+export const ALWAYS_SKIPPED = new Set([
+  '.git',
+  '.hg',
+  '.svn',
+  'node_modules',
+  '.assistant-kit',
+  '__pycache__',
+  '.venv',
+]);
+
+/** The rules of one `.gitignore`, applied to paths below the folder it lives in. */
+export interface IgnoreLayer {
+  /** Workspace-relative folder the .gitignore lives in ('' for the root). */
+  base: string;
+  /** The file's text, to tell whether a changed .gitignore changed its rules. */
+  text: string;
+  rules: Ignore;
+}
+
+/** The entries of one folder that a walk keeps. */
+export interface FolderScan {
+  /** Ignore layers in force inside the folder (inherited ones plus its own .gitignore). */
+  layers: IgnoreLayer[];
+  /** Regular files, sorted by name. */
+  files: WalkedFile[];
+  /** Workspace-relative paths of the subfolders to walk, sorted by name. */
+  folders: string[];
+  /** The folder's own mtime when scanned (changes when entries are added, removed or renamed). */
+  mtimeMs: number;
+  /** The folder's inode, to notice a folder replaced by another of the same name. */
+  inode: number;
+}
+
+export function loadIgnoreLayer(absoluteFolder: string, relativeFolder: string): IgnoreLayer | undefined {
+  try {
+    const text = readFileSync(path.join(absoluteFolder, '.gitignore'), 'utf8');
+    return { base: relativeFolder, text, rules: ignore().add(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+export function isIgnored(layers: readonly IgnoreLayer[], relative: string, isDirectory: boolean): boolean {
+  for (const layer of layers) {
+    const inside = layer.base === '' ? relative : relative.slice(layer.base.length + 1);
+    if (layer.rules.ignores(isDirectory ? `${inside}/` : inside)) return true;
+  }
+  return false;
+}
+
+/** Joins a workspace-relative folder ('' for the root) and an entry name. */
+export function childPath(relativeFolder: string, name: string): string {
+  return relativeFolder === '' ? name : `${relativeFolder}/${name}`;
+}
+
+function statOrUndefined(absolute: string): Stats | undefined {
+  try {
+    return statSync(absolute, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Lists one folder: its kept files with size and mtime, and its subfolders to descend into,
+ * honouring the inherited `.gitignore` layers and the folder's own. Symlinks are neither files nor
+ * folders here, so a walk never leaves the root through one. Returns undefined when the folder
+ * cannot be read.
+ *
+ * Synchronous on purpose: a folder's readdir and stats take microseconds each, while the async
+ * versions cost a thread-pool round trip per file (about ten times the whole walk of a 5,000-file
+ * project). Walks yield to the event loop between folders, so no single block is long.
+ */
+export function scanFolder(
+  root: string,
+  relativeFolder: string,
+  inherited: readonly IgnoreLayer[],
+): FolderScan | undefined {
+  const absoluteFolder = path.join(root, relativeFolder);
+  const folderStatus = statOrUndefined(absoluteFolder);
+  if (folderStatus === undefined || !folderStatus.isDirectory()) return undefined;
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(absoluteFolder, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  const own = loadIgnoreLayer(absoluteFolder, relativeFolder);
+  const layers = own === undefined ? [...inherited] : [...inherited, own];
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const files: WalkedFile[] = [];
+  const folders: string[] = [];
+  for (const entry of entries) {
+    const relative = childPath(relativeFolder, entry.name);
+    if (entry.isDirectory()) {
+      if (ALWAYS_SKIPPED.has(entry.name) || isIgnored(layers, relative, true)) continue;
+      folders.push(relative);
+    } else if (entry.isFile()) {
+      if (isIgnored(layers, relative, false)) continue;
+      const absolute = path.join(absoluteFolder, entry.name);
+      const status = statOrUndefined(absolute);
+      if (status === undefined || !status.isFile()) continue;
+      files.push({ relative, absolute, size: status.size, mtimeMs: status.mtimeMs });
+    }
+  }
+  return { layers, files, folders, mtimeMs: folderStatus.mtimeMs, inode: folderStatus.ino };
+}
+
+/** Lets pending I/O callbacks and other tasks run between synchronous slices of work. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,0 +1,433 @@
+import { type FSWatcher, lstatSync, type Stats, watch } from 'node:fs';
+import path from 'node:path';
+import { throwIfCancelled } from '../errors.js';
+import {
+  ALWAYS_SKIPPED,
+  childPath,
+  type IgnoreLayer,
+  isIgnored,
+  loadIgnoreLayer,
+  scanFolder,
+  type WalkedFile,
+  yieldToEventLoop,
+} from './folder-scan.js';
+import { DEFAULT_WALK_FILE_CAP, type WalkResult } from './workspace-walker.js';
+
+/** Folders watched at most; a larger tree is listed by walking it on every call instead. */
+export const MAX_WATCHED_FOLDERS = 10_000;
+
+interface FolderNode {
+  relative: string;
+  /** Layers inherited from the folders above (the folder's own .gitignore not included). */
+  inherited: IgnoreLayer[];
+  /** Layers in force inside the folder. */
+  layers: IgnoreLayer[];
+  files: Map<string, WalkedFile>;
+  /** Names of the subfolders kept. */
+  folders: Set<string>;
+  mtimeMs: number;
+  inode: number;
+  watcher: FSWatcher | undefined;
+}
+
+/** What one {@link WorkspaceTree.update} changed. */
+export interface TreeChanges {
+  /** Files whose content may differ from the last update (added, changed, or reported by a watcher). */
+  touched: Set<string>;
+  /** Files that are gone. */
+  removed: Set<string>;
+}
+
+export interface WorkspaceTreeOptions {
+  /** Files tracked at most; a larger workspace is walked on every call instead. */
+  maxFiles?: number;
+  maxWatchedFolders?: number;
+}
+
+function parentOf(relative: string): string {
+  const slash = relative.lastIndexOf('/');
+  return slash === -1 ? '' : relative.slice(0, slash);
+}
+
+function lstatOrUndefined(absolute: string): Stats | undefined {
+  try {
+    return lstatSync(absolute, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The workspace's file list kept current by watching every walked folder (`fs.watch` on each
+ * folder, not recursive: Node 20's recursive mode on Linux watches every file, follows into
+ * ignored folders like node_modules and scans synchronously). A call then costs only the folders
+ * that reported changes, instead of a stat of every file.
+ *
+ * Freshness: before answering, {@link update} lets the event loop run a full poll phase, so every
+ * change the kernel reported before the call began is seen. Each folder's mtime is also compared
+ * on every call (one stat per folder), which catches added, removed and renamed entries even if
+ * watch events were lost (the kernel's event queue can overflow, and Node does not report that).
+ * When a watch cannot be set up (inotify limits, file systems without notifications) or a watcher
+ * fails, the tree reports itself unusable and callers walk the workspace with stats instead.
+ */
+export class WorkspaceTree {
+  readonly root: string;
+  readonly #maxFiles: number;
+  readonly #maxWatchedFolders: number;
+  readonly #folders = new Map<string, FolderNode>();
+  /** Folder → names reported by its watcher since the last update ('*' for the whole folder). */
+  readonly #pending = new Map<string, Set<string>>();
+  #fileCount = 0;
+  #state: 'unbuilt' | 'watching' | 'unusable' = 'unbuilt';
+  #building: Promise<void> | undefined;
+  #version = 0;
+  #closed = false;
+  /** Cached listing of the whole tree in walk order, valid while `#version` is unchanged. */
+  #listing: { version: number; files: WalkedFile[] } | undefined;
+
+  constructor(root: string, options: WorkspaceTreeOptions = {}) {
+    this.root = root;
+    this.#maxFiles = options.maxFiles ?? DEFAULT_WALK_FILE_CAP;
+    this.#maxWatchedFolders = options.maxWatchedFolders ?? MAX_WATCHED_FOLDERS;
+  }
+
+  /** Increases whenever a file is added, removed, or may have changed. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** False once watching failed or the workspace is too large to watch. */
+  get usable(): boolean {
+    return this.#state !== 'unusable' && !this.#closed;
+  }
+
+  /**
+   * Brings the tree up to date (building it on first use) and returns what changed, or undefined
+   * when the tree cannot be used and the caller must walk instead.
+   */
+  async update(signal?: AbortSignal): Promise<TreeChanges | undefined> {
+    const changes: TreeChanges = { touched: new Set(), removed: new Set() };
+    if (!this.usable) return undefined;
+    if (this.#state === 'unbuilt') {
+      this.#building ??= this.#build(signal).finally(() => {
+        this.#building = undefined;
+      });
+      await this.#building;
+      return this.usable ? changes : undefined;
+    }
+    // Two turns of the event loop: the first may run in the current loop iteration's check
+    // phase, the second only after a full poll phase has delivered pending watch events.
+    await yieldToEventLoop();
+    await yieldToEventLoop();
+    throwIfCancelled(signal);
+    // Folder mtimes, taken before any change is applied: a change made while this update runs
+    // leaves a newer mtime behind and is picked up by the next call.
+    const folderTimes = new Map<string, number>();
+    for (const node of this.#folders.values()) {
+      const status = lstatOrUndefined(path.join(this.root, node.relative));
+      if (status === undefined || status.ino !== node.inode) this.#mark(node.relative, '*');
+      else {
+        folderTimes.set(node.relative, status.mtimeMs);
+        if (status.mtimeMs !== node.mtimeMs) this.#mark(node.relative, '*');
+      }
+    }
+    if (this.#pending.size === 0) return changes;
+    const pending = [...this.#pending];
+    this.#pending.clear();
+    for (const [folder, names] of pending) {
+      const node = this.#folders.get(folder);
+      if (node === undefined) continue;
+      if (names.has('*') || names.has('.gitignore')) this.#rescanFolder(node, changes);
+      else {
+        for (const name of names) this.#refreshEntry(node, name, changes);
+        const time = folderTimes.get(folder);
+        if (time !== undefined && this.#folders.get(folder) === node) node.mtimeMs = time;
+      }
+      if (!this.usable) return undefined;
+    }
+    if (changes.touched.size > 0 || changes.removed.size > 0) this.#version++;
+    return changes;
+  }
+
+  /**
+   * Files of the tree (or of a folder in it) in walk order, at most `maxFiles`, or undefined
+   * when that folder is not part of the tree (ignored, skipped or missing).
+   */
+  list(scope: string | undefined, maxFiles: number): WalkResult | undefined {
+    const start = scope === undefined || scope === '.' ? '' : scope.replace(/\/+$/, '');
+    if (!this.#folders.has(start)) return undefined;
+    if (start === '' && this.#listing?.version === this.#version && this.#listing.files.length <= maxFiles)
+      return { files: this.#listing.files, truncated: false };
+    const files: WalkedFile[] = [];
+    let truncated = false;
+    const visit = (relative: string): void => {
+      const node = this.#folders.get(relative);
+      if (node === undefined || truncated) return;
+      for (const file of node.files.values()) {
+        if (files.length >= maxFiles) {
+          truncated = true;
+          return;
+        }
+        files.push(file);
+      }
+      for (const name of [...node.folders].sort()) visit(childPath(relative, name));
+    };
+    visit(start);
+    files.sort((a, b) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
+    if (start === '' && !truncated) this.#listing = { version: this.#version, files };
+    return { files, truncated };
+  }
+
+  /** Stops every watcher. */
+  close(): void {
+    this.#closed = true;
+    this.#unwatchAll();
+  }
+
+  async #build(signal: AbortSignal | undefined): Promise<void> {
+    let sinceYield = 0;
+    const pendingFolders: { relative: string; inherited: IgnoreLayer[] }[] = [
+      { relative: '', inherited: [] },
+    ];
+    while (pendingFolders.length > 0) {
+      if (this.#closed) return;
+      if (signal?.aborted) {
+        // A cancelled first build leaves nothing half-built behind; the next call starts over.
+        this.#unwatchAll();
+        this.#state = 'unbuilt';
+        throwIfCancelled(signal);
+      }
+      const next = pendingFolders.pop()!;
+      const node = this.#addFolder(next.relative, next.inherited);
+      if (!this.usable) return;
+      if (node === undefined) continue;
+      sinceYield += node.files.size + 1;
+      if (sinceYield >= 2_000) {
+        sinceYield = 0;
+        await yieldToEventLoop();
+      }
+      for (const name of [...node.folders].reverse())
+        pendingFolders.push({ relative: childPath(node.relative, name), inherited: node.layers });
+    }
+    if (this.usable) this.#state = 'watching';
+  }
+
+  /** Watches and scans one folder (watch first, so changes during the scan are not missed). */
+  #addFolder(relative: string, inherited: IgnoreLayer[]): FolderNode | undefined {
+    if (this.#folders.size >= this.#maxWatchedFolders) {
+      this.#giveUp();
+      return undefined;
+    }
+    let watcher: FSWatcher;
+    try {
+      watcher = watch(path.join(this.root, relative), { persistent: false }, (_event, name) =>
+        this.#mark(relative, typeof name === 'string' && name !== '' ? name : '*'),
+      );
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // A folder that vanished meanwhile is simply not part of the tree.
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      this.#giveUp();
+      return undefined;
+    }
+    watcher.on('error', () => this.#giveUp());
+    const scan = scanFolder(this.root, relative, inherited);
+    if (scan === undefined) {
+      watcher.close();
+      return undefined;
+    }
+    const node: FolderNode = {
+      relative,
+      inherited,
+      layers: scan.layers,
+      files: new Map(scan.files.map((file) => [path.posix.basename(file.relative), file])),
+      folders: new Set(scan.folders.map((folder) => path.posix.basename(folder))),
+      mtimeMs: scan.mtimeMs,
+      inode: scan.inode,
+      watcher,
+    };
+    this.#folders.set(relative, node);
+    this.#fileCount += node.files.size;
+    if (this.#fileCount > this.#maxFiles) this.#giveUp();
+    return node;
+  }
+
+  #mark(folder: string, name: string): void {
+    let names = this.#pending.get(folder);
+    if (names === undefined) {
+      names = new Set();
+      this.#pending.set(folder, names);
+    }
+    names.add(name);
+  }
+
+  /** Re-reads one folder's entries (its .gitignore may have changed: then its subtree too). */
+  #rescanFolder(node: FolderNode, changes: TreeChanges): void {
+    const ownBefore = node.layers.length > node.inherited.length ? node.layers.at(-1)!.text : undefined;
+    const ownAfter = loadIgnoreLayer(path.join(this.root, node.relative), node.relative)?.text;
+    if (ownBefore !== ownAfter) {
+      this.#rebuildSubtree(node, changes);
+      return;
+    }
+    const scan = scanFolder(this.root, node.relative, node.inherited);
+    if (scan === undefined) {
+      this.#removeSubtree(node.relative, changes);
+      return;
+    }
+    node.mtimeMs = scan.mtimeMs;
+    node.inode = scan.inode;
+    const seen = new Set<string>();
+    for (const file of scan.files) {
+      const name = path.posix.basename(file.relative);
+      seen.add(name);
+      this.#setFile(node, name, file, changes);
+    }
+    for (const name of [...node.files.keys()]) if (!seen.has(name)) this.#removeFile(node, name, changes);
+    const folders = new Set(scan.folders.map((folder) => path.posix.basename(folder)));
+    for (const name of [...node.folders]) {
+      if (!folders.has(name)) this.#removeSubtree(childPath(node.relative, name), changes);
+    }
+    for (const name of folders) {
+      const relative = childPath(node.relative, name);
+      const existing = this.#folders.get(relative);
+      const status = lstatOrUndefined(path.join(this.root, relative));
+      if (existing !== undefined && status?.ino === existing.inode) continue;
+      if (existing !== undefined) this.#removeSubtree(relative, changes);
+      this.#addSubtree(node, name, changes);
+    }
+  }
+
+  /** Applies one name a watcher reported in `node`. */
+  #refreshEntry(node: FolderNode, name: string, changes: TreeChanges): void {
+    const relative = childPath(node.relative, name);
+    const absolute = path.join(this.root, relative);
+    const status = lstatOrUndefined(absolute);
+    if (status?.isFile() && !isIgnored(node.layers, relative, false)) {
+      if (node.folders.has(name)) this.#removeSubtree(relative, changes);
+      const file: WalkedFile = { relative, absolute, size: status.size, mtimeMs: status.mtimeMs };
+      this.#setFile(node, name, file, changes);
+      // The watcher saw a write: the content may differ even when size and mtime do not.
+      changes.touched.add(relative);
+      return;
+    }
+    if (status?.isDirectory() && !ALWAYS_SKIPPED.has(name) && !isIgnored(node.layers, relative, true)) {
+      if (node.files.has(name)) this.#removeFile(node, name, changes);
+      const existing = this.#folders.get(relative);
+      if (existing !== undefined && existing.inode === status.ino) return;
+      if (existing !== undefined) this.#removeSubtree(relative, changes);
+      this.#addSubtree(node, name, changes);
+      return;
+    }
+    if (node.files.has(name)) this.#removeFile(node, name, changes);
+    if (node.folders.has(name)) this.#removeSubtree(relative, changes);
+  }
+
+  #setFile(node: FolderNode, name: string, file: WalkedFile, changes: TreeChanges): void {
+    const before = node.files.get(name);
+    if (before === undefined) this.#fileCount++;
+    node.files.set(name, file);
+    if (before === undefined || before.size !== file.size || before.mtimeMs !== file.mtimeMs)
+      changes.touched.add(file.relative);
+    if (this.#fileCount > this.#maxFiles) this.#giveUp();
+  }
+
+  #removeFile(node: FolderNode, name: string, changes: TreeChanges): void {
+    const file = node.files.get(name);
+    if (file === undefined) return;
+    node.files.delete(name);
+    this.#fileCount--;
+    changes.removed.add(file.relative);
+    changes.touched.delete(file.relative);
+  }
+
+  /** Adds a new subfolder and everything below it. */
+  #addSubtree(parent: FolderNode, name: string, changes: TreeChanges): void {
+    const stack = [{ relative: childPath(parent.relative, name), inherited: parent.layers }];
+    parent.folders.add(name);
+    while (stack.length > 0 && this.usable) {
+      const next = stack.pop()!;
+      const node = this.#addFolder(next.relative, next.inherited);
+      if (node === undefined) {
+        if (next.relative === childPath(parent.relative, name)) parent.folders.delete(name);
+        continue;
+      }
+      for (const file of node.files.values()) changes.touched.add(file.relative);
+      for (const child of node.folders)
+        stack.push({ relative: childPath(node.relative, child), inherited: node.layers });
+    }
+  }
+
+  /** Removes a folder and everything below it from the tree. */
+  #removeSubtree(relative: string, changes: TreeChanges): void {
+    const parent = relative === '' ? undefined : this.#folders.get(parentOf(relative));
+    parent?.folders.delete(path.posix.basename(relative));
+    const stack = [relative];
+    while (stack.length > 0) {
+      const current = stack.pop()!;
+      const node = this.#folders.get(current);
+      if (node === undefined) continue;
+      node.watcher?.close();
+      this.#folders.delete(current);
+      this.#pending.delete(current);
+      for (const file of node.files.values()) {
+        changes.removed.add(file.relative);
+        changes.touched.delete(file.relative);
+      }
+      this.#fileCount -= node.files.size;
+      for (const child of node.folders) stack.push(childPath(current, child));
+    }
+  }
+
+  /** Re-reads a folder and everything below it (after its ignore rules changed). */
+  #rebuildSubtree(node: FolderNode, changes: TreeChanges): void {
+    const before = this.#filesUnder(node.relative);
+    const scratch: TreeChanges = { touched: new Set(), removed: new Set() };
+    if (node.relative === '') {
+      this.#unwatchAll();
+      const stack = [{ relative: '', inherited: [] as IgnoreLayer[] }];
+      while (stack.length > 0 && this.usable) {
+        const next = stack.pop()!;
+        const added = this.#addFolder(next.relative, next.inherited);
+        if (added === undefined) continue;
+        for (const child of added.folders)
+          stack.push({ relative: childPath(added.relative, child), inherited: added.layers });
+      }
+    } else {
+      const parent = this.#folders.get(parentOf(node.relative));
+      this.#removeSubtree(node.relative, scratch);
+      if (parent !== undefined) this.#addSubtree(parent, path.posix.basename(node.relative), scratch);
+    }
+    const now = this.#filesUnder(node.relative);
+    for (const [relative, file] of now) {
+      const old = before.get(relative);
+      if (old === undefined || old.size !== file.size || old.mtimeMs !== file.mtimeMs)
+        changes.touched.add(relative);
+    }
+    for (const relative of before.keys()) if (!now.has(relative)) changes.removed.add(relative);
+  }
+
+  #filesUnder(relative: string): Map<string, WalkedFile> {
+    const found = new Map<string, WalkedFile>();
+    const stack = [relative];
+    while (stack.length > 0) {
+      const current = this.#folders.get(stack.pop()!);
+      if (current === undefined) continue;
+      for (const file of current.files.values()) found.set(file.relative, file);
+      for (const child of current.folders) stack.push(childPath(current.relative, child));
+    }
+    return found;
+  }
+
+  #giveUp(): void {
+    this.#state = 'unusable';
+    this.#unwatchAll();
+  }
+
+  #unwatchAll(): void {
+    for (const node of this.#folders.values()) node.watcher?.close();
+    this.#folders.clear();
+    this.#pending.clear();
+    this.#fileCount = 0;
+    this.#listing = undefined;
+  }
+}

@@ -1,0 +1,203 @@
+import { resolveImport } from '../project/import-resolution.js';
+import type { CodeSymbol, FileAnalysis } from '../syntax/symbols.js';
+import { compressGraph, pageRankCompressed } from './page-rank.js';
+
+/** Names defined in more files than this are too generic to link files by. */
+export const MAX_DEFINERS_PER_NAME = 5;
+
+/** More changed files than this share of all files: rebuilding is cheaper than patching. */
+const INCREMENTAL_SHARE = 0.1;
+
+const NON_DEFINITION_KINDS = new Set(['key', 'heading', 'selector', 'id']);
+
+function definedNames(analysis: FileAnalysis | undefined): Set<string> {
+  const names = new Set<string>();
+  for (const symbol of analysis?.symbols ?? []) if (isDefinition(symbol)) names.add(symbol.name);
+  return names;
+}
+
+function isDefinition(symbol: CodeSymbol): boolean {
+  return symbol.container === undefined && symbol.name.length >= 3 && !NON_DEFINITION_KINDS.has(symbol.kind);
+}
+
+/** A cheap key of the list of paths (FNV-1a over every path), to tell when files came or went. */
+function fileListKey(files: readonly string[]): string {
+  let hash = 0x811c9dc5;
+  for (const file of files) {
+    for (let index = 0; index < file.length; index++) {
+      hash ^= file.charCodeAt(index);
+      hash = Math.imul(hash, 0x01000193);
+    }
+    hash ^= 10;
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return `${files.length}:${(hash >>> 0).toString(16)}`;
+}
+
+/** Inserts `value` into an ascending list unless present. */
+function insertSorted(list: number[], value: number): void {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (list[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  if (list[low] !== value) list.splice(low, 0, value);
+}
+
+/** The ranking of one file list: PageRank per file and how many files import each one. */
+export interface FileRanking {
+  ranks: Map<string, number>;
+  importedBy: Map<string, number>;
+}
+
+/**
+ * The import and symbol-reference graph of a file list, ranked with PageRank (the approach of
+ * aider's repo map). Edges: resolved imports (weight 1) and identifier references to names
+ * defined in at most 5 files (weight 0.5·√count / definers).
+ *
+ * Kept between calls: when the file list is the same and only a few analyses changed, only the
+ * edges that can differ are recomputed (those of the changed files and of the files that use a
+ * name the changed files define or defined). Every list and edge is built in the same order as a
+ * full build, so the ranks are bit-for-bit those a fresh build would give.
+ */
+export class ReferenceGraph {
+  #files: string[] = [];
+  #listKey = '';
+  #indexOf = new Map<string, number>();
+  #analyses: (FileAnalysis | undefined)[] = [];
+  /** Name → indices of the files defining it, ascending. */
+  #definers = new Map<string, number[]>();
+  /** Name → indices of the files using it as an identifier. */
+  #users = new Map<string, Set<number>>();
+  #importTargets: number[][] = [];
+  #importedBy: number[] = [];
+  #edges: (Map<number, number> | undefined)[] = [];
+
+  /** Ranks `files` (with the analyses of the parsable ones). */
+  rank(files: readonly string[], analyses: ReadonlyMap<string, FileAnalysis>): FileRanking {
+    const listKey = fileListKey(files);
+    const changed: number[] = [];
+    if (listKey === this.#listKey && files.length === this.#files.length) {
+      for (let index = 0; index < files.length; index++)
+        if (analyses.get(files[index]!) !== this.#analyses[index]) changed.push(index);
+    }
+    if (listKey !== this.#listKey || changed.length > files.length * INCREMENTAL_SHARE)
+      this.#rebuild(files, analyses, listKey);
+    else if (changed.length > 0) this.#patch(changed, analyses);
+    return this.#result();
+  }
+
+  #rebuild(files: readonly string[], analyses: ReadonlyMap<string, FileAnalysis>, listKey: string): void {
+    this.#files = [...files];
+    this.#listKey = listKey;
+    this.#indexOf = new Map(files.map((file, index) => [file, index]));
+    this.#analyses = files.map((file) => analyses.get(file));
+    this.#definers = new Map();
+    this.#users = new Map();
+    this.#importedBy = new Array<number>(files.length).fill(0);
+    this.#importTargets = new Array(files.length);
+    const fileSet = new Set(files);
+    for (let index = 0; index < files.length; index++) {
+      const analysis = this.#analyses[index];
+      for (const name of definedNames(analysis)) {
+        const list = this.#definers.get(name);
+        if (list === undefined) this.#definers.set(name, [index]);
+        else list.push(index);
+      }
+      this.#addUses(index, analysis);
+      this.#importTargets[index] = this.#resolveImports(index, analysis, fileSet);
+      for (const target of this.#importTargets[index]!) this.#importedBy[target]!++;
+    }
+    this.#edges = new Array(files.length);
+    for (let index = 0; index < files.length; index++) this.#computeEdges(index);
+  }
+
+  #patch(changed: readonly number[], analyses: ReadonlyMap<string, FileAnalysis>): void {
+    const fileSet = new Set(this.#files);
+    const affectedNames = new Set<string>();
+    for (const index of changed) {
+      const before = this.#analyses[index];
+      const after = analyses.get(this.#files[index]!);
+      const namesBefore = definedNames(before);
+      const namesAfter = definedNames(after);
+      for (const name of namesBefore) {
+        if (namesAfter.has(name)) continue;
+        affectedNames.add(name);
+        const list = this.#definers.get(name)!;
+        list.splice(list.indexOf(index), 1);
+        if (list.length === 0) this.#definers.delete(name);
+      }
+      for (const name of namesAfter) {
+        if (namesBefore.has(name)) continue;
+        affectedNames.add(name);
+        const list = this.#definers.get(name);
+        if (list === undefined) this.#definers.set(name, [index]);
+        else insertSorted(list, index);
+      }
+      for (const name of before?.identifiers.keys() ?? []) this.#users.get(name)?.delete(index);
+      this.#addUses(index, after);
+      for (const target of this.#importTargets[index]!) this.#importedBy[target]!--;
+      this.#importTargets[index] = this.#resolveImports(index, after, fileSet);
+      for (const target of this.#importTargets[index]!) this.#importedBy[target]!++;
+      this.#analyses[index] = after;
+    }
+    const recompute = new Set(changed);
+    for (const name of affectedNames) for (const user of this.#users.get(name) ?? []) recompute.add(user);
+    for (const index of recompute) this.#computeEdges(index);
+  }
+
+  #addUses(index: number, analysis: FileAnalysis | undefined): void {
+    for (const name of analysis?.identifiers.keys() ?? []) {
+      let users = this.#users.get(name);
+      if (users === undefined) {
+        users = new Set();
+        this.#users.set(name, users);
+      }
+      users.add(index);
+    }
+  }
+
+  #resolveImports(index: number, analysis: FileAnalysis | undefined, fileSet: ReadonlySet<string>): number[] {
+    const targets: number[] = [];
+    const file = this.#files[index]!;
+    for (const specifier of analysis?.imports ?? []) {
+      const target = resolveImport(file, specifier, fileSet);
+      if (target !== undefined && target !== file) targets.push(this.#indexOf.get(target)!);
+    }
+    return targets;
+  }
+
+  #computeEdges(index: number): void {
+    const analysis = this.#analyses[index];
+    if (analysis === undefined) {
+      this.#edges[index] = undefined;
+      return;
+    }
+    const edges = new Map<number, number>();
+    for (const target of this.#importTargets[index]!) edges.set(target, (edges.get(target) ?? 0) + 1);
+    for (const [name, count] of analysis.identifiers) {
+      const definedIn = this.#definers.get(name);
+      if (definedIn === undefined || definedIn.length > MAX_DEFINERS_PER_NAME) continue;
+      const weight = (0.5 * Math.sqrt(count)) / definedIn.length;
+      for (const target of definedIn)
+        if (target !== index) edges.set(target, (edges.get(target) ?? 0) + weight);
+    }
+    this.#edges[index] = edges.size === 0 ? undefined : edges;
+  }
+
+  #result(): FileRanking {
+    const ranks = new Map<string, number>();
+    const importedBy = new Map<string, number>();
+    const count = this.#files.length;
+    if (count === 0) return { ranks, importedBy };
+    const values = pageRankCompressed(compressGraph(count, this.#edges));
+    for (let index = 0; index < count; index++) {
+      const file = this.#files[index]!;
+      ranks.set(file, values[index]!);
+      if (this.#importedBy[index]! > 0) importedBy.set(file, this.#importedBy[index]!);
+    }
+    return { ranks, importedBy };
+  }
+}

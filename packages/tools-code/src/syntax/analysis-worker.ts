@@ -1,0 +1,34 @@
+/**
+ * Worker thread of the syntax engine: reads and analyses the files it is sent (the same
+ * `analyzeText` as in the main thread) and posts the analyses back, so a cold index parses on
+ * every core. Started by {@link ./analysis-pool.ts}.
+ */
+import { readFileSync } from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+import { analyzeText } from './analyze-file.js';
+import type { FileAnalysis } from './symbols.js';
+
+export interface AnalysisRequest {
+  id: number;
+  files: { relative: string; absolute: string }[];
+}
+
+export interface AnalysisResponse {
+  id: number;
+  /** One entry per requested file: the analysis, or null when unreadable or without a grammar. */
+  analyses: (FileAnalysis | null)[];
+}
+
+parentPort?.on('message', async (request: AnalysisRequest) => {
+  const analyses: (FileAnalysis | null)[] = [];
+  for (const file of request.files) {
+    let analysis: FileAnalysis | undefined;
+    try {
+      analysis = await analyzeText(file.relative, readFileSync(file.absolute, 'utf8'));
+    } catch {
+      analysis = undefined;
+    }
+    analyses.push(analysis ?? null);
+  }
+  parentPort!.postMessage({ id: request.id, analyses } satisfies AnalysisResponse);
+});

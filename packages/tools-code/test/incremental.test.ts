@@ -1,0 +1,239 @@
+import { mkdir, mkdtemp, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DocumentCache } from '../src/engine/document-cache.js';
+import { createCodeTools } from '../src/index.js';
+import { ReferenceGraph } from '../src/repo-map/reference-graph.js';
+import type { FileAnalysis } from '../src/syntax/symbols.js';
+import { SyntaxIndex } from '../src/syntax/syntax-index.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+/** A small TypeScript project: `count` files in src/, each importing the first. */
+async function project(count: number): Promise<string> {
+  const root = await mkdtemp(path.join(tmpdir(), 'tools-code-incremental-'));
+  cleanups.push(() => rm(root, { recursive: true, force: true }));
+  await mkdir(path.join(root, 'src'));
+  await writeFile(path.join(root, 'package.json'), JSON.stringify({ name: 'incremental', type: 'module' }));
+  for (let index = 0; index < count; index++) {
+    const body =
+      index === 0
+        ? 'export function coreValue(): number {\n  return 1;\n}\n'
+        : `import { coreValue } from './file0.js';\n\nexport function feature${index}(): number {\n  return coreValue() + ${index};\n}\n`;
+    await writeFile(path.join(root, 'src', `file${index}.ts`), body);
+  }
+  return root;
+}
+
+async function mapOf(runtime: ToolRuntime, args: Record<string, unknown> = {}) {
+  const result = await runtime.call('repo_map', {
+    include: ['modules', 'next_files'],
+    max_files: 500,
+    ...args,
+  });
+  expect(result.isError).toBeFalsy();
+  const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+  return { text, data: result.structuredContent as Record<string, unknown> };
+}
+
+async function openFamily(root: string, watchFiles: boolean) {
+  const workspace = await Workspace.open(root);
+  const family = createCodeTools({ workspace, watchFiles });
+  cleanups.push(() => family.close());
+  return new ToolRuntime({ workspace, tools: family.tools });
+}
+
+describe.each([
+  ['watched', true],
+  ['walked', false],
+])('repo_map between calls (%s file list)', (_label, watchFiles) => {
+  it('reflects a changed, an added and a deleted file, and never serves the previous map', async () => {
+    const root = await project(6);
+    const runtime = await openFamily(root, watchFiles);
+    const first = await mapOf(runtime);
+    expect(first.text).toContain('feature3');
+    const again = await mapOf(runtime);
+    expect(again.text).toBe(first.text);
+    expect(again.data.reparsed_files).toBe(0);
+
+    await writeFile(
+      path.join(root, 'src/file3.ts'),
+      'export function renamedFeature(): number {\n  return 3;\n}\n',
+    );
+    const changed = await mapOf(runtime);
+    expect(changed.text).toContain('renamedFeature');
+    expect(changed.text).not.toContain('feature3');
+    expect(changed.data.reparsed_files).toBe(1);
+
+    await writeFile(path.join(root, 'src/added.ts'), 'export const addedConstant = 1;\n');
+    await rm(path.join(root, 'src/file4.ts'));
+    const afterAddAndDelete = await mapOf(runtime);
+    expect(afterAddAndDelete.text).toContain('src/added.ts');
+    expect(afterAddAndDelete.text).toContain('addedConstant');
+    expect(afterAddAndDelete.text).not.toContain('src/file4.ts');
+    expect(afterAddAndDelete.data.files).toBe(first.data.files);
+  });
+
+  it('follows new and removed folders, renames and .gitignore changes', async () => {
+    const root = await project(3);
+    const runtime = await openFamily(root, watchFiles);
+    await mapOf(runtime);
+
+    await mkdir(path.join(root, 'lib/deep'), { recursive: true });
+    await writeFile(path.join(root, 'lib/deep/helper.ts'), 'export function deepHelper(): void {}\n');
+    expect((await mapOf(runtime)).text).toContain('lib/deep/helper.ts');
+
+    await rename(path.join(root, 'lib'), path.join(root, 'library'));
+    const renamed = await mapOf(runtime);
+    expect(renamed.text).toContain('library/deep/helper.ts');
+    expect(renamed.text).not.toContain('lib/deep/helper.ts');
+
+    await writeFile(path.join(root, '.gitignore'), 'library/\n');
+    expect((await mapOf(runtime)).text).not.toContain('library/deep/helper.ts');
+    await rm(path.join(root, '.gitignore'));
+    expect((await mapOf(runtime)).text).toContain('library/deep/helper.ts');
+
+    await rm(path.join(root, 'library'), { recursive: true });
+    expect((await mapOf(runtime)).text).not.toContain('deepHelper');
+  });
+
+  it('re-parses a file rewritten with the same size and mtime', async () => {
+    const root = await project(2);
+    const runtime = await openFamily(root, watchFiles);
+    const file = path.join(root, 'src/file1.ts');
+    await writeFile(file, 'export const alpha = 1;\n');
+    const before = await stat(file);
+    expect((await mapOf(runtime)).text).toContain('alpha');
+    await writeFile(file, 'export const gamma = 1;\n');
+    await utimes(file, before.atime, before.mtime);
+    const after = await mapOf(runtime);
+    if (watchFiles) {
+      // The watcher saw the write even though size and mtime are unchanged.
+      expect(after.text).toContain('gamma');
+    } else {
+      // Without a watcher size and mtime are all there is to go by (documented limit).
+      expect(after.text).toMatch(/alpha|gamma/);
+    }
+  });
+
+  it('answers scoped maps from the same index', async () => {
+    const root = await project(3);
+    await mkdir(path.join(root, 'other'));
+    await writeFile(path.join(root, 'other/elsewhere.ts'), 'export const elsewhere = 1;\n');
+    const runtime = await openFamily(root, watchFiles);
+    const scoped = await mapOf(runtime, { scope: 'src' });
+    expect(scoped.text).toContain('src/file1.ts');
+    expect(scoped.text).not.toContain('elsewhere');
+    await writeFile(path.join(root, 'src/late.ts'), 'export const late = 1;\n');
+    expect((await mapOf(runtime, { scope: 'src' })).text).toContain('src/late.ts');
+  });
+});
+
+describe('syntax index', () => {
+  it('lists exactly what a fresh walk lists after a series of changes', async () => {
+    const root = await project(5);
+    const watched = new SyntaxIndex(root, { watch: true, analysisWorkers: 0 });
+    cleanups.push(async () => watched.close());
+    await watched.refresh();
+    await mkdir(path.join(root, 'src/nested'));
+    await writeFile(path.join(root, 'src/nested/a.ts'), 'export const a = 1;\n');
+    await rename(path.join(root, 'src/file2.ts'), path.join(root, 'src/nested/moved.ts'));
+    await writeFile(path.join(root, 'src/file1.ts'), 'export const changed = 2;\n');
+    await rm(path.join(root, 'src/file3.ts'));
+    const incremental = await watched.refresh();
+    const fresh = await new SyntaxIndex(root, { watch: false, analysisWorkers: 0 }).refresh();
+    expect(watched.watching).toBe(true);
+    expect(incremental.files.map((file) => [file.relative, file.size])).toEqual(
+      fresh.files.map((file) => [file.relative, file.size]),
+    );
+    expect([...incremental.analyses.keys()]).toEqual([...fresh.analyses.keys()]);
+    expect(incremental.analyses.get('src/file1.ts')?.symbols.map((symbol) => symbol.name)).toEqual([
+      'changed',
+    ]);
+  });
+
+  it('parses on worker threads with the same results as in-thread parsing', async () => {
+    const root = await project(450);
+    const onWorkers = await new SyntaxIndex(root, { watch: false, analysisWorkers: 2 }).refresh();
+    const inThread = await new SyntaxIndex(root, { watch: false, analysisWorkers: 0 }).refresh();
+    expect(onWorkers.analyses.size).toBe(451);
+    expect(inThread.analyses.size).toBe(451);
+    for (const [relative, analysis] of inThread.analyses)
+      expect(onWorkers.analyses.get(relative)).toEqual(analysis);
+  });
+});
+
+describe('reference graph', () => {
+  function analysis(defines: string[], uses: string[], imports: string[] = []): FileAnalysis {
+    return {
+      symbols: defines.map((name, index) => ({
+        name,
+        kind: 'function',
+        line: index + 1,
+        character: 1,
+        endLine: index + 1,
+      })),
+      imports,
+      routes: [],
+      identifiers: new Map(uses.map((name) => [name, 2])),
+      syntaxProblems: [],
+    };
+  }
+
+  it('gives a patched graph exactly the ranks of a fresh one', () => {
+    const files = ['a.ts', 'b.ts', 'c.ts', 'd.ts', 'e.ts'];
+    const first = new Map<string, FileAnalysis>([
+      ['a.ts', analysis(['alpha'], ['beta'], ['./b.js'])],
+      ['b.ts', analysis(['beta'], ['gamma'])],
+      ['c.ts', analysis(['gamma'], ['alpha', 'beta'])],
+      ['d.ts', analysis(['delta'], ['alpha', 'gamma'], ['./c.js'])],
+      ['e.ts', analysis(['epsilon'], ['delta'])],
+    ]);
+    const graph = new ReferenceGraph();
+    graph.rank(files, first);
+    const second = new Map(first);
+    second.set('c.ts', analysis(['gamma2', 'delta'], ['epsilon'], ['./a.js']));
+    second.set('e.ts', analysis(['epsilon'], ['gamma2', 'alpha']));
+    const patched = graph.rank(files, second);
+    const fresh = new ReferenceGraph().rank(files, second);
+    expect([...patched.ranks]).toEqual([...fresh.ranks]);
+    expect([...patched.importedBy].sort()).toEqual([...fresh.importedBy].sort());
+  });
+});
+
+describe('document cache', () => {
+  it('never serves stale text, even for a same-size rewrite with the same mtime', async () => {
+    const root = await project(1);
+    const workspace = await Workspace.open(root);
+    const documents = new DocumentCache(workspace, { racyWindowMs: 2_000 });
+    const file = path.join(root, 'src/file0.ts');
+    await writeFile(file, 'export const one = 1;\n');
+    const before = await stat(file);
+    expect((await documents.read('src/file0.ts', 1_000_000)).text).toContain('one');
+    await writeFile(file, 'export const two = 2;\n');
+    await utimes(file, before.atime, before.mtime);
+    expect((await documents.read('src/file0.ts', 1_000_000)).text).toContain('two');
+    await writeFile(file, 'export const three = 3;\n');
+    expect((await documents.read('./src/file0.ts', 1_000_000)).text).toContain('three');
+  });
+
+  it('serves an unchanged old file from memory and re-confines every call', async () => {
+    const root = await project(1);
+    const workspace = await Workspace.open(root);
+    const documents = new DocumentCache(workspace, { racyWindowMs: 0 });
+    const file = path.join(root, 'src/file0.ts');
+    const first = await documents.read('src/file0.ts', 1_000_000);
+    expect(await documents.read('src/file0.ts', 1_000_000)).toBe(first);
+    await rm(file);
+    await expect(documents.read('src/file0.ts', 1_000_000)).rejects.toMatchObject({ code: 'PATH_NOT_FOUND' });
+    await expect(documents.read('../outside.ts', 1_000_000)).rejects.toMatchObject({
+      code: 'PATH_OUTSIDE_WORKSPACE',
+    });
+  });
+});
