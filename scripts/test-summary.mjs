@@ -14,7 +14,8 @@ try {
 const passed = report.numPassedTests ?? 0;
 const failedTests = report.numFailedTests ?? 0;
 const failedSuites = (report.testResults ?? []).filter(
-  (suite) => suite.status === 'failed' && (suite.assertionResults ?? []).every((test) => test.status !== 'failed'),
+  (suite) =>
+    suite.status === 'failed' && (suite.assertionResults ?? []).every((test) => test.status !== 'failed'),
 ).length;
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
 const failed = failedTests + failedSuites;

@@ -63,12 +63,12 @@ export class NetworkPolicy {
    * files) never make a round trip to this process; only refused ones reach the route handler.
    */
   blockedUrlPattern(): RegExp {
-    const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    const escapeForPattern = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
     const allowed = [
       ...[...this.#workspaceOrigins, ...this.#permittedOrigins].map(
-        (origin) => `${escape(new URL(origin).origin)}/`,
+        (origin) => `${escapeForPattern(new URL(origin).origin)}/`,
       ),
-      ...[...this.#permittedUrls].map((url) => `${escape(new URL(url).href)}$`),
+      ...[...this.#permittedUrls].map((url) => `${escapeForPattern(new URL(url).href)}$`),
     ];
     return allowed.length === 0
       ? /^(?:https?|wss?):/
