@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
+import { close, fdatasync, fsync, mkdir, open, rename, unlink, write } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** Options of {@link writeFileAtomic}. */
@@ -13,19 +13,54 @@ export interface WriteFileAtomicOptions {
   syncDirectory?: boolean;
 }
 
+// The callback API with small promise wrappers: one thread-pool round trip per call and no
+// FileHandle objects to track, which matters when every settings save is a write.
+function call<T>(
+  start: (done: (error: NodeJS.ErrnoException | null, value?: T) => void) => void,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    start((error, value) => (error ? reject(error) : resolve(value as T)));
+  });
+}
+
 // Directories already created by this process: saves are frequent, mkdir per save is not free.
 const ensuredDirectories = new Set<string>();
 
 async function ensureDirectory(directory: string): Promise<void> {
   if (ensuredDirectories.has(directory)) return;
-  await mkdir(directory, { recursive: true, mode: 0o700 });
+  await call<string | undefined>((done) => mkdir(directory, { recursive: true, mode: 0o700 }, done));
   ensuredDirectories.add(directory);
+}
+
+async function writeAll(descriptor: number, bytes: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.byteLength) {
+    offset += await call<number>((done) =>
+      write(descriptor, bytes, offset, bytes.byteLength - offset, null, (error, written) =>
+        done(error, written),
+      ),
+    );
+  }
+}
+
+async function writeDurably(path: string, bytes: Uint8Array, mode: number): Promise<void> {
+  const descriptor = await call<number>((done) => open(path, 'wx', mode, done));
+  try {
+    await writeAll(descriptor, bytes);
+    // fdatasync flushes the data and the metadata needed to read it back (the size); the
+    // name is made durable by the directory sync after the rename.
+    await call<void>((done) => fdatasync(descriptor, done));
+  } finally {
+    await call<void>((done) => close(descriptor, done));
+  }
 }
 
 /**
  * Writes a file so that a crash leaves either the old or the new content, never a torn or
- * empty file: write a temporary file in the same directory, fsync it, rename it over the
- * target, then fsync the directory so the rename itself is durable.
+ * empty file: write a temporary file in the same directory, fdatasync it, rename it over the
+ * target, then fsync the directory so the rename itself is durable. Concurrent writes into
+ * one directory share directory fsyncs (group commit): a write waits for a directory fsync
+ * that started after its rename, so each caller's rename is durable when its promise resolves.
  *
  * @example
  * await writeFileAtomic('/var/lib/app/settings.jwe', ciphertext);
@@ -36,38 +71,78 @@ export async function writeFileAtomic(
   options: WriteFileAtomicOptions = {},
 ): Promise<void> {
   const directory = dirname(path);
+  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+  const mode = options.mode ?? 0o600;
   await ensureDirectory(directory);
   const temporary = join(directory, `.${randomBytes(8).toString('hex')}.tmp`);
-  const write = () => writeFile(temporary, content, { mode: options.mode ?? 0o600, flag: 'wx', flush: true });
   try {
     try {
-      await write();
+      await writeDurably(temporary, bytes, mode);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       // The directory was removed since it was created: create it again once.
       ensuredDirectories.delete(directory);
       await ensureDirectory(directory);
-      await write();
+      await writeDurably(temporary, bytes, mode);
     }
-    await rename(temporary, path);
+    await call<void>((done) => rename(temporary, path, done));
   } catch (error) {
-    await rm(temporary, { force: true });
+    await call<void>((done) => unlink(temporary, done)).catch(() => undefined);
     throw error;
   }
   if (options.syncDirectory !== false) await syncDirectory(directory);
 }
 
-async function syncDirectory(directory: string): Promise<void> {
+interface DirectorySyncState {
+  /** The fsync in flight, if any. */
+  running?: Promise<void>;
+  /** The fsync that starts when the running one ends; it covers every rename made meanwhile. */
+  next?: Promise<void>;
+}
+
+const directorySyncs = new Map<string, DirectorySyncState>();
+
+/**
+ * Makes renames in `directory` durable. A fsync already running may have started before the
+ * caller's rename, so callers then wait for the next one; every caller that arrives while one
+ * runs shares that next fsync. Under N concurrent writes this costs about two directory
+ * fsyncs instead of N, and no caller returns before a fsync that began after its rename.
+ */
+function syncDirectory(directory: string): Promise<void> {
+  let state = directorySyncs.get(directory);
+  if (!state) {
+    state = {};
+    directorySyncs.set(directory, state);
+  }
+  const current = state;
+  if (!current.running) {
+    current.running = fsyncDirectory(directory).finally(() => {
+      current.running = undefined;
+      if (!current.next) directorySyncs.delete(directory);
+    });
+    return current.running;
+  }
+  current.next ??= current.running.then(() => {
+    current.next = undefined;
+    return syncDirectory(directory);
+  });
+  return current.next;
+}
+
+async function fsyncDirectory(directory: string): Promise<void> {
   // Directories cannot be opened for fsync on every platform (Windows); durability of the
   // rename is then up to the OS, which is the best available there.
+  let descriptor: number;
   try {
-    const handle = await open(directory, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    descriptor = await call<number>((done) => open(directory, 'r', done));
+  } catch {
+    return;
+  }
+  try {
+    await call<void>((done) => fsync(descriptor, done));
   } catch {
     // see above
+  } finally {
+    await call<void>((done) => close(descriptor, done)).catch(() => undefined);
   }
 }

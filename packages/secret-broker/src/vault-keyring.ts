@@ -1,19 +1,27 @@
-import { webcrypto } from 'node:crypto';
-import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose';
+import { createSecretKey, type KeyObject } from 'node:crypto';
+import {
+  AES_256_GCM,
+  CompactJweError,
+  DIRECT_KEY_MANAGEMENT,
+  decryptCompactJwe,
+  encryptCompactJwe,
+  readProtectedHeader,
+} from './compact-jwe.js';
 import { secretBrokerError } from './errors.js';
 import { assertKeyId, decodeKey, type VaultKeyInput } from './keys.js';
 import { redactObject } from './redaction.js';
 
 /** The only algorithms written and accepted: direct key agreement with AES-256-GCM. */
-export const VAULT_KEY_MANAGEMENT_ALGORITHM = 'dir';
-export const VAULT_CONTENT_ENCRYPTION_ALGORITHM = 'A256GCM';
+export const VAULT_KEY_MANAGEMENT_ALGORITHM = DIRECT_KEY_MANAGEMENT;
+export const VAULT_CONTENT_ENCRYPTION_ALGORITHM = AES_256_GCM;
 
 /** Extra protected-header values that bind a ciphertext to where it is stored. */
 export type VaultBinding = Readonly<Record<string, string>>;
 
 interface LoadedKey {
   readonly kid: string;
-  readonly cryptoKey: Promise<webcrypto.CryptoKey>;
+  // Imported once when the keyring is built; every encryption and decryption reuses it.
+  readonly key: KeyObject;
 }
 
 /** Options of {@link VaultKeyring}. */
@@ -25,7 +33,8 @@ export interface VaultKeyringOptions {
 }
 
 /**
- * A set of 32-byte AES keys used through jose JWE (`dir` + `A256GCM`). The active key
+ * A set of 32-byte AES keys that write and read compact JWE (`dir` + `A256GCM`, the format
+ * jose reads and writes) with node:crypto directly. The active key
  * encrypts; any listed key decrypts, so keys rotate by adding a new one, re-encrypting and
  * later removing the old one. Key length and ids are checked when the keyring is built.
  *
@@ -48,13 +57,8 @@ export class VaultKeyring {
         throw secretBrokerError('VAULT_KEY_INVALID', `Key id "${input.kid}" is listed twice.`);
       }
       const bytes = decodeKey(input.key, `Vault key #${index + 1} ("${input.kid}")`);
-      const cryptoKey = webcrypto.subtle.importKey('raw', bytes, { name: 'AES-GCM', length: 256 }, false, [
-        'encrypt',
-        'decrypt',
-      ]);
-      // Import failures surface on first use; keep the rejection from being reported as unhandled.
-      cryptoKey.catch(() => undefined);
-      this.#keys.set(input.kid, { kid: input.kid, cryptoKey });
+      this.#keys.set(input.kid, { kid: input.kid, key: createSecretKey(bytes) });
+      bytes.fill(0);
     }
     const activeKid = options.activeKid ?? options.keys[options.keys.length - 1]!.kid;
     if (!this.#keys.has(activeKid)) {
@@ -74,49 +78,55 @@ export class VaultKeyring {
     return [...this.#keys.keys()];
   }
 
-  /** Encrypts text or bytes with the active key; `binding` goes into the authenticated header. */
+  /**
+   * Encrypts text or bytes with the active key; `binding` goes into the authenticated header.
+   * The result is a standard compact JWE (`dir` + `A256GCM`, random 96-bit IV) that jose's
+   * `compactDecrypt` also reads.
+   */
   async encrypt(plaintext: string | Uint8Array, binding: VaultBinding = {}): Promise<string> {
-    const key = this.#keys.get(this.#activeKid)!;
-    const bytes = typeof plaintext === 'string' ? new TextEncoder().encode(plaintext) : plaintext;
-    return new CompactEncrypt(bytes)
-      .setProtectedHeader({
+    return this.encryptSync(plaintext, binding);
+  }
+
+  /** {@link encrypt} without the promise: AES-GCM of a few KiB takes microseconds. */
+  encryptSync(plaintext: string | Uint8Array, binding: VaultBinding = {}): string {
+    const active = this.#keys.get(this.#activeKid)!;
+    const bytes = typeof plaintext === 'string' ? Buffer.from(plaintext, 'utf8') : plaintext;
+    return encryptCompactJwe(
+      active.key,
+      {
         ...binding,
         alg: VAULT_KEY_MANAGEMENT_ALGORITHM,
         enc: VAULT_CONTENT_ENCRYPTION_ALGORITHM,
-        kid: key.kid,
-      })
-      .encrypt(await key.cryptoKey);
+        kid: active.kid,
+      },
+      bytes,
+    );
   }
 
   /**
-   * Decrypts a compact JWE written by {@link encrypt}. Only `dir` + `A256GCM` are accepted,
-   * the key is chosen by `kid`, and every `binding` value must match the header.
+   * Decrypts a compact JWE written by {@link encrypt} (or by jose with `dir` + `A256GCM`).
+   * Only `dir` + `A256GCM` are accepted, the key is chosen by `kid`, and every `binding` value
+   * must match the header.
    */
   async decrypt(jwe: string, binding: VaultBinding = {}): Promise<Uint8Array> {
-    if (typeof jwe !== 'string' || jwe.split('.').length !== 5) {
-      throw secretBrokerError('VAULT_DECRYPT_FAILED', 'Stored ciphertext is not a compact JWE.');
-    }
-    let result: Awaited<ReturnType<typeof compactDecrypt>>;
+    return this.decryptSync(jwe, binding);
+  }
+
+  /** {@link decrypt} without the promise. */
+  decryptSync(jwe: string, binding: VaultBinding = {}): Uint8Array {
+    let result: ReturnType<typeof decryptCompactJwe>;
     try {
-      result = await compactDecrypt(
-        jwe,
-        async (header) => {
-          const key = typeof header.kid === 'string' ? this.#keys.get(header.kid) : undefined;
-          if (!key) {
-            throw secretBrokerError(
-              'VAULT_KEY_UNKNOWN',
-              `Stored ciphertext names key id "${String(header.kid)}", which is not configured.`,
-            );
-          }
-          return key.cryptoKey;
-        },
-        {
-          keyManagementAlgorithms: [VAULT_KEY_MANAGEMENT_ALGORITHM],
-          contentEncryptionAlgorithms: [VAULT_CONTENT_ENCRYPTION_ALGORITHM],
-        },
+      result = decryptCompactJwe(jwe, (header) =>
+        typeof header.kid === 'string' ? this.#keys.get(header.kid)?.key : undefined,
       );
     } catch (error) {
-      if (error instanceof Error && (error as { code?: unknown }).code === 'VAULT_KEY_UNKNOWN') throw error;
+      if (error instanceof CompactJweError && error.reason === 'unknown-key') {
+        const kid = readProtectedHeader(jwe).header.kid;
+        throw secretBrokerError(
+          'VAULT_KEY_UNKNOWN',
+          `Stored ciphertext names key id "${String(kid)}", which is not configured.`,
+        );
+      }
       throw secretBrokerError(
         'VAULT_DECRYPT_FAILED',
         'Stored ciphertext could not be decrypted (wrong key, tampered data or an algorithm other than dir/A256GCM).',
@@ -124,25 +134,31 @@ export class VaultKeyring {
       );
     }
     for (const [name, expected] of Object.entries(binding)) {
-      if (result.protectedHeader[name] !== expected) {
+      if (result.header[name] !== expected) {
         throw secretBrokerError(
           'VAULT_DECRYPT_FAILED',
           `Stored ciphertext belongs elsewhere (header "${name}" does not match).`,
         );
       }
     }
-    return result.plaintext;
+    return new Uint8Array(result.plaintext.buffer, result.plaintext.byteOffset, result.plaintext.byteLength);
   }
 
   /** {@link decrypt} returning UTF-8 text. */
   async decryptText(jwe: string, binding: VaultBinding = {}): Promise<string> {
-    return new TextDecoder().decode(await this.decrypt(jwe, binding));
+    return this.decryptTextSync(jwe, binding);
+  }
+
+  /** {@link decryptText} without the promise. */
+  decryptTextSync(jwe: string, binding: VaultBinding = {}): string {
+    const bytes = this.decryptSync(jwe, binding);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   }
 
   /** Key id a ciphertext was written with, read without decrypting. */
   keyIdOf(jwe: string): string | undefined {
     try {
-      const kid = decodeProtectedHeader(jwe).kid;
+      const kid = readProtectedHeader(jwe).header.kid;
       return typeof kid === 'string' ? kid : undefined;
     } catch {
       return undefined;

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
-import { CompactEncrypt } from 'jose';
+import { CompactEncrypt, compactDecrypt } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createSecretBroker,
@@ -185,6 +185,67 @@ describe('VaultKeyring', () => {
     expect(await keyring.decryptText(bound, { 'ak.acct': 'alice' })).toBe(SECRET);
     expect(await codeOf(keyring.decrypt(bound, { 'ak.acct': 'bob' }))).toBe('VAULT_DECRYPT_FAILED');
     expect(await codeOf(keyring.decrypt('garbage'))).toBe('VAULT_DECRYPT_FAILED');
+  });
+});
+
+describe('the vault format is standard compact JWE', () => {
+  it('jose decrypts what the keyring writes, and the keyring decrypts what jose writes', async () => {
+    const key = generateKey();
+    const raw = Buffer.from(key, 'base64url');
+    const keyring = new VaultKeyring({ keys: [{ kid: 'k1', key }] });
+    const written = await keyring.encrypt(SECRET, { 'ak.acct': 'alice' });
+    const read = await compactDecrypt(written, raw, {
+      keyManagementAlgorithms: ['dir'],
+      contentEncryptionAlgorithms: ['A256GCM'],
+    });
+    expect(new TextDecoder().decode(read.plaintext)).toBe(SECRET);
+    expect(read.protectedHeader).toEqual({ 'ak.acct': 'alice', alg: 'dir', enc: 'A256GCM', kid: 'k1' });
+
+    const unicode = `${SECRET} – ключ 🔑`;
+    const fromJose = await new CompactEncrypt(new TextEncoder().encode(unicode))
+      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: 'k1', 'ak.acct': 'alice' })
+      .encrypt(raw);
+    expect(await keyring.decryptText(fromJose, { 'ak.acct': 'alice' })).toBe(unicode);
+    expect(keyring.decryptTextSync(fromJose, { 'ak.acct': 'alice' })).toBe(unicode);
+    // Each encryption uses a fresh IV, so equal plaintexts never give equal ciphertexts.
+    expect(keyring.encryptSync(SECRET)).not.toBe(keyring.encryptSync(SECRET));
+  });
+
+  it('refuses tampered parts, an encrypted key with dir, crit/zip parameters and wrong IV or tag sizes', async () => {
+    const key = generateKey();
+    const raw = Buffer.from(key, 'base64url');
+    const keyring = new VaultKeyring({ keys: [{ kid: 'k1', key }] });
+    const good = keyring.encryptSync(SECRET, { 'ak.acct': 'alice' });
+    const parts = good.split('.');
+    const flip = (part: string) => {
+      const bytes = Buffer.from(part, 'base64url');
+      bytes[0] = bytes[0]! ^ 1;
+      return bytes.toString('base64url');
+    };
+    const variants = [
+      [flip(parts[0]!), ...parts.slice(1)],
+      [parts[0], parts[1], flip(parts[2]!), parts[3], parts[4]],
+      [parts[0], parts[1], parts[2], flip(parts[3]!), parts[4]],
+      [parts[0], parts[1], parts[2], parts[3], flip(parts[4]!)],
+      [parts[0], 'AAAA', parts[2], parts[3], parts[4]],
+      [parts[0], parts[1], Buffer.alloc(16).toString('base64url'), parts[3], parts[4]],
+      [parts[0], parts[1], parts[2], parts[3], parts[4]!.slice(0, 10)],
+      [parts[0], parts[1], parts[2], `${parts[3]}+`, parts[4]],
+    ];
+    for (const variant of variants) {
+      expect(await codeOf(keyring.decrypt(variant.join('.')))).toBe('VAULT_DECRYPT_FAILED');
+    }
+    for (const extra of [{ crit: ['ak.acct'] }, { zip: 'DEF' }]) {
+      const header = Buffer.from(
+        JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid: 'k1', 'ak.acct': 'alice', ...extra }),
+      ).toString('base64url');
+      const forged = [header, ...parts.slice(1)].join('.');
+      expect(await codeOf(keyring.decrypt(forged))).toBe('VAULT_DECRYPT_FAILED');
+    }
+    const otherKid = await new CompactEncrypt(new TextEncoder().encode(SECRET))
+      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: 'k9' })
+      .encrypt(raw);
+    expect(await codeOf(keyring.decrypt(otherKid))).toBe('VAULT_KEY_UNKNOWN');
   });
 });
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KeyedLock, redactObject, type VaultKeyring, writeFileAtomic } from '@assistant-kit/secret-broker';
-import { type SettingsRecord, sanitizeSettings } from '@assistant-kit/settings-sanitizer';
+import type { SettingsRecord } from '@assistant-kit/settings-sanitizer';
 import type {
   AccountSettingsStore,
   SaveAccountSettingsOptions,
@@ -14,6 +14,7 @@ import {
   assertNoCredentialValues,
   decryptSettings,
   encryptSettings,
+  sanitizedRecord,
 } from './settings-codec.js';
 
 /** Options of {@link FileAccountSettingsStore}. */
@@ -75,7 +76,7 @@ export class FileAccountSettingsStore implements AccountSettingsStore {
     if (cached) return copy(cached.stored);
     const file = await this.#read(accountId);
     if (!file) return undefined;
-    const stored = await decryptSettings(this.#keyring, accountId, file.ciphertext, file.revision);
+    const stored = decryptSettings(this.#keyring, accountId, file.ciphertext, file.revision);
     this.#remember(accountId, identity, stored);
     return copy(stored);
   }
@@ -96,18 +97,19 @@ export class FileAccountSettingsStore implements AccountSettingsStore {
         );
       }
       const revision = (currentRevision ?? 0) + 1;
-      const ciphertext = await encryptSettings(this.#keyring, accountId, settings);
-      const file: AccountFile = { revision, ciphertext };
+      // Serialised once: the same JSON is encrypted and, parsed back, becomes the cached copy.
+      const plaintext = JSON.stringify(settings);
+      const file: AccountFile = {
+        revision,
+        ciphertext: encryptSettings(this.#keyring, accountId, settings, plaintext),
+      };
       try {
         await writeFileAtomic(this.#pathOf(accountId), `${JSON.stringify(file)}\n`);
       } catch (error) {
         throw settingsStoreError('STORAGE_FAILED', 'Could not write the settings file.', error);
       }
       const identity = await this.#identity(accountId);
-      if (identity) {
-        const { settings: view, changed, removed } = sanitizeSettings(structuredClone(settings));
-        this.#remember(accountId, identity, { settings: view, revision, sanitized: { changed, removed } });
-      }
+      if (identity) this.#remember(accountId, identity, sanitizedRecord(JSON.parse(plaintext), revision));
       return { revision };
     });
   }

@@ -88,7 +88,7 @@ export class PostgresAccountSettingsStore implements AccountSettingsStore {
   ): Promise<{ revision: number }> {
     assertAccountId(accountId);
     assertNoCredentialValues(settings);
-    const ciphertext = await encryptSettings(this.#keyring, accountId, settings);
+    const ciphertext = encryptSettings(this.#keyring, accountId, settings);
     const table = this.#table;
     let rows: Array<{ revision: string }>;
     if (options.expectedRevision === undefined) {

@@ -37,25 +37,29 @@ function binding(accountId: string): Record<string, string> {
   return { 'ak.acct': accountId, 'ak.kind': 'client-settings' };
 }
 
-/** Encrypts a settings object for one account (compact JWE, authenticated account binding). */
+/**
+ * Encrypts a settings object for one account (compact JWE, authenticated account binding).
+ * `plaintext` is the object's JSON when the caller already has it (so it is serialised once).
+ */
 export function encryptSettings(
   keyring: VaultKeyring,
   accountId: string,
   settings: SettingsRecord,
-): Promise<string> {
-  return keyring.encrypt(JSON.stringify(settings), binding(accountId));
+  plaintext: string = JSON.stringify(settings),
+): string {
+  return keyring.encryptSync(plaintext, binding(accountId));
 }
 
 /** Decrypts and sanitizes what {@link encryptSettings} wrote. */
-export async function decryptSettings(
+export function decryptSettings(
   keyring: VaultKeyring,
   accountId: string,
   ciphertext: string,
   revision: number,
-): Promise<StoredAccountSettings> {
+): StoredAccountSettings {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await keyring.decryptText(ciphertext, binding(accountId)));
+    parsed = JSON.parse(keyring.decryptTextSync(ciphertext, binding(accountId)));
   } catch (error) {
     throw settingsStoreError(
       'STORED_SETTINGS_UNREADABLE',
@@ -63,6 +67,11 @@ export async function decryptSettings(
       error,
     );
   }
+  return sanitizedRecord(parsed, revision);
+}
+
+/** Runs a parsed object through the sanitizer (SPEC 9) and records what it changed. */
+export function sanitizedRecord(parsed: unknown, revision: number): StoredAccountSettings {
   const { settings, changed, removed } = sanitizeSettings(parsed);
   return { settings, revision, sanitized: { changed, removed } };
 }
