@@ -85,6 +85,27 @@ describe('sandbox escapes that must fail', () => {
     expect(await readFile(path.join(root, '.env'), 'utf8')).toBe('API_KEY=hidden');
   });
 
+  it('keeps a configured hidden path hidden inside a readable path that re-exposes its hidden parent', async () => {
+    // /tmp (the parent of `outside`) is hidden by default; `tool` is shown again, its key is not.
+    const tool = path.join(outside, 'tool');
+    await mkdir(tool, { recursive: true });
+    await writeFile(path.join(tool, 'visible.txt'), 'tool file');
+    await writeFile(path.join(tool, 'key.pem'), 'private key');
+    await writeFile(path.join(outside, 'sibling.txt'), 'sibling');
+    const result = await runProcess({
+      workspace,
+      sandbox: { readablePaths: [tool], hiddenPaths: [path.join(tool, 'key.pem')] },
+      command: `cat ${tool}/visible.txt; echo
+        cat ${tool}/key.pem; echo "key:$?"
+        cat ${outside}/sibling.txt; echo "sibling:$?"`,
+    });
+    expect(result.stdout).toContain('tool file');
+    expect(result.stdout + result.stderr).not.toContain('private key');
+    expect(result.stdout).not.toContain('key:0');
+    expect(result.stdout + result.stderr).not.toContain('sibling\n');
+    expect(result.stdout).not.toContain('sibling:0');
+  });
+
   it('cannot open a TCP connection to a host loopback server, nor resolve a host name, nor send UDP', async () => {
     const server = net.createServer((socket) => socket.end('reached the host'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

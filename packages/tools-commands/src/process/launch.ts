@@ -1,12 +1,7 @@
 import os from 'node:os';
 import { isToolError } from '@assistant-kit/tool-core';
 import { commandError } from '../errors.js';
-import {
-  HOST_ISOLATION_FLAGS,
-  isSandboxAvailable,
-  resolveBubblewrapPath,
-  SANDBOX_ISOLATION_FLAGS,
-} from '../sandbox/bubblewrap.js';
+import { HOST_ISOLATION_FLAGS, isSandboxAvailable, SANDBOX_ISOLATION_FLAGS } from '../sandbox/bubblewrap.js';
 import { buildSandboxMounts, SANDBOX_HOME } from '../sandbox/mount-plan.js';
 import { buildCommandEnvironment } from './environment.js';
 import type { ExecutionContext, ProcessSpec } from './process-spec.js';
@@ -80,6 +75,23 @@ function companionArguments(count: number): string {
 }
 
 /**
+ * The working directory, confined to the workspace. The default (the root) needs no file system
+ * round trip: the root is already a real path, checked when the workspace was opened, and the
+ * thread-pool round trips of the async checks cost milliseconds per command on a loaded machine
+ * (measured p90 8 ms, p99 50 ms at load 16 on 2 cores). Should the root vanish meanwhile,
+ * bubblewrap refuses to change into it and the call fails with COMMAND_START_FAILED.
+ */
+async function resolveWorkingDirectory(spec: ProcessSpec): Promise<{ absolute: string; relative: string }> {
+  if (spec.cwd === undefined || spec.cwd === '.') return { absolute: spec.workspace.root, relative: '.' };
+  try {
+    return await spec.workspace.resolveDirectory(spec.cwd);
+  } catch (error) {
+    if (isToolError(error)) throw error;
+    throw commandError('INVALID_ARGUMENTS', `cwd "${spec.cwd}" cannot be used.`, { cause: error });
+  }
+}
+
+/**
  * Turns a spec into the bubblewrap invocation that runs it: refuses when bubblewrap cannot
  * isolate (never falls back to running unsandboxed), confines the working directory, scrubs the
  * environment and lays out the mounts.
@@ -91,13 +103,7 @@ export async function planLaunch(spec: ProcessSpec, companion?: Companion): Prom
   }
   const searchPath = process.env.PATH ?? '/usr/bin:/bin';
   const commandArgv = commandArgvOf(spec, searchPath);
-  let workingDirectory: Awaited<ReturnType<ProcessSpec['workspace']['resolveDirectory']>>;
-  try {
-    workingDirectory = await spec.workspace.resolveDirectory(spec.cwd ?? '.');
-  } catch (error) {
-    if (isToolError(error)) throw error;
-    throw commandError('INVALID_ARGUMENTS', `cwd "${spec.cwd}" cannot be used.`, { cause: error });
-  }
+  const workingDirectory = await resolveWorkingDirectory(spec);
   const status = await isSandboxAvailable(spec.sandbox);
   if (!status.available) {
     throw commandError(
@@ -108,7 +114,7 @@ export async function planLaunch(spec: ProcessSpec, companion?: Companion): Prom
       { details: { bubblewrapPath: status.bubblewrapPath, executionContext } },
     );
   }
-  const file = resolveBubblewrapPath(spec.sandbox);
+  const file = status.bubblewrapPath;
   const argv = withCompanion(commandArgv, companion);
   if (executionContext === 'host') {
     // Configuration R never changes a workspace file, not even through host execution.

@@ -50,15 +50,26 @@ function isExecutable(file: string): boolean {
   }
 }
 
+// The PATH search runs on every command's start; it is remembered per PATH value (one entry, the
+// service's PATH rarely changes), like the probe result it leads to.
+let lastSearch: { searchPath: string; found: string } | undefined;
+
 /** The bubblewrap executable to use: the configured one, else `bwrap` on PATH, else /usr/bin/bwrap. */
 export function resolveBubblewrapPath(options: SandboxOptions = {}): string {
   if (options.bubblewrapPath !== undefined) return options.bubblewrapPath;
-  for (const directory of (process.env.PATH ?? '').split(path.delimiter)) {
+  const searchPath = process.env.PATH ?? '';
+  if (lastSearch?.searchPath === searchPath) return lastSearch.found;
+  let found = '/usr/bin/bwrap';
+  for (const directory of searchPath.split(path.delimiter)) {
     if (directory === '') continue;
     const candidate = path.join(directory, 'bwrap');
-    if (isExecutable(candidate)) return candidate;
+    if (isExecutable(candidate)) {
+      found = candidate;
+      break;
+    }
   }
-  return '/usr/bin/bwrap';
+  lastSearch = { searchPath, found };
+  return found;
 }
 
 const probes = new Map<string, Promise<SandboxStatus>>();

@@ -121,16 +121,25 @@ function hostLayout(workspaceRoot: string, options: SandboxOptions): string[] {
     (hidden) => !(hidden === workspaceRoot || isInsideDirectory(workspaceRoot, hidden)),
   );
   const mounts = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
-  for (const hidden of hiddenOutside) hide(hidden, mounts);
-  mounts.push('--dir', SANDBOX_HOME);
   // The Node runtime (the port bridge runs on it) may be installed under a hidden HOME (nvm).
   const runtimePrefix = path.dirname(path.dirname(process.execPath));
-  for (const readable of [...(options.readablePaths ?? []), runtimePrefix]) {
-    const absolute = path.resolve(readable);
-    if (isCovered(absolute, hiddenOutside) && kindOf(absolute) !== 'missing') {
-      mounts.push('--ro-bind', absolute, absolute);
+  const readablePaths = [
+    ...new Set([...(options.readablePaths ?? []), runtimePrefix].map((readable) => path.resolve(readable))),
+  ].filter((readable) => isCovered(readable, hiddenOutside) && kindOf(readable) !== 'missing');
+  // A path inside another hidden path (the service's HOME under /home, say) is hidden already; a
+  // second mount would only cost bubblewrap work on every command. It still needs its own mount
+  // when a readable path re-exposes the place it is in, and then goes on top of that.
+  const hiddenAgain: string[] = [];
+  for (const hidden of hiddenOutside) {
+    if (!hiddenOutside.some((other) => other !== hidden && isInsideDirectory(other, hidden))) {
+      hide(hidden, mounts);
+    } else if (readablePaths.some((readable) => readable !== hidden && isInsideDirectory(readable, hidden))) {
+      hiddenAgain.push(hidden);
     }
   }
+  mounts.push('--dir', SANDBOX_HOME);
+  for (const readable of readablePaths) mounts.push('--ro-bind', readable, readable);
+  for (const hidden of hiddenAgain) hide(hidden, mounts);
   if (hostLayouts.size > 64) hostLayouts.clear();
   hostLayouts.set(key, { mounts, expires: now + HOST_LAYOUT_LIFETIME_MS });
   return mounts;
