@@ -28,6 +28,26 @@ export interface OpenDispatch {
   startedAt: string;
 }
 
+/** What the host tells `endDispatch` about the dispatch (all optional). */
+export interface EndDispatchOptions {
+  /**
+   * Every file or folder the dispatch may have changed (workspace-relative or absolute inside the
+   * workspace), when the host knows it for certain: for example the paths its own write and edit
+   * tools reported. The checkpoint then looks only at these paths instead of scanning the whole
+   * workspace; the same rules apply to them (ignore files, size limit, dependency folders).
+   * Changes elsewhere are not attributed to this dispatch: they are recorded by the next full
+   * scan (the next `beginDispatch`, `workspace_diff` or undo) as edits made between dispatches.
+   * Leave it out whenever the dispatch ran anything whose writes the host cannot list (a shell
+   * command, a sub-agent, a formatter): the default full scan is always correct. An empty list
+   * says the dispatch changed nothing. More than {@link MAX_CHANGED_PATHS_HINT} paths, or the
+   * workspace root itself, fall back to the full scan.
+   */
+  changedPaths?: readonly string[];
+}
+
+/** Largest `changedPaths` hint honoured; longer lists fall back to a full scan. */
+export const MAX_CHANGED_PATHS_HINT = 1000;
+
 /** What `endDispatch` recorded. */
 export interface EndedDispatch {
   id: string;
@@ -153,19 +173,27 @@ export class DispatchCheckpoints {
     });
   }
 
-  /** Marks the end of the open dispatch and records its checkpoint. */
-  async endDispatch(): Promise<EndedDispatch> {
+  /**
+   * Marks the end of the open dispatch and records its checkpoint. A dispatch that changed
+   * nothing costs one scan and no commit (its record points at the unchanged checkpoint).
+   */
+  async endDispatch(options: EndDispatchOptions = {}): Promise<EndedDispatch> {
+    const onlyPaths = this.#narrowedScan(options.changedPaths);
     return this.#exclusive(async ({ shadow, log }) => {
       const open = this.#open;
       if (open === undefined) {
         throw new ToolError('DISPATCH_NOT_OPEN', 'No dispatch is open; call beginDispatch first.');
       }
-      const snapshot = await shadow.snapshot();
+      const snapshot = await shadow.snapshot(undefined, onlyPaths);
       const message = open.label === undefined ? open.id : `${open.id}: ${open.label}`;
-      const [commit, changedFiles] = await Promise.all([
-        shadow.commit(snapshot.tree, log.head, message),
-        shadow.changedFiles(open.baseTree, snapshot.tree),
-      ]);
+      const head = log.head!;
+      const unchanged = snapshot.tree === open.baseTree && (await shadow.treeOf(head)) === snapshot.tree;
+      const [commit, changedFiles] = unchanged
+        ? [head, []]
+        : await Promise.all([
+            shadow.commit(snapshot.tree, head, message),
+            shadow.changedFiles(open.baseTree, snapshot.tree),
+          ]);
       const record: CheckpointRecord = {
         id: open.id,
         kind: 'dispatch',
@@ -289,6 +317,42 @@ export class DispatchCheckpoints {
     });
   }
 
+  /** Validates a `changedPaths` hint: the paths to scan, or undefined for a full scan. */
+  #narrowedScan(changedPaths: readonly string[] | undefined): string[] | undefined {
+    if (changedPaths === undefined) return undefined;
+    if (!Array.isArray(changedPaths)) {
+      throw new ToolError('INVALID_ARGUMENTS', 'changedPaths must be an array of paths.');
+    }
+    if (changedPaths.length > MAX_CHANGED_PATHS_HINT) return undefined;
+    const relativePaths = new Set<string>();
+    for (const input of changedPaths) {
+      if (typeof input !== 'string' || input === '' || input.includes('\0')) {
+        throw new ToolError(
+          'INVALID_ARGUMENTS',
+          'changedPaths must hold non-empty paths without NUL bytes.',
+          {
+            details: { path: String(input) },
+          },
+        );
+      }
+      const absolute = path.resolve(this.workspace.root, input);
+      if (!this.workspace.contains(absolute)) {
+        throw new ToolError(
+          'INVALID_ARGUMENTS',
+          `changedPaths names "${input}", which is outside the workspace.`,
+          {
+            details: { path: input },
+          },
+        );
+      }
+      const relative = this.workspace.relativePath(absolute);
+      // The root itself means "anything may have changed".
+      if (relative === '.') return undefined;
+      relativePaths.add(relative);
+    }
+    return [...relativePaths];
+  }
+
   async #exclusive<Result>(
     task: (state: { shadow: ShadowRepository; log: DispatchLog }) => Promise<Result>,
   ): Promise<Result> {
@@ -324,7 +388,7 @@ export class DispatchCheckpoints {
     });
     const logFile = path.join(storage, 'dispatches.json');
     const log = await DispatchLog.load(logFile, logSource ?? logFile);
-    if (log.head !== undefined && (await shadow.resolveCommit(log.head)) === undefined) {
+    if (log.head !== undefined && (await shadow.findCommitTree(log.head)) === undefined) {
       // The log points at a commit that is gone (storage copied or damaged): start afresh.
       log.head = undefined;
       log.records.length = 0;
@@ -353,9 +417,10 @@ export class DispatchCheckpoints {
   }
 
   async #append(shadow: ShadowRepository, log: DispatchLog, record: CheckpointRecord): Promise<void> {
+    const moved = log.head !== record.commit;
     log.records.push(record);
     log.head = record.commit;
-    await Promise.all([shadow.setHead(record.commit), log.save()]);
+    await Promise.all([moved ? shadow.setHead(record.commit) : undefined, log.save()]);
   }
 
   async #reverse(
@@ -373,30 +438,9 @@ export class DispatchCheckpoints {
         { details: { open: this.#open.id } },
       );
     }
-    // Base and end trees are addressed as commit^{tree}: git resolves them without extra calls.
-    const changesByTarget: RawChange[][] = [];
-    for (const target of targets) {
-      changesByTarget.push(await shadow.rawChanges(`${target.baseCommit}^{tree}`, `${target.commit}^{tree}`));
-    }
-    const touched = [...new Set(changesByTarget.flat().map((change) => change.path))];
-    const current = await shadow.listTree(snapshot.tree, touched);
-    const state = new Map<string, TreeEntry | undefined>();
     const conflicts: UndoConflict[] = [];
-    for (const [index, target] of targets.entries()) {
-      for (const change of changesByTarget[index]!) {
-        const actual = state.has(change.path) ? state.get(change.path) : current.get(change.path);
-        if (!sameEntry(actual, change.after)) {
-          conflicts.push({
-            path: change.path,
-            dispatch: target.id,
-            reason: conflictReason(actual, change.after),
-          });
-          continue;
-        }
-        state.set(change.path, change.before);
-      }
-    }
-    if (conflicts.length > 0) {
+    const targetTree = await reversedTree(shadow, targets, snapshot.tree, conflicts);
+    if (conflicts.length > 0 || targetTree === undefined) {
       const files = [...new Set(conflicts.map((conflict) => conflict.path))];
       const named =
         files.slice(0, 20).join(', ') + (files.length > 20 ? `, and ${files.length - 20} more` : '');
@@ -409,14 +453,15 @@ export class DispatchCheckpoints {
     if (signal?.aborted)
       throw new ToolError('CANCELLED', 'The undo was cancelled before it changed anything.');
     const baseCommit = await this.#recordIfChanged(shadow, log, snapshot, `workspace before ${kind}`);
-    const targetTree = await shadow.buildTree(snapshot.tree, state);
-    await shadow.checkoutTree(snapshot.tree, targetTree);
     const id = log.nextId(kind);
     const reversed = targets.map((target) => target.id);
-    const [commit, changedFiles] = await Promise.all([
+    // The commit and the change list do not depend on the checkout, so all three run at once; a
+    // refused checkout leaves only an unreferenced commit object behind.
+    const [, commit, changedFiles] = await settleAll([
+      shadow.checkoutTree(snapshot.tree, targetTree),
       shadow.commit(targetTree, log.head, `${id}: reverses ${reversed.join(', ')}`),
       shadow.changedFiles(snapshot.tree, targetTree),
-    ]);
+    ] as const);
     const now = new Date().toISOString();
     const record: CheckpointRecord = {
       id,
@@ -439,6 +484,59 @@ export class DispatchCheckpoints {
   }
 }
 
+/**
+ * The tree the workspace has once `targets` (newest first) are reversed, or undefined with
+ * `conflicts` filled when a file they touched changed afterwards.
+ */
+async function reversedTree(
+  shadow: ShadowRepository,
+  targets: readonly CheckpointRecord[],
+  currentTree: string,
+  conflicts: UndoConflict[],
+): Promise<string | undefined> {
+  const ends = await shadow.treesOf(targets.flatMap((target) => [target.baseCommit, target.commit]));
+  const baseTree = (index: number) => ends[index * 2]!;
+  const endTree = (index: number) => ends[index * 2 + 1]!;
+  // The common case: nothing changed since the newest target ended and the targets follow each
+  // other in the history. Reversing them then gives exactly the oldest target's base tree, with
+  // no file that could conflict.
+  const consecutive = targets.every(
+    (_target, index) => index === targets.length - 1 || baseTree(index) === endTree(index + 1),
+  );
+  if (consecutive && endTree(0) === currentTree) return baseTree(targets.length - 1);
+  // Otherwise, per file: what each target changed, and what the workspace holds now at each of
+  // those paths (the target's end entry unless the workspace differs from its end there). One
+  // diff-tree process answers all of it.
+  const pairs: [string, string][] = [];
+  targets.forEach((_target, index) => {
+    pairs.push([baseTree(index), endTree(index)], [endTree(index), currentTree]);
+  });
+  const diffs = await shadow.rawChangesOfPairs(pairs);
+  const state = new Map<string, TreeEntry | undefined>();
+  for (const [index, target] of targets.entries()) {
+    const changes = diffs[index * 2]!;
+    const sinceEnd = new Map(diffs[index * 2 + 1]!.map((change) => [change.path, change.after]));
+    for (const change of changes) {
+      const actual = state.has(change.path)
+        ? state.get(change.path)
+        : sinceEnd.has(change.path)
+          ? sinceEnd.get(change.path)
+          : change.after;
+      if (!sameEntry(actual, change.after)) {
+        conflicts.push({
+          path: change.path,
+          dispatch: target.id,
+          reason: conflictReason(actual, change.after),
+        });
+        continue;
+      }
+      state.set(change.path, change.before);
+    }
+  }
+  if (conflicts.length > 0) return undefined;
+  return shadow.buildTree(currentTree, state);
+}
+
 /** What a baseline resolver may use. */
 export interface BaselineContext {
   shadow: ShadowRepository;
@@ -455,6 +553,20 @@ export function createDispatchCheckpoints(
   options: DispatchCheckpointsOptions = {},
 ): DispatchCheckpoints {
   return new DispatchCheckpoints(workspace, options);
+}
+
+/**
+ * Like Promise.all, but waits for every task before failing, so no git process of an operation
+ * outlives it (the next operation may need the same files).
+ */
+async function settleAll<const Tasks extends readonly Promise<unknown>[]>(
+  tasks: Tasks,
+): Promise<{ -readonly [Index in keyof Tasks]: Awaited<Tasks[Index]> }> {
+  const results = await Promise.allSettled(tasks);
+  for (const result of results) if (result.status === 'rejected') throw result.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as {
+    -readonly [Index in keyof Tasks]: Awaited<Tasks[Index]>;
+  };
 }
 
 function isUndoable(record: CheckpointRecord): boolean {

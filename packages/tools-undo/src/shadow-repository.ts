@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { access, copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import { access, copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '@assistant-kit/tool-core';
 import { GitRunner } from './git-runner.js';
@@ -74,6 +74,7 @@ export interface ChangedFile {
 }
 
 const NULL_OBJECT = /^0+$/;
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 // Keeps command lines far below the system's argument limit.
 const PATHS_PER_COMMAND = 500;
 
@@ -90,6 +91,11 @@ export class ShadowRepository {
   readonly git: GitRunner;
   private readonly emptyIndexFile: string;
   #ignoredChecked = false;
+  /**
+   * The tree the shadow index holds when known (set by write-tree and by a checkout, cleared by
+   * any other index change), so a snapshot that finds nothing new needs no write-tree.
+   */
+  #indexTree: string | undefined;
   readonly #treeOfCommit = new Map<string, string>();
 
   private constructor(
@@ -157,17 +163,21 @@ export class ShadowRepository {
   /**
    * Records the current workspace files in the shadow index and object store and returns the
    * tree. Unchanged files are recognised by their stat data and not read again, so the cost
-   * follows what changed, not the size of the tree.
+   * follows what changed, not the size of the tree. With `onlyPaths`, only those files and
+   * folders are looked at (the host vouches that nothing else changed): the same rules apply to
+   * them, and changes elsewhere wait for the next full snapshot.
    */
-  async snapshot(signal?: AbortSignal): Promise<WorkspaceSnapshot> {
+  async snapshot(signal?: AbortSignal, onlyPaths?: readonly string[]): Promise<WorkspaceSnapshot> {
     const changes = await findWorkspaceChanges(
       this.git,
       this.options.workTree,
       this.emptyIndexFile,
       this.options.maxFileBytes,
       signal,
+      onlyPaths,
     );
     if (changes.update.length > 0) {
+      this.#indexTree = undefined;
       await this.git.run(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
         input: joinNul(changes.update),
         signal,
@@ -188,12 +198,17 @@ export class ShadowRepository {
       : [];
     const forceRemove = [...changes.forceRemove, ...ignored];
     if (forceRemove.length > 0) {
+      this.#indexTree = undefined;
       await this.git.run(['update-index', '--force-remove', '-z', '--stdin'], {
         input: joinNul(forceRemove),
         signal,
       });
     }
-    const tree = (await this.git.run(['write-tree'], { signal })).trim();
+    let tree = this.#indexTree;
+    if (tree === undefined) {
+      tree = (await this.git.run(['write-tree'], { signal })).trim();
+      this.#indexTree = tree;
+    }
     this.#ignoredChecked = true;
     return {
       tree,
@@ -220,18 +235,61 @@ export class ShadowRepository {
     return result.exitCode === 0 && commit !== '' ? commit : undefined;
   }
 
+  /**
+   * Points the checkpoint ref at `commit`. The ref only keeps the history reachable (the dispatch
+   * log is the source of truth), and this repository always uses git's files ref storage (it is
+   * created by `git init` and its config is rewritten on every open), so the loose ref file is
+   * written directly, atomically (temp file + rename as git itself does), without a git process.
+   */
   async setHead(commit: string): Promise<void> {
-    await this.git.run(['update-ref', CHECKPOINT_REF, commit]);
+    const refFile = path.join(this.gitDirectory, ...CHECKPOINT_REF.split('/'));
+    // The temporary file lives outside refs/ so git never lists it as a ref.
+    const temporary = path.join(this.gitDirectory, `checkpoint-ref-${randomUUID()}.tmp`);
+    try {
+      await mkdir(path.dirname(refFile), { recursive: true });
+      await writeFile(temporary, `${commit}\n`);
+      await rename(temporary, refFile);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
   }
 
   /** The tree of a commit. */
   async treeOf(commit: string): Promise<string> {
+    return (await this.treesOf([commit]))[0]!;
+  }
+
+  /** The trees of several commits, resolved with at most one git process. */
+  async treesOf(commits: readonly string[]): Promise<string[]> {
     // Commits never change, so their trees are remembered.
-    let tree = this.#treeOfCommit.get(commit);
-    if (tree === undefined) {
-      tree = (await this.git.run(['rev-parse', '--verify', `${commit}^{tree}`])).trim();
-      this.#treeOfCommit.set(commit, tree);
+    const unknown = [...new Set(commits.filter((commit) => !this.#treeOfCommit.has(commit)))];
+    if (unknown.length > 0) {
+      // The trailing '--' makes git treat every argument as a revision (never a file name).
+      const output = await this.git.run(['rev-parse', ...unknown.map((commit) => `${commit}^{tree}`), '--']);
+      const trees = output.split('\n').filter((line) => OBJECT_ID.test(line));
+      if (trees.length !== unknown.length) {
+        throw new ToolError(
+          'GIT_FAILED',
+          `git rev-parse did not resolve the trees of ${unknown.join(', ')}.`,
+        );
+      }
+      unknown.forEach((commit, index) => this.#treeOfCommit.set(commit, trees[index]!));
     }
+    return commits.map((commit) => this.#treeOfCommit.get(commit)!);
+  }
+
+  /** The tree of a commit of this repository, or undefined when there is no such commit. */
+  async findCommitTree(commit: string): Promise<string | undefined> {
+    const known = this.#treeOfCommit.get(commit);
+    if (known !== undefined) return known;
+    const result = await this.git.runWithExitCode(
+      ['rev-parse', '--verify', '--quiet', '--end-of-options', `${commit}^{commit}^{tree}`],
+      { acceptExitCodes: [1, 128] },
+    );
+    const tree = result.stdout.trim();
+    if (result.exitCode !== 0 || tree === '') return undefined;
+    this.#treeOfCommit.set(commit, tree);
     return tree;
   }
 
@@ -250,37 +308,34 @@ export class ShadowRepository {
     return (await this.git.with({ GIT_INDEX_FILE: this.emptyIndexFile }).run(['write-tree'])).trim();
   }
 
-  /** The entries of a tree at the given paths (absent paths are left out). */
-  async listTree(tree: string, paths: readonly string[]): Promise<Map<string, TreeEntry>> {
-    const entries = new Map<string, TreeEntry>();
-    for (let start = 0; start < paths.length; start += PATHS_PER_COMMAND) {
-      const chunk = paths.slice(start, start + PATHS_PER_COMMAND);
-      const output = await this.git.run(['ls-tree', '-r', '-z', '--full-tree', tree, '--', ...chunk]);
-      for (const record of splitNul(output)) {
-        const tab = record.indexOf('\t');
-        const [mode, , object] = record.slice(0, tab).split(' ');
-        entries.set(record.slice(tab + 1), { mode: mode!, object: object! });
-      }
-    }
-    return entries;
-  }
-
-  /** File-level changes from one tree to another, without rename detection. */
-  async rawChanges(fromTree: string, toTree: string): Promise<RawChange[]> {
-    const output = await this.git.run(['diff-tree', '-r', '-z', '--no-renames', '--raw', fromTree, toTree]);
+  /**
+   * File-level changes (without rename detection) for each pair of trees, in the order given,
+   * from a single `diff-tree --stdin` process.
+   */
+  async rawChangesOfPairs(pairs: readonly (readonly [string, string])[]): Promise<RawChange[][]> {
+    const results: RawChange[][] = pairs.map(() => []);
+    if (pairs.length === 0) return results;
+    const output = await this.git.run(['diff-tree', '--stdin', '-r', '-z', '--no-renames', '--raw'], {
+      input: `${pairs.map(([from, to]) => `${from} ${to}`).join('\n')}\n`,
+    });
+    // Each pair is announced by a "<from> <to>" line (ended by a newline even with -z), then
+    // its records follow as ":<modes> <objects> <status>" NUL "<path>" NUL.
     const fields = output.split('\0');
-    const changes: RawChange[] = [];
-    for (let index = 0; index + 1 < fields.length; index += 2) {
-      const header = fields[index]!;
-      if (!header.startsWith(':')) break;
+    let pair = -1;
+    for (let index = 0; index < fields.length; index += 1) {
+      const lines = fields[index]!.split('\n');
+      pair += lines.length - 1;
+      const header = lines.at(-1)!;
+      if (!header.startsWith(':')) continue;
       const [beforeMode, afterMode, beforeObject, afterObject] = header.slice(1).split(' ');
-      changes.push({
-        path: fields[index + 1]!,
+      index += 1;
+      results[pair]!.push({
+        path: fields[index]!,
         before: NULL_OBJECT.test(beforeObject!) ? undefined : { mode: beforeMode!, object: beforeObject! },
         after: NULL_OBJECT.test(afterObject!) ? undefined : { mode: afterMode!, object: afterObject! },
       });
     }
-    return changes;
+    return results;
   }
 
   /** Changed files from one tree to another with renames detected, as `git diff -M` lists them. */
@@ -347,8 +402,10 @@ export class ShadowRepository {
    * so a refusal (an untracked file in the way) leaves the workspace as it was.
    */
   async checkoutTree(fromTree: string, toTree: string): Promise<void> {
+    this.#indexTree = undefined;
     try {
       await this.git.run(['read-tree', '-m', '-u', fromTree, toTree]);
+      this.#indexTree = toTree;
     } catch (error) {
       if (error instanceof ToolError && error.code === 'GIT_FAILED') {
         const inTheWay = [...error.message.matchAll(/^\t(.+)$/gm)].map((match) => match[1]!);

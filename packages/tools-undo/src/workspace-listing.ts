@@ -22,6 +22,7 @@ const STAT_BATCH = 256;
  * tracked files whose stat data differ, tracked files that are gone, and files that are not
  * ignored and not yet recorded. A folder that is a repository of its own is listed with itself as
  * the work tree, so its `.git` is never read or changed and git does not reduce it to a link.
+ * `onlyPaths` limits the scan to those files and folders (same rules, less to look at).
  */
 export async function findWorkspaceChanges(
   git: GitRunner,
@@ -29,11 +30,19 @@ export async function findWorkspaceChanges(
   emptyIndex: string,
   maxFileBytes: number,
   signal?: AbortSignal,
+  onlyPaths?: readonly string[],
 ): Promise<WorkspaceChanges> {
-  const output = await git.run(
-    ['ls-files', '-z', '-t', '--modified', '--deleted', '--others', '--exclude-standard'],
-    { signal },
-  );
+  const changes: WorkspaceChanges = {
+    update: [],
+    forceRemove: [],
+    skippedLargeFiles: [],
+    nestedRepositories: [],
+  };
+  if (onlyPaths !== undefined && onlyPaths.length === 0) return changes;
+  const args = ['ls-files', '-z', '-t', '--modified', '--deleted', '--others', '--exclude-standard'];
+  // Literal pathspecs (GIT_LITERAL_PATHSPECS): a file matches itself, a folder everything in it.
+  if (onlyPaths !== undefined) args.push('--', ...onlyPaths);
+  const output = await git.run(args, { signal });
   const candidates = new Set<string>();
   const nestedRepositories: string[] = [];
   for (const entry of output.split('\0')) {
