@@ -204,6 +204,33 @@ describe('ToolRuntime', () => {
   });
 });
 
+describe('ToolRuntime validator compilation', () => {
+  it('compiles a schema on the first call of its tool, once', async () => {
+    let schemaReads = 0;
+    const schema = Type.Object({ text: Type.String() }, { additionalProperties: false });
+    const counted = defineTool({
+      name: 'counted',
+      purpose: 'Counts how often its schema is read.',
+      get parameters() {
+        schemaReads += 1;
+        return schema;
+      },
+      effects: ['read'],
+      network: 'none',
+      handler: async ({ text }) => textResult(text),
+    });
+    const runtime = new ToolRuntime({ workspace, tools: [counted] });
+    expect(schemaReads).toBe(0);
+    expect((await runtime.call('counted', { text: 'a' })).isError).toBeUndefined();
+    const readsAfterFirstCall = schemaReads;
+    expect(readsAfterFirstCall).toBeGreaterThan(0);
+    const refused = await runtime.call('counted', { text: 1 });
+    expect(refused.structuredContent?.error).toMatchObject({ code: 'INVALID_ARGUMENTS' });
+    expect(runtime.validate('counted', {})).toEqual([{ path: '/text', message: 'is required' }]);
+    expect(schemaReads).toBe(readsAfterFirstCall);
+  });
+});
+
 describe('truncateText', () => {
   it('keeps head and tail when asked', () => {
     const result = truncateText('abcdefghij', 4, 'head-and-tail');

@@ -25,7 +25,13 @@ export interface ToolCallOptions {
 
 interface RegisteredTool {
   definition: AnyToolDefinition;
-  validate: ArgumentValidator;
+  /** Compiled on the first call (or validate) of the tool: listing tools must not pay for it. */
+  validator: ArgumentValidator | undefined;
+}
+
+function validatorOf(tool: RegisteredTool): ArgumentValidator {
+  tool.validator ??= compileArgumentValidator(tool.definition.parameters);
+  return tool.validator;
 }
 
 // One queue per workspace, shared by every runtime on it, so sequential tools never overlap.
@@ -43,7 +49,8 @@ function queueFor(workspace: Workspace): SequentialQueue {
 const noProgress = () => {};
 
 /**
- * Runs tool calls: validates arguments against each tool's schema (compiled once), asks the
+ * Runs tool calls: validates arguments against each tool's schema (compiled once, on the tool's
+ * first call, so creating a runtime stays cheap), asks the
  * policy, runs `sequential` tools one at a time per workspace, and returns MCP CallToolResults.
  * Failures never throw: they come back as error results with a stable code.
  *
@@ -65,10 +72,7 @@ export class ToolRuntime {
       if (this.#tools.has(definition.name)) {
         throw new ToolError('INVALID_ARGUMENTS', `Two tools are named "${definition.name}".`);
       }
-      this.#tools.set(definition.name, {
-        definition,
-        validate: compileArgumentValidator(definition.parameters),
-      });
+      this.#tools.set(definition.name, { definition, validator: undefined });
     }
   }
 
@@ -94,7 +98,7 @@ export class ToolRuntime {
   validate(name: string, args: unknown) {
     const tool = this.#tools.get(name);
     if (tool === undefined) return [{ path: '', message: `unknown tool "${name}"` }];
-    return tool.validate(args);
+    return validatorOf(tool)(args);
   }
 
   /** Runs one call. Never throws: every failure is an error result with a code. */
@@ -112,7 +116,7 @@ export class ToolRuntime {
       );
     }
     const argumentsObject = args === undefined ? {} : args;
-    const problems = tool.validate(argumentsObject);
+    const problems = validatorOf(tool)(argumentsObject);
     if (problems.length > 0) {
       const list = problems
         .map((problem) => `- ${problem.path || '(arguments)'}: ${problem.message}`)
