@@ -15,7 +15,10 @@ import { generateTree } from './generate-tree.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const treeDirectory = fileURLToPath(new URL('./generated/tree', import.meta.url));
-const RUNS = 7;
+/** Runs per row (median reported); `BENCH_RUNS=15 pnpm bench` for steadier numbers. */
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+/** `pnpm bench list` runs only the rows whose name contains 'list'. */
+const ONLY = process.argv[2];
 const PATTERN = 'handleRequest[0-9]+\\(input';
 
 interface Row {
@@ -63,6 +66,10 @@ async function timePair(
   return { valueMs: median(values), referenceMs: reference === undefined ? null : median(references) };
 }
 
+function textOf(result: ToolResult): string {
+  return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+}
+
 function check(result: ToolResult): ToolResult {
   if (result.isError === true) throw new Error(JSON.stringify(result.content));
   return result;
@@ -85,25 +92,29 @@ const searchArgs = { pattern: PATTERN, max_results: 100_000 };
 const rgArgs = ['-n', '--hidden', '--no-require-git', '--glob', '!.git', PATTERN];
 
 // Identical matches: the tool's matches against ripgrep's own output.
-const rgOutput = execFileSync('rg', ['--no-heading', '--with-filename', ...rgArgs], {
-  cwd: tree.root,
-  // ripgrep searches its standard input when that is a pipe; it must search the tree.
-  stdio: ['ignore', 'pipe', 'ignore'],
-  maxBuffer: 1 << 30,
-}).toString();
-const expected = rgOutput
-  .split('\n')
-  .filter((line) => line.length > 0)
-  .sort();
-const toLines = (result: ToolResult) =>
-  ((result.structuredContent as { matches: { path: string; line: number; text: string }[] }).matches ?? [])
-    .map((match) => `${match.path}:${match.line}:${match.text}`)
+let expected: string[] = [];
+let identical = false;
+if (ONLY === undefined || 'search_files'.includes(ONLY)) {
+  const rgOutput = execFileSync('rg', ['--no-heading', '--with-filename', ...rgArgs], {
+    cwd: tree.root,
+    // ripgrep searches its standard input when that is a pipe; it must search the tree.
+    stdio: ['ignore', 'pipe', 'ignore'],
+    maxBuffer: 1 << 30,
+  }).toString();
+  expected = rgOutput
+    .split('\n')
+    .filter((line) => line.length > 0)
     .sort();
-const ripgrepMatches = toLines(check(await ripgrepRuntime.call('search_files', searchArgs)));
-const typescriptMatches = toLines(check(await typescriptRuntime.call('search_files', searchArgs)));
-const identical =
-  JSON.stringify(ripgrepMatches) === JSON.stringify(expected) &&
-  JSON.stringify(typescriptMatches) === JSON.stringify(expected);
+  const toLines = (result: ToolResult) =>
+    ((result.structuredContent as { matches: { path: string; line: number; text: string }[] }).matches ?? [])
+      .map((match) => `${match.path}:${match.line}:${match.text}`)
+      .sort();
+  const ripgrepMatches = toLines(check(await ripgrepRuntime.call('search_files', searchArgs)));
+  const typescriptMatches = toLines(check(await typescriptRuntime.call('search_files', searchArgs)));
+  identical =
+    JSON.stringify(ripgrepMatches) === JSON.stringify(expected) &&
+    JSON.stringify(typescriptMatches) === JSON.stringify(expected);
+}
 
 const rgFilesArgs = ['--files', '--hidden', '--no-require-git', '--glob', '!.git'];
 const largeFile = path.join(tree.root, tree.largeFile);
@@ -115,6 +126,7 @@ const measure = async (
   targetRatio: number | null,
   note: string,
 ) => {
+  if (ONLY !== undefined && !name.includes(ONLY)) return;
   const timing = await timePair(run, reference, tree.root);
   rows.push({
     name,
@@ -142,12 +154,32 @@ await measure(
   'price of the fallback (no target)',
 );
 const listResult = check(await ripgrepRuntime.call('list_files', {}));
+const listStructured = listResult.structuredContent as { total_entries: number; engine: string };
+// Both engines must give the same listing, byte for byte.
+const listIdentical =
+  textOf(listResult) === textOf(check(await typescriptRuntime.call('list_files', {}))) &&
+  listStructured.engine === 'ripgrep';
+const defaultRuntime = new ToolRuntime({ workspace, tools: createFileTools({ workspace }).tools });
 await measure(
   'list_files (whole tree, with sizes)',
   async () => check(await ripgrepRuntime.call('list_files', {})),
   ['rg', rgFilesArgs],
   2,
-  `${(listResult.structuredContent as { total_entries: number }).total_entries} entries`,
+  `${listStructured.total_entries} entries, same as fallback: ${listIdentical}`,
+);
+await measure(
+  'list_files (default cap: first 2000 entries)',
+  async () => check(await defaultRuntime.call('list_files', {})),
+  ['rg', rgFilesArgs],
+  2,
+  'all entries counted, 2000 with sizes',
+);
+await measure(
+  'list_files (TypeScript fallback, whole tree)',
+  async () => check(await typescriptRuntime.call('list_files', {})),
+  ['rg', rgFilesArgs],
+  null,
+  'price of the fallback (no target)',
 );
 await measure(
   'search_files names only (ripgrep)',
@@ -213,9 +245,12 @@ for (const row of table) {
     `${pad(row.name, 44)}${pad(`${row.valueMs.toFixed(1)} ms`, 11)}${pad(row.referenceMs === null ? '-' : `${row.referenceName} ${row.referenceMs.toFixed(1)} ms`, 30)}${pad(row.ratio === null ? '-' : `${row.ratio.toFixed(2)}×`, 8)}${pad(row.targetRatio === null ? '-' : `≤ ${row.targetRatio}×`, 9)}${pad(row.met === null ? '-' : row.met ? 'yes' : 'NO', 6)}${row.note}`,
   );
 }
-const reportDirectory = path.join(repositoryRoot, 'reports', 'bench');
-await mkdir(reportDirectory, { recursive: true });
-await writeFile(
-  path.join(reportDirectory, 'tools-files.json'),
-  `${JSON.stringify({ package: '@assistant-kit/tools-files', runs: RUNS, statistic: 'median', files: tree.fileCount, loadAverage: loadavg()[0], results: table }, null, 2)}\n`,
-);
+// A partial run (`pnpm bench list`) prints its rows but leaves the full report alone.
+if (ONLY === undefined) {
+  const reportDirectory = path.join(repositoryRoot, 'reports', 'bench');
+  await mkdir(reportDirectory, { recursive: true });
+  await writeFile(
+    path.join(reportDirectory, 'tools-files.json'),
+    `${JSON.stringify({ package: '@assistant-kit/tools-files', runs: RUNS, statistic: 'median', files: tree.fileCount, loadAverage: loadavg()[0], results: table }, null, 2)}\n`,
+  );
+}

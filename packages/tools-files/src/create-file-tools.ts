@@ -57,9 +57,11 @@ export function createFileTools(options: FileToolsOptions): ToolFamily {
   ];
   return {
     tools,
-    // Searches end with their call (ripgrep is killed on abort); only session memory is held.
+    // Searches end with their call (ripgrep is killed on abort); session memory and the stat
+    // workers of list_files are what is held.
     close: async () => {
       family.encodingMemory.clear();
+      await family.search.close();
     },
   };
 }

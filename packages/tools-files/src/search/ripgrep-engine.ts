@@ -38,7 +38,7 @@ function gitignoreFilter(request: FileListRequest): (relativePath: string) => bo
  * included, .gitignore honoured even outside a git repository, no rules from outside the
  * workspace (parents, the user's global excludes, .ignore files), symlinks not followed.
  */
-function selectionArguments(filter: FileListRequest['filter']): string[] {
+export function selectionArguments(filter: FileListRequest['filter']): string[] {
   const args = [
     '--no-config',
     '--hidden',
@@ -55,10 +55,61 @@ function selectionArguments(filter: FileListRequest['filter']): string[] {
   return args;
 }
 
-interface RunOutcome {
+export interface RunOutcome {
   stderr: string;
   exitCode: number | null;
   stoppedEarly: boolean;
+}
+
+/**
+ * Runs ripgrep, handing its output chunks to `onChunk` (strings when `encoding` is given, which
+ * decodes characters split across chunks correctly), which may return false to stop ripgrep
+ * early; `onEnd` runs once the output is complete. Honours the abort signal.
+ */
+function superviseRipgrep<Chunk extends Buffer | string>(
+  executable: string,
+  args: string[],
+  cwd: string,
+  signal: AbortSignal | undefined,
+  encoding: BufferEncoding | undefined,
+  onChunk: (chunk: Chunk) => boolean,
+  onEnd: () => void,
+): Promise<RunOutcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(executable, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (encoding !== undefined) child.stdout.setEncoding(encoding);
+    let stderr = '';
+    let stoppedEarly = false;
+    let spawnFailed = false;
+    const onAbort = () => child.kill('SIGKILL');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      spawnFailed = true;
+      signal?.removeEventListener('abort', onAbort);
+      if (error.code === 'ENOENT' || error.code === 'EACCES') reject(new RipgrepUnavailable(error.message));
+      else reject(error);
+    });
+    child.stdout.on('data', (chunk: Chunk) => {
+      if (stoppedEarly) return;
+      if (!onChunk(chunk)) {
+        stoppedEarly = true;
+        child.kill('SIGKILL');
+      }
+    });
+    child.stderr.on('data', (data: Buffer) => {
+      if (stderr.length < 16_384) stderr += data.toString('utf8');
+    });
+    child.on('close', (exitCode) => {
+      if (spawnFailed) return;
+      signal?.removeEventListener('abort', onAbort);
+      if (signal?.aborted) {
+        reject(new ToolError('CANCELLED', 'The call was cancelled.'));
+        return;
+      }
+      if (!stoppedEarly) onEnd();
+      resolve({ stderr, exitCode, stoppedEarly });
+    });
+  });
 }
 
 /**
@@ -72,53 +123,60 @@ function runRipgrep(
   signal: AbortSignal | undefined,
   onRecord: (record: Buffer) => boolean,
 ): Promise<RunOutcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(executable, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let pending: Buffer = Buffer.alloc(0);
-    let stderr = '';
-    let stoppedEarly = false;
-    let spawnFailed = false;
-    const stop = () => {
-      stoppedEarly = true;
-      child.kill('SIGKILL');
-    };
-    const onAbort = () => child.kill('SIGKILL');
-    signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      spawnFailed = true;
-      signal?.removeEventListener('abort', onAbort);
-      if (error.code === 'ENOENT' || error.code === 'EACCES') reject(new RipgrepUnavailable(error.message));
-      else reject(error);
-    });
-    child.stdout.on('data', (data: Buffer) => {
-      if (stoppedEarly) return;
+  let pending: Buffer = Buffer.alloc(0);
+  return superviseRipgrep<Buffer>(
+    executable,
+    args,
+    cwd,
+    signal,
+    undefined,
+    (data) => {
       let buffer = pending.length > 0 ? Buffer.concat([pending, data]) : data;
       let newline = buffer.indexOf(0x0a);
       while (newline !== -1) {
         const record = buffer.subarray(0, newline);
         buffer = buffer.subarray(newline + 1);
-        if (!onRecord(record)) {
-          stop();
-          return;
-        }
+        if (!onRecord(record)) return false;
         newline = buffer.indexOf(0x0a);
       }
       pending = Buffer.from(buffer);
-    });
-    child.stderr.on('data', (data: Buffer) => {
-      if (stderr.length < 16_384) stderr += data.toString('utf8');
-    });
-    child.on('close', (exitCode) => {
-      if (spawnFailed) return;
-      signal?.removeEventListener('abort', onAbort);
-      if (signal?.aborted) {
-        reject(new ToolError('CANCELLED', 'search_files was cancelled.'));
-        return;
-      }
-      if (!stoppedEarly && pending.length > 0) onRecord(pending);
-      resolve({ stderr, exitCode, stoppedEarly });
-    });
-  });
+      return true;
+    },
+    () => {
+      if (pending.length > 0) onRecord(pending);
+    },
+  );
+}
+
+/**
+ * Runs ripgrep with `--null` output of paths (`--files`) and hands each path to `onName`.
+ * NUL separators keep names holding a newline whole; decoding whole chunks at once is much
+ * cheaper than decoding each name.
+ */
+export function runRipgrepForNames(
+  executable: string,
+  args: string[],
+  cwd: string,
+  signal: AbortSignal | undefined,
+  onName: (name: string) => void,
+): Promise<RunOutcome> {
+  let pending = '';
+  return superviseRipgrep<string>(
+    executable,
+    ['--null', ...args],
+    cwd,
+    signal,
+    'utf8',
+    (data) => {
+      const names = (pending === '' ? data : pending + data).split('\0');
+      pending = names.pop()!;
+      for (const name of names) if (name.length > 0) onName(name);
+      return true;
+    },
+    () => {
+      if (pending.length > 0) onName(pending);
+    },
+  );
 }
 
 function parseRecord(record: Buffer): SearchLine | undefined {
@@ -265,16 +323,13 @@ export async function listFilesWithRipgrep(
 ): Promise<{ paths: string[]; complete: boolean; warnings: string[] }> {
   const paths: string[] = [];
   const keep = gitignoreFilter(request);
-  const outcome = await runRipgrep(
+  const outcome = await runRipgrepForNames(
     executable,
     [...selectionArguments(request.filter), '--files'],
     request.root,
     request.signal,
-    (record) => {
-      if (record.length === 0) return true;
-      const name = record.toString('utf8');
+    (name) => {
       if (keep(name)) paths.push(name);
-      return true;
     },
   );
   if (outcome.exitCode === 2 && paths.length === 0) throw failure(outcome.stderr, outcome.exitCode);

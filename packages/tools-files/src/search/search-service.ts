@@ -1,3 +1,7 @@
+import type { TreeListing, TreeListingRequest } from '../listing/listing-types.js';
+import { listTreeWithRipgrep } from '../listing/ripgrep-listing.js';
+import { StatPool } from '../listing/stat-pool.js';
+import { listTreeWithTypeScript } from '../listing/typescript-listing.js';
 import { listFilesWithRipgrep, RipgrepUnavailable, searchWithRipgrep } from './ripgrep-engine.js';
 import type { ContentSearchOutcome, ContentSearchRequest, FileListRequest } from './search-types.js';
 import { listFilesWithTypeScript, searchWithTypeScript } from './typescript-engine.js';
@@ -5,12 +9,14 @@ import { listFilesWithTypeScript, searchWithTypeScript } from './typescript-engi
 export type SearchEngineName = 'ripgrep' | 'typescript';
 
 /**
- * Picks the search engine: ripgrep when its executable starts, otherwise (and for good after the
+ * Picks the engine of search_files and list_files: ripgrep when its executable starts, otherwise (and for good after the
  * first failed start) the TypeScript engine, which returns the same results.
  */
 export class SearchService {
   readonly #ripgrepPath: string | null;
   #ripgrepAvailable: boolean;
+  /** Worker threads reading sizes for large listings (started on first use). */
+  readonly #statPool = new StatPool();
 
   constructor(ripgrepPath: string | null) {
     this.#ripgrepPath = ripgrepPath;
@@ -43,5 +49,24 @@ export class SearchService {
       }
     }
     return { ...(await listFilesWithTypeScript(request)), warnings: [], engine: 'typescript' };
+  }
+
+  /** A recursive listing for list_files (ripgrep's walk when available, the same entries). */
+  async listTree(request: TreeListingRequest): Promise<TreeListing & { engine: SearchEngineName }> {
+    if (this.#ripgrepAvailable && this.#ripgrepPath !== null) {
+      try {
+        const listing = await listTreeWithRipgrep(this.#ripgrepPath, request, { pool: this.#statPool });
+        if (listing !== undefined) return { ...listing, engine: 'ripgrep' };
+      } catch (error) {
+        if (!(error instanceof RipgrepUnavailable)) throw error;
+        this.#ripgrepAvailable = false;
+      }
+    }
+    return { ...(await listTreeWithTypeScript(request)), engine: 'typescript' };
+  }
+
+  /** Ends the stat workers. */
+  close(): Promise<void> {
+    return this.#statPool.close();
   }
 }

@@ -1,5 +1,5 @@
 import type { GlobFilter } from '../walk/glob-filter.js';
-import { compareText } from '../walk/workspace-walker.js';
+import { compareText, HIGH_CHARACTERS } from '../walk/workspace-walker.js';
 
 /** One output line of a content search: a matching line or a context line around one. */
 export interface SearchLine {
@@ -55,8 +55,21 @@ export interface FileListRequest {
  * before 'a-b/x', as in ripgrep's sorted output): each '/' becomes a NUL, which sorts first.
  */
 export function sortPaths(paths: readonly string[]): string[] {
-  return paths
-    .map((original) => ({ original, key: original.replaceAll('/', '\u0000') }))
-    .sort((left, right) => compareText(left.key, right.key))
-    .map((entry) => entry.original);
+  return sortByPath(paths, (path) => path);
+}
+
+/**
+ * Sorts items by a workspace-relative path, in the order of {@link sortPaths}. This is also the
+ * walker's order: a folder comes right before its contents.
+ */
+export function sortByPath<T>(items: readonly T[], pathOf: (item: T) => string): T[] {
+  const keyed = items.map((item) => ({ item, key: pathOf(item).replaceAll('/', '\u0000') }));
+  // One scan decides whether the plain UTF-16 comparison already gives byte order (no character
+  // of U+D800 and above), so the common case sorts with `<` alone.
+  if (keyed.some((entry) => HIGH_CHARACTERS.test(entry.key))) {
+    keyed.sort((left, right) => compareText(left.key, right.key));
+  } else {
+    keyed.sort((left, right) => (left.key < right.key ? -1 : left.key > right.key ? 1 : 0));
+  }
+  return keyed.map((entry) => entry.item);
 }

@@ -1,5 +1,4 @@
 import { defineTool, textResult } from '@assistant-kit/tool-core';
-import { walkWorkspace } from '../walk/workspace-walker.js';
 import { ListFilesParameters } from './schemas.js';
 import { capOutput, type FamilyContext } from './shared.js';
 
@@ -15,27 +14,20 @@ export function createListFilesTool(family: FamilyContext) {
     network: 'none',
     handler: async (args, { workspace, signal }) => {
       const directory = await workspace.resolveDirectory(args.path ?? '.');
-      const lines: string[] = [];
-      const entries: { path: string; type: 'file' | 'directory'; size?: number }[] = [];
-      let total = 0;
-      await walkWorkspace({
+      const listing = await family.search.listTree({
         root: workspace.root,
         start: directory.absolute,
-        withSizes: true,
+        maxEntries: options.maxListEntries,
         signal,
-        onEntry: (entry) => {
-          total += 1;
-          if (total > options.maxListEntries) return true; // keep counting
-          if (entry.kind === 'directory') {
-            lines.push(`${entry.relative}/`);
-            entries.push({ path: `${entry.relative}/`, type: 'directory' });
-          } else {
-            lines.push(`${entry.relative}\t${entry.size}`);
-            entries.push({ path: entry.relative, type: 'file', size: entry.size });
-          }
-          return true;
-        },
       });
+      const total = listing.total;
+      const entries = listing.entries;
+      // One growing string: measured cheaper than an array of lines joined.
+      let body = '';
+      for (const entry of entries) {
+        body += entry.type === 'file' ? `${entry.path}\t${entry.size}\n` : `${entry.path}\n`;
+      }
+      const lines = body.length === 0 ? [] : [body.slice(0, -1)];
       const truncated = total > options.maxListEntries;
       if (lines.length === 0)
         lines.push(`(${directory.relative === '.' ? 'the workspace' : `${directory.relative}/`} is empty)`);
@@ -50,6 +42,7 @@ export function createListFilesTool(family: FamilyContext) {
         entries,
         total_entries: total,
         truncated: truncated || text.truncated,
+        engine: listing.engine,
       });
     },
   });

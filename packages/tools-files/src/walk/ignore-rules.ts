@@ -73,6 +73,7 @@ export class IgnoreOracle {
   readonly #root: string;
   readonly #rulesByDirectory = new Map<string, IgnoreRules>();
   readonly #skippedNames: ReadonlySet<string>;
+  readonly #directoryVerdicts = new Map<string, boolean>();
 
   constructor(root: string, skippedNames: ReadonlySet<string>) {
     this.#root = root;
@@ -89,6 +90,20 @@ export class IgnoreOracle {
     const rules = this.#rulesFor(parent).descend(absolute, relativeDirectory, true);
     this.#rulesByDirectory.set(relativeDirectory, rules);
     return rules;
+  }
+
+  /** True when the folder, or any folder above it, is ignored or always skipped. */
+  ignoresDirectory(relativePath: string): boolean {
+    const known = this.#directoryVerdicts.get(relativePath);
+    if (known !== undefined) return known;
+    const slash = relativePath.lastIndexOf('/');
+    const parent = slash === -1 ? '' : relativePath.slice(0, slash);
+    const ignored =
+      (parent !== '' && this.ignoresDirectory(parent)) ||
+      this.#skippedNames.has(relativePath.slice(slash + 1)) ||
+      this.#rulesFor(parent).ignores(relativePath, true);
+    this.#directoryVerdicts.set(relativePath, ignored);
+    return ignored;
   }
 
   /** True when the file, or any folder above it, is ignored or always skipped. */

@@ -48,7 +48,8 @@ export function compareText(left: string, right: string): number {
   return left < right ? -1 : 1;
 }
 
-const HIGH_CHARACTERS = /[\uD800-\uFFFF]/;
+/** Characters whose UTF-16 order differs from UTF-8 byte order against some others. */
+export const HIGH_CHARACTERS = /[\uD800-\uFFFF]/;
 
 /**
  * Walks a workspace folder depth-first in name order (folders are followed by their contents),
@@ -101,8 +102,9 @@ export async function walkWorkspace(options: WalkOptions): Promise<void> {
           continue;
         }
       }
+      // Skipped as files too (a submodule's `.git` is a file), as ripgrep's `!.git` glob does.
+      if (ALWAYS_SKIPPED.has(entry.name)) continue;
       if (isDirectory) {
-        if (ALWAYS_SKIPPED.has(entry.name)) continue;
         if (localRules.ignores(relative, true)) continue;
         if (options.filter !== undefined && !options.filter.entersDirectory(relative)) continue;
         if ((await options.onEntry({ relative, absolute, kind: 'directory', size: 0 })) === false)

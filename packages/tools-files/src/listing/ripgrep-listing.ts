@@ -1,0 +1,274 @@
+import { type Dirent, lstatSync, readdirSync, type Stats, statfsSync } from 'node:fs';
+import { ToolError } from '@assistant-kit/tool-core';
+import { runRipgrepForNames, selectionArguments } from '../search/ripgrep-engine.js';
+import { IgnoreOracle } from '../walk/ignore-rules.js';
+import { ALWAYS_SKIPPED, compareText, HIGH_CHARACTERS } from '../walk/workspace-walker.js';
+import {
+  absoluteInRoot,
+  relativeToRoot,
+  type TreeEntry,
+  type TreeListing,
+  type TreeListingRequest,
+} from './listing-types.js';
+import { type FolderFacts, PathFacts } from './path-facts.js';
+import type { StatPool } from './stat-pool.js';
+
+/**
+ * Filesystems (statfs magic numbers) whose folders have a link count of 2 + their number of
+ * sub-folders: ext2/3/4, XFS and tmpfs. GNU find's leaf optimisation rests on the same fact.
+ * Elsewhere (btrfs, overlayfs, network and FUSE filesystems) every listed folder is read.
+ */
+const LINK_COUNTING_FILESYSTEMS: ReadonlySet<number> = new Set([0xef53, 0x58465342, 0x01021994]);
+
+const QUIET_LSTAT = { throwIfNoEntry: false } as const;
+
+function lstatOrUndefined(absolute: string): Stats | undefined {
+  try {
+    return lstatSync(absolute, QUIET_LSTAT);
+  } catch {
+    return undefined;
+  }
+}
+
+function countsSubfolderLinks(absolute: string): boolean {
+  try {
+    return LINK_COUNTING_FILESYSTEMS.has(statfsSync(absolute).type);
+  } catch {
+    return false;
+  }
+}
+
+function parentOf(relative: string): string {
+  const slash = relative.lastIndexOf('/');
+  return slash === -1 ? '' : relative.slice(0, slash);
+}
+
+function cancelled(): ToolError {
+  return new ToolError('CANCELLED', 'The call was cancelled.');
+}
+
+/**
+ * The paths found, kept per folder: sorting each folder's few children (which share their
+ * folder's prefix, so comparing whole paths compares names) is much cheaper than sorting every
+ * path of the tree, and a depth-first pass then gives the walker's order.
+ */
+class FoundTree {
+  readonly folders = new Set<string>();
+  readonly #children = new Map<string, string[]>();
+  #highCharacters = false;
+  fileCount = 0;
+  // ripgrep prints a folder's files together: the last folder's children are kept at hand.
+  #lastFolder: string | undefined;
+  #lastSiblings: string[] = [];
+
+  constructor(readonly start: string) {}
+
+  /** Adds a file, returning its folder when that folder was not seen before. */
+  addFile(relative: string): string | undefined {
+    this.fileCount += 1;
+    const slash = relative.lastIndexOf('/');
+    const last = this.#lastFolder;
+    if (last !== undefined && slash === last.length && relative.startsWith(last)) {
+      this.#lastSiblings.push(relative);
+      return undefined;
+    }
+    const folder = slash === -1 ? '' : relative.slice(0, slash);
+    this.#lastFolder = folder;
+    this.#lastSiblings = this.#siblingsOf(folder);
+    this.#lastSiblings.push(relative);
+    return folder;
+  }
+
+  /** Adds a folder; false when it was already there. */
+  addFolder(relative: string): boolean {
+    if (this.folders.has(relative)) return false;
+    this.folders.add(relative);
+    this.#siblingsOf(parentOf(relative)).push(relative);
+    return true;
+  }
+
+  /** Notes that some path holds a character whose UTF-16 order differs from byte order. */
+  noteText(text: string): void {
+    if (!this.#highCharacters && HIGH_CHARACTERS.test(text)) this.#highCharacters = true;
+  }
+
+  #siblingsOf(folder: string): string[] {
+    let siblings = this.#children.get(folder);
+    if (siblings === undefined) {
+      siblings = [];
+      this.#children.set(folder, siblings);
+    }
+    return siblings;
+  }
+
+  /** Sub-folders seen in each folder. */
+  subfolderCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const folder of this.folders) {
+      const parent = parentOf(folder);
+      counts.set(parent, (counts.get(parent) ?? 0) + 1);
+    }
+    return counts;
+  }
+
+  /** Every path in walk order: a folder right before its contents, names in UTF-8 byte order. */
+  ordered(): string[] {
+    const compare = this.#highCharacters
+      ? compareText
+      : (left: string, right: string) => (left < right ? -1 : left > right ? 1 : 0);
+    const output: string[] = [];
+    const visit = (folder: string) => {
+      const children = this.#children.get(folder);
+      if (children === undefined) return;
+      children.sort(compare);
+      for (const child of children) {
+        output.push(child);
+        if (this.folders.has(child)) visit(child);
+      }
+    };
+    visit(this.start);
+    return output;
+  }
+}
+
+export interface RipgrepListingSettings {
+  /** Worker threads for stats beyond the first `inProcessStats` (none: all in this thread). */
+  pool?: StatPool;
+  inProcessStats?: number;
+  /**
+   * Whether folder link counts count sub-folders; decided from the filesystem type unless
+   * given (tests use false to exercise the path that reads every folder).
+   */
+  trustLinkCounts?: boolean;
+}
+
+/**
+ * Lists a folder with `rg --files`: ripgrep walks and applies .gitignore (its rules are exact
+ * without a glob) in its own process while this one reads the sizes of the files as their names
+ * stream in. `rg --files` prints no folders, so folders come from the files' paths, and folders
+ * holding no listed file (empty, or only ignored content) are found by reading only the folders
+ * whose link count says they have a sub-folder not seen yet. Sizes and link counts are read by
+ * worker threads (see {@link StatPool}) for large listings. The result is the TypeScript
+ * walker's: same entries, same order, same sizes.
+ *
+ * Returns undefined when this call is better served by the walker (ripgrep failed without
+ * output, or the folder lies inside `.git` or the app's hidden folder).
+ */
+export async function listTreeWithRipgrep(
+  executable: string,
+  request: TreeListingRequest,
+  settings: RipgrepListingSettings = {},
+): Promise<TreeListing | undefined> {
+  const { root, signal, maxEntries } = request;
+  const relativeStart = relativeToRoot(root, request.start);
+  if (relativeStart.split('/').some((segment) => ALWAYS_SKIPPED.has(segment))) return undefined;
+  let oracle: IgnoreOracle | undefined;
+  const ignoreOracle = () => {
+    oracle ??= new IgnoreOracle(root, ALWAYS_SKIPPED);
+    return oracle;
+  };
+  // Below the root, ripgrep cannot be given the rules of the folders above the start without
+  // also reading those above the workspace, so its files are checked against them here.
+  const checkAncestors = relativeStart !== '';
+
+  const facts = new PathFacts(root, settings.pool, settings.inProcessStats);
+  const trustLinkCounts = settings.trustLinkCounts ?? countsSubfolderLinks(request.start);
+  if (trustLinkCounts) facts.folder(relativeStart);
+
+  const tree = new FoundTree(relativeStart);
+  const args = [...selectionArguments(undefined), '--files'];
+  if (relativeStart !== '') args.push('--', relativeStart);
+  const outcome = await runRipgrepForNames(executable, args, root, signal, (relative) => {
+    if (checkAncestors && ignoreOracle().ignoresFile(relative)) return;
+    // Sizes are read as names arrive; at most maxEntries of them go unused.
+    if (tree.fileCount < maxEntries) facts.file(relative);
+    tree.noteText(relative);
+    let folder = tree.addFile(relative);
+    // Folders above a new one are added until one is known (folders are prefixes of files).
+    while (folder !== undefined && folder.length > relativeStart.length && tree.addFolder(folder)) {
+      if (trustLinkCounts) facts.folder(folder);
+      folder = parentOf(folder);
+    }
+  });
+  await facts.settled();
+  if (outcome.exitCode === 2 && tree.fileCount === 0) return undefined;
+  if (signal?.aborted) throw cancelled();
+
+  addFoldersWithoutFiles(root, tree, trustLinkCounts ? facts.folders : undefined, ignoreOracle);
+  if (signal?.aborted) throw cancelled();
+
+  // The first maxEntries entries with their sizes; a file gone since ripgrep saw it is dropped,
+  // as the walker drops it, and the next entry takes its place.
+  const ordered = tree.ordered();
+  const entries: TreeEntry[] = [];
+  let vanished = 0;
+  let cursor = 0;
+  while (entries.length < maxEntries && cursor < ordered.length) {
+    const window = ordered.slice(cursor, cursor + maxEntries - entries.length);
+    cursor += window.length;
+    for (const relative of window) {
+      if (!tree.folders.has(relative) && !facts.sizes.has(relative)) facts.file(relative);
+    }
+    await facts.settled();
+    if (signal?.aborted) throw cancelled();
+    for (const relative of window) {
+      if (tree.folders.has(relative)) {
+        entries.push({ path: `${relative}/`, type: 'directory' });
+        continue;
+      }
+      const size = facts.sizes.get(relative)!;
+      if (size < 0) vanished += 1;
+      else entries.push({ path: relative, type: 'file', size });
+    }
+  }
+  return { entries, total: ordered.length - vanished };
+}
+
+/**
+ * Adds the folders `rg --files` cannot show: those without a listed file below them. A folder's
+ * link count (when `folderFacts` are given) tells whether it has sub-folders beyond the ones
+ * seen; only folders where it does, or whose count is unknown, are read, and their unseen
+ * sub-folders that are not ignored are added with everything below them.
+ */
+function addFoldersWithoutFiles(
+  root: string,
+  tree: FoundTree,
+  folderFacts: ReadonlyMap<string, FolderFacts> | undefined,
+  ignoreOracle: () => IgnoreOracle,
+): void {
+  const seenSubfolders = tree.subfolderCounts();
+  const startFacts = folderFacts?.get(tree.start);
+  const toRead: string[] = [];
+  for (const folder of [tree.start, ...tree.folders]) {
+    const facts = folderFacts?.get(folder);
+    const complete =
+      startFacts !== undefined &&
+      facts !== undefined &&
+      facts.device === startFacts.device &&
+      facts.linkCount === 2 + (seenSubfolders.get(folder) ?? 0);
+    if (!complete) toRead.push(folder);
+  }
+  // Folders met here hold no listed file, so all of their sub-folders are unseen too.
+  while (toRead.length > 0) {
+    const folder = toRead.pop()!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(absoluteInRoot(root, folder), { withFileTypes: true });
+    } catch {
+      continue; // Unreadable or vanished: skipped, as the walker skips it.
+    }
+    for (const entry of entries) {
+      if (ALWAYS_SKIPPED.has(entry.name)) continue;
+      const child = folder === '' ? entry.name : `${folder}/${entry.name}`;
+      let isDirectory = entry.isDirectory();
+      if (!isDirectory && !entry.isFile() && !entry.isSymbolicLink()) {
+        // The filesystem gave no type: ask, without following a symlink.
+        isDirectory = lstatOrUndefined(absoluteInRoot(root, child))?.isDirectory() === true;
+      }
+      if (!isDirectory || tree.folders.has(child) || ignoreOracle().ignoresDirectory(child)) continue;
+      tree.addFolder(child);
+      tree.noteText(child);
+      toRead.push(child);
+    }
+  }
+}
