@@ -7,7 +7,6 @@ import { type CheckpointKind, type CheckpointRecord, DispatchLog } from './dispa
 import {
   type ChangedFile,
   DEFAULT_MAX_FILE_BYTES,
-  type RawChange,
   ShadowRepository,
   type TreeEntry,
   type WorkspaceSnapshot,

@@ -75,8 +75,6 @@ export interface ChangedFile {
 
 const NULL_OBJECT = /^0+$/;
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-// Keeps command lines far below the system's argument limit.
-const PATHS_PER_COMMAND = 500;
 
 /**
  * A git repository that lives outside the user's own one (in the app's hidden folder) and uses
