@@ -6,7 +6,6 @@ import { isAssetPath, languageOfPath } from '../languages.js';
 import { detectProjectProfile } from '../project/project-profile.js';
 import { isTestFile } from '../project/test-files.js';
 import type { RepoMapSection } from '../schemas.js';
-import type { FileAnalysis } from '../syntax/symbols.js';
 import { ownersOf, parseCodeowners } from './codeowners.js';
 import { ReferenceGraph } from './reference-graph.js';
 
