@@ -259,7 +259,8 @@ describe('the family lifecycle', () => {
         const ready = await runtime.call('wait_command', { handle, timeout_seconds: 30 });
         expect(structured(ready).stdout).toBe('up\n');
       }
-      expect(processesWithArgument(marker).length).toBe(6);
+      // `echo up` can run before the backgrounded shells have exec'd sleep: wait for all six.
+      await expect.poll(() => processesWithArgument(marker).length, { timeout: 20_000 }).toBe(6);
       await family.close();
       await family.close();
       expect(processesWithArgument(marker)).toEqual([]);
