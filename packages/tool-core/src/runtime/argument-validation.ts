@@ -1,5 +1,19 @@
+import { createRequire } from 'node:module';
 import type { TSchema } from 'typebox';
-import { Compile } from 'typebox/compile';
+import type { Compile as CompileFunction } from 'typebox/compile';
+
+// Why typebox's compiler is required on first use instead of imported: it is about 300 ES module
+// files on top of the type builders, and Node resolves and links each one separately, which is a
+// large part of a process's start (an MCP server answering tools/list never validates anything).
+// Node >= 20.19 (our engines floor) loads an ES module synchronously through require(), sharing
+// the module cache with import, so there is one typebox either way.
+const requireFromHere = createRequire(import.meta.url);
+let compileFunction: typeof CompileFunction | undefined;
+
+function compiler(): typeof CompileFunction {
+  compileFunction ??= (requireFromHere('typebox/compile') as { Compile: typeof CompileFunction }).Compile;
+  return compileFunction;
+}
 
 /** One problem with a call's arguments: a JSON Pointer into the arguments and what is wrong. */
 export interface ArgumentProblem {
@@ -31,7 +45,7 @@ function describeValues(values: unknown[]): string {
  * readable message (empty when the arguments are valid).
  */
 export function compileArgumentValidator(schema: TSchema): ArgumentValidator {
-  const validator = Compile(schema);
+  const validator = compiler()(schema);
   const parameterNames = allowedParameterNames(schema);
   return (value) => {
     if (validator.Check(value)) return [];
