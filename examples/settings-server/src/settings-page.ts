@@ -53,8 +53,18 @@ function sectionOf(field: string): string {
   return 'Limits';
 }
 
+// Words that read better in their usual spelling than split from camelCase.
+const LABEL_WORDS: Record<string, string> = { api: 'API', url: 'URL', id: '', llm: 'LLM' };
+
 function labelOf(field: string): string {
-  return field.replace(/([A-Z])/g, ' $1').replace(/^./, (letter) => letter.toUpperCase());
+  const words = field
+    .replace(/([A-Z])/g, ' $1')
+    .toLowerCase()
+    .split(' ')
+    .map((word) => LABEL_WORDS[word] ?? word)
+    .filter((word) => word !== '');
+  const sentence = words.join(' ');
+  return sentence.charAt(0).toUpperCase() + sentence.slice(1);
 }
 
 /** Every page control, derived from the schema's field metadata (ids are SPEC 2.1's). */
