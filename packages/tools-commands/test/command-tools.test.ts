@@ -252,7 +252,10 @@ describe('the family lifecycle', () => {
       const marker = uniqueSleepMarker();
       for (let index = 0; index < 3; index++) {
         const started = await runtime.call('run_command', {
-          command: `sleep ${marker} & sleep ${marker} & echo up; wait`,
+          // "up" only once both children have become sleep (exec done), so the host sees them.
+          command: `sleep ${marker} & a=$!; sleep ${marker} & b=$!
+            until [ "$(cat /proc/$a/comm /proc/$b/comm 2>/dev/null)" = "$(printf 'sleep\nsleep')" ]; do :; done
+            echo up; wait`,
           background: true,
         });
         const handle = structured<{ handle: string }>(started).handle;

@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
+import { accessSync, constants, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isInsideDirectory } from '@assistant-kit/tool-core';
@@ -56,8 +56,29 @@ function isCovered(target: string, hidden: readonly string[]): boolean {
   return hidden.some((hiddenPath) => target === hiddenPath || isInsideDirectory(hiddenPath, target));
 }
 
+// Whether the service itself could read what a path holds. A sandboxed command runs with the
+// service's uid and no capabilities, so what the service cannot read it cannot read either, and
+// hiding it needs no mount (bubblewrap work on every command): /etc/shadow, /etc/sudoers and
+// /root for a service that does not run as root. Checked with the real ids, so only where they
+// equal the effective ones.
+function unreadableByService(target: string, kind: PathKind): boolean {
+  if (process.getuid === undefined || process.getuid() !== process.geteuid?.()) return false;
+  if (process.getgid?.() !== process.getegid?.()) return false;
+  const needed = kind === 'directory' ? [constants.R_OK, constants.X_OK] : [constants.R_OK];
+  for (const mode of needed) {
+    try {
+      accessSync(target, mode);
+      return false;
+    } catch {
+      // not granted: try the next
+    }
+  }
+  return true;
+}
+
 function hide(target: string, mounts: string[]): void {
   const kind = kindOf(target);
+  if ((kind === 'directory' || kind === 'file') && unreadableByService(target, kind)) return;
   if (kind === 'directory') mounts.push('--tmpfs', target);
   else if (kind === 'file') mounts.push('--ro-bind', '/dev/null', target);
   // Symlinks are not followed (their target is hidden or not on its own); missing paths need nothing.
