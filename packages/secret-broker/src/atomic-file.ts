@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { close, fdatasync, fsync, mkdir, open, rename, unlink, write } from 'node:fs';
+import { closeSync, fdatasync, fsync, mkdir, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** Options of {@link writeFileAtomic}. */
@@ -13,8 +13,10 @@ export interface WriteFileAtomicOptions {
   syncDirectory?: boolean;
 }
 
-// The callback API with small promise wrappers: one thread-pool round trip per call and no
-// FileHandle objects to track, which matters when every settings save is a write.
+// Only the calls that wait for the disk (fdatasync, fsync) go to libuv's thread pool. open,
+// write of a few KiB into the page cache, close and rename are in-memory metadata work that
+// takes microseconds; a thread-pool round trip for each of them cost far more (queueing, waking
+// a worker, a context switch on small machines) and dominated saves in profiles.
 function call<T>(
   start: (done: (error: NodeJS.ErrnoException | null, value?: T) => void) => void,
 ): Promise<T> {
@@ -32,26 +34,16 @@ async function ensureDirectory(directory: string): Promise<void> {
   ensuredDirectories.add(directory);
 }
 
-async function writeAll(descriptor: number, bytes: Uint8Array): Promise<void> {
-  let offset = 0;
-  while (offset < bytes.byteLength) {
-    offset += await call<number>((done) =>
-      write(descriptor, bytes, offset, bytes.byteLength - offset, null, (error, written) =>
-        done(error, written),
-      ),
-    );
-  }
-}
-
 async function writeDurably(path: string, bytes: Uint8Array, mode: number): Promise<void> {
-  const descriptor = await call<number>((done) => open(path, 'wx', mode, done));
+  const descriptor = openSync(path, 'wx', mode);
   try {
-    await writeAll(descriptor, bytes);
+    let offset = 0;
+    while (offset < bytes.byteLength) offset += writeSync(descriptor, bytes, offset);
     // fdatasync flushes the data and the metadata needed to read it back (the size); the
     // name is made durable by the directory sync after the rename.
     await call<void>((done) => fdatasync(descriptor, done));
   } finally {
-    await call<void>((done) => close(descriptor, done));
+    closeSync(descriptor);
   }
 }
 
@@ -85,9 +77,13 @@ export async function writeFileAtomic(
       await ensureDirectory(directory);
       await writeDurably(temporary, bytes, mode);
     }
-    await call<void>((done) => rename(temporary, path, done));
+    renameSync(temporary, path);
   } catch (error) {
-    await call<void>((done) => unlink(temporary, done)).catch(() => undefined);
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // Never created, or already gone.
+    }
     throw error;
   }
   if (options.syncDirectory !== false) await syncDirectory(directory);
@@ -134,7 +130,7 @@ async function fsyncDirectory(directory: string): Promise<void> {
   // rename is then up to the OS, which is the best available there.
   let descriptor: number;
   try {
-    descriptor = await call<number>((done) => open(directory, 'r', done));
+    descriptor = openSync(directory, 'r');
   } catch {
     return;
   }
@@ -143,6 +139,10 @@ async function fsyncDirectory(directory: string): Promise<void> {
   } catch {
     // see above
   } finally {
-    await call<void>((done) => close(descriptor, done)).catch(() => undefined);
+    try {
+      closeSync(descriptor);
+    } catch {
+      // Closing a read-only directory descriptor cannot lose data.
+    }
   }
 }

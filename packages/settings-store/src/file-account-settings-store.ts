@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFile, rm, stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KeyedLock, redactObject, type VaultKeyring, writeFileAtomic } from '@assistant-kit/secret-broker';
 import type { SettingsRecord } from '@assistant-kit/settings-sanitizer';
@@ -34,7 +35,10 @@ interface FileIdentity {
 
 interface CachedAccount {
   identity: FileIdentity;
+  path: string;
   stored: StoredAccountSettings;
+  /** `stored.settings` as JSON: parsing it is the cheapest deep copy to hand out. */
+  json: string;
 }
 
 interface AccountFile {
@@ -67,18 +71,17 @@ export class FileAccountSettingsStore implements AccountSettingsStore {
 
   async load(accountId: string): Promise<StoredAccountSettings | undefined> {
     assertAccountId(accountId);
-    const identity = await this.#identity(accountId);
+    const identity = this.#identity(accountId);
     if (!identity) {
       this.#cache.delete(accountId);
       return undefined;
     }
     const cached = this.#cached(accountId, identity);
-    if (cached) return copy(cached.stored);
+    if (cached) return copy(cached);
     const file = await this.#read(accountId);
     if (!file) return undefined;
     const stored = decryptSettings(this.#keyring, accountId, file.ciphertext, file.revision);
-    this.#remember(accountId, identity, stored);
-    return copy(stored);
+    return copy(this.#remember(accountId, identity, stored, JSON.stringify(stored.settings)));
   }
 
   async save(
@@ -108,8 +111,16 @@ export class FileAccountSettingsStore implements AccountSettingsStore {
       } catch (error) {
         throw settingsStoreError('STORAGE_FAILED', 'Could not write the settings file.', error);
       }
-      const identity = await this.#identity(accountId);
-      if (identity) this.#remember(accountId, identity, sanitizedRecord(JSON.parse(plaintext), revision));
+      const identity = this.#identity(accountId);
+      if (identity) {
+        const stored = sanitizedRecord(JSON.parse(plaintext), revision);
+        this.#remember(
+          accountId,
+          identity,
+          stored,
+          stored.sanitized.changed ? JSON.stringify(stored.settings) : plaintext,
+        );
+      }
       return { revision };
     });
   }
@@ -127,19 +138,21 @@ export class FileAccountSettingsStore implements AccountSettingsStore {
   async close(): Promise<void> {}
 
   async #currentRevision(accountId: string): Promise<number | null> {
-    const identity = await this.#identity(accountId);
+    const identity = this.#identity(accountId);
     if (!identity) return null;
     const cached = this.#cached(accountId, identity);
     if (cached) return cached.stored.revision;
     return (await this.#read(accountId))?.revision ?? null;
   }
 
-  async #identity(accountId: string): Promise<FileIdentity | undefined> {
+  // Synchronous on purpose: the stat of a file this process keeps touching is answered from the
+  // kernel's inode cache in microseconds, while a thread-pool round trip cost more than the
+  // whole encryption in profiles of the save endpoint. It runs on every load and save.
+  #identity(accountId: string): FileIdentity | undefined {
     try {
-      const { ino, size, mtimeMs } = await stat(this.#pathOf(accountId));
-      return { ino, size, mtimeMs };
+      const stats = statSync(this.#pathOf(accountId), { throwIfNoEntry: false });
+      return stats ? { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs } : undefined;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw settingsStoreError('STORAGE_FAILED', 'Could not read the settings file.', error);
     }
   }
@@ -161,16 +174,25 @@ export class FileAccountSettingsStore implements AccountSettingsStore {
     return cached;
   }
 
-  #remember(accountId: string, identity: FileIdentity, stored: StoredAccountSettings): void {
-    if (this.#cacheSize <= 0) return;
+  #remember(
+    accountId: string,
+    identity: FileIdentity,
+    stored: StoredAccountSettings,
+    json: string,
+  ): CachedAccount {
+    const entry: CachedAccount = { identity, path: this.#pathOf(accountId), stored, json };
+    if (this.#cacheSize <= 0) return entry;
     this.#cache.delete(accountId);
-    this.#cache.set(accountId, { identity, stored });
+    this.#cache.set(accountId, entry);
     while (this.#cache.size > this.#cacheSize) {
       this.#cache.delete(this.#cache.keys().next().value as string);
     }
+    return entry;
   }
 
   #pathOf(accountId: string): string {
+    const cached = this.#cache.get(accountId);
+    if (cached) return cached.path;
     return join(this.#directory, `${createHash('sha256').update(accountId).digest('hex')}.json`);
   }
 
@@ -197,10 +219,10 @@ export class FileAccountSettingsStore implements AccountSettingsStore {
   }
 }
 
-function copy(stored: StoredAccountSettings): StoredAccountSettings {
+function copy(cached: CachedAccount): StoredAccountSettings {
   return {
-    settings: structuredClone(stored.settings),
-    revision: stored.revision,
-    sanitized: { changed: stored.sanitized.changed, removed: [...stored.sanitized.removed] },
+    settings: JSON.parse(cached.json) as SettingsRecord,
+    revision: cached.stored.revision,
+    sanitized: { changed: cached.stored.sanitized.changed, removed: [...cached.stored.sanitized.removed] },
   };
 }
