@@ -22,6 +22,8 @@ async function main(): Promise<void> {
     running.close().finally(() => process.exit(0));
   };
   process.stdin.on('end', shutDown);
+  // A client that went away mid-answer breaks the pipe (EPIPE): end quietly instead of crashing.
+  process.stdout.on('error', shutDown);
   process.on('SIGINT', shutDown);
   process.on('SIGTERM', shutDown);
 }
