@@ -17,8 +17,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { Workspace } from '@assistant-kit/tool-core';
-import { runProcess, startBackgroundProcess } from '@assistant-kit/tools-commands';
+import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
+import { createCommandTools, runProcess, startBackgroundProcess } from '@assistant-kit/tools-commands';
 // Internal on purpose: bubblewrap alone is measured with exactly the runner's argument list.
 import { planLaunch } from '../src/process/launch.js';
 
@@ -95,8 +95,22 @@ try {
   const plan = await planLaunch({ workspace, argv: ['true'] });
   const runs = Number(process.env.BENCH_OVERHEAD_RUNS ?? 150);
   const loadBefore = os.loadavg();
-  const samples = { sandboxed: [] as number[], bubblewrap: [] as number[], bare: [] as number[] };
+  const samples = {
+    sandboxed: [] as number[],
+    tool: [] as number[],
+    bubblewrap: [] as number[],
+    bare: [] as number[],
+  };
+  const commandTools = createCommandTools({ workspace });
+  const runtime = new ToolRuntime({ workspace, tools: commandTools.tools });
   const contenders: [keyof typeof samples, () => Promise<unknown>][] = [
+    [
+      'tool',
+      async () => {
+        const result = await runtime.call('run_command', { argv: ['true'] });
+        if (result.isError) throw new Error(`run_command failed: ${JSON.stringify(result.content)}`);
+      },
+    ],
     ['sandboxed', () => runProcess({ workspace, argv: ['true'] })],
     ['bubblewrap', () => spawnAndWait(plan.file, plan.args, { env: plan.env, detached: true })],
     ['bare', () => spawnAndWait('true', [])],
@@ -111,10 +125,14 @@ try {
   const sandboxedMedian = median(samples.sandboxed);
   const bubblewrapMedian = median(samples.bubblewrap);
   const bareMedian = median(samples.bare);
+  const toolMedian = median(samples.tool);
+  await commandTools.close();
   overhead = {
     runs,
     loadAverageBefore: loadBefore,
     loadAverageAfter: loadAfter,
+    runCommandToolMedianMs: toolMedian,
+    runCommandToolAddedMs: toolMedian - bareMedian,
     sandboxedMedianMs: sandboxedMedian,
     bubblewrapAloneMedianMs: bubblewrapMedian,
     bareSpawnMedianMs: bareMedian,
@@ -141,6 +159,16 @@ try {
     ratio: (sandboxedMedian - bareMedian) / 30,
     target: '< 30 ms',
     met: sandboxedMedian - bareMedian < 30,
+  });
+  rows.push({
+    name: 'run_command argv ["true"] through ToolRuntime (median ms)',
+    value: toolMedian,
+    unit: 'ms',
+    reference: 'bare child_process.spawn("true")',
+    referenceValue: bareMedian,
+    ratio: toolMedian / bareMedian,
+    target: 'added < 30 ms',
+    met: toolMedian - bareMedian < 30,
   });
   rows.push({
     name: 'bubblewrap alone, same arguments (median ms)',
@@ -247,7 +275,7 @@ writeFileSync(
       loadAverage: os.loadavg(),
       date: new Date().toISOString(),
       method:
-        'overhead: medians of BENCH_OVERHEAD_RUNS (default 150) rounds after 10 warm-ups, each round running bare spawn, bubblewrap alone (same arguments) and the runner in rotating order; throughput: wall time of 1,000 runs, 4 concurrent; memory: heapUsed + arrayBuffers after gc, before vs after 20 background commands printing 1 MB each',
+        'overhead: medians of BENCH_OVERHEAD_RUNS (default 150) rounds after 10 warm-ups, each round running bare spawn, bubblewrap alone (same arguments), runProcess and run_command through ToolRuntime in rotating order; throughput: wall time of 1,000 runs, 4 concurrent; memory: heapUsed + arrayBuffers after gc, before vs after 20 background commands printing 1 MB each',
       overhead,
       results: rows,
     },
