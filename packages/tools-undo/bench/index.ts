@@ -7,7 +7,10 @@
  * 3. undo of one dispatch (10 files): target under 0.5 s; reference: restoring every file of the
  *    checkpoint (`read-tree` + `checkout-index -a -f`);
  * 4. disk growth over 100 checkpoints of small edits (3 files each): proportional to what
- *    changed; reference: one plain copy of the workspace per checkpoint.
+ *    changed; reference: one plain copy of the workspace per checkpoint;
+ * 5. one interactive tool call as the MCP server marks it (beginDispatch + one file write +
+ *    endDispatch) on a 200-file workspace, with the default full scan and with the
+ *    `changedPaths` hint, alternated; reference: the naive checkpoint of the same tree.
  *
  * Run: `pnpm --filter @assistant-kit/tools-undo bench`. Writes reports/bench/tools-undo.json.
  */
@@ -83,11 +86,13 @@ async function naiveCheckpoint(root: string, gitDirectory: string, commit: boole
 }
 
 const root = await mkdtemp(path.join(os.tmpdir(), 'tools-undo-bench-'));
+const smallRoot = await mkdtemp(path.join(os.tmpdir(), 'tools-undo-bench-small-'));
 const naiveGit = await mkdtemp(path.join(os.tmpdir(), 'tools-undo-bench-naive-'));
 const rows: Row[] = [];
 const FILE_COUNT = 10_000;
 const CHECKPOINT_RUNS = 5;
 const UNDO_RUNS = 3;
+const CALL_RUNS = 7;
 try {
   const generated = await generateWorkspace(root, FILE_COUNT);
   await run('git', ['init', '--quiet', '--bare', naiveGit]);
@@ -215,8 +220,56 @@ try {
     met: null,
   });
   await family.close();
+
+  // 5: per-call dispatches on a small tree, full scan and hinted, alternated.
+  const small = await generateWorkspace(smallRoot, 200, 43);
+  const smallWorkspace = await Workspace.open(smallRoot);
+  const smallFamily = createUndoTools({ workspace: smallWorkspace });
+  await smallFamily.checkpoints.ready();
+  await naiveCheckpoint(smallRoot, naiveGit, true);
+  const fullCallTimes: number[] = [];
+  const hintedCallTimes: number[] = [];
+  const naiveSmallTimes: number[] = [];
+  for (let repetition = 0; repetition < CALL_RUNS; repetition += 1) {
+    for (const hinted of [false, true]) {
+      round += 1;
+      const file = small.files[Math.floor(random() * small.files.length)]!;
+      const elapsed = await timeOnce(async () => {
+        await smallFamily.checkpoints.beginDispatch(`call ${round}`);
+        await editFiles(smallRoot, [file], round);
+        await smallFamily.checkpoints.endDispatch(hinted ? { changedPaths: [file] } : {});
+      });
+      (hinted ? hintedCallTimes : fullCallTimes).push(elapsed);
+    }
+    naiveSmallTimes.push(await timeOnce(() => naiveCheckpoint(smallRoot, naiveGit, true)));
+  }
+  await smallFamily.close();
+  const fullCallMs = median(fullCallTimes);
+  const hintedCallMs = median(hintedCallTimes);
+  const naiveSmallMs = median(naiveSmallTimes);
+  rows.push({
+    name: 'per-call dispatch (begin + 1 write + end), 200 files, full scan (median ms)',
+    value: fullCallMs,
+    unit: 'ms',
+    reference: 'naive checkpoint of the same tree',
+    referenceValue: naiveSmallMs,
+    ratio: fullCallMs / naiveSmallMs,
+    target: '< 250 ms (interactive tool call)',
+    met: fullCallMs < 250,
+  });
+  rows.push({
+    name: 'per-call dispatch, 200 files, changedPaths hint (median ms)',
+    value: hintedCallMs,
+    unit: 'ms',
+    reference: 'the same call with the full scan',
+    referenceValue: fullCallMs,
+    ratio: hintedCallMs / fullCallMs,
+    target: '< 250 ms (interactive tool call)',
+    met: hintedCallMs < 250,
+  });
 } finally {
   await rm(root, { recursive: true, force: true });
+  await rm(smallRoot, { recursive: true, force: true });
   await rm(naiveGit, { recursive: true, force: true });
 }
 
@@ -244,7 +297,7 @@ writeFileSync(
       node: process.version,
       cpus: os.cpus().length,
       date: new Date().toISOString(),
-      method: `generated workspace of 10,000 files (seed 42) plus 500 files in node_modules; medians of ${CHECKPOINT_RUNS} (checkpoint, diff) and ${UNDO_RUNS} (undo) runs interleaved with the reference; disk growth = bytes of the shadow objects folder before and after 100 dispatches`,
+      method: `generated workspace of 10,000 files (seed 42) plus 500 files in node_modules; medians of ${CHECKPOINT_RUNS} (checkpoint, diff) and ${UNDO_RUNS} (undo) runs interleaved with the reference, ${CALL_RUNS} per-call dispatches each way (full scan and hint alternated) on a 200-file workspace (seed 43); disk growth = bytes of the shadow objects folder before and after 100 dispatches`,
       results: rows,
     },
     null,
