@@ -2,7 +2,8 @@
 // jose produces and accepts exactly this format; going through WebCrypto costs a thread-pool
 // round trip and several promise hops per value, which dominated small saves. The output stays
 // standard: jose's compactDecrypt reads what this writes, and this reads what jose writes.
-import { createCipheriv, createDecipheriv, type KeyObject, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, type KeyObject } from 'node:crypto';
+import { randomBytesFromPool } from './random-pool.js';
 
 export const DIRECT_KEY_MANAGEMENT = 'dir';
 export const AES_256_GCM = 'A256GCM';
@@ -40,7 +41,7 @@ export function encryptWithEncodedHeader(
   encodedHeader: string,
   plaintext: Uint8Array,
 ): string {
-  const iv = randomBytes(IV_LENGTH);
+  const iv = randomBytesFromPool(IV_LENGTH);
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_LENGTH });
   cipher.setAAD(Buffer.from(encodedHeader, 'ascii'));
   const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
