@@ -48,7 +48,8 @@ function spawnAndWait(
   options: { env?: Record<string, string>; detached?: boolean } = {},
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(executable, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    // bubblewrap with the runner's arguments writes to --info-fd 3, so it gets a fourth pipe too.
+    const child = spawn(executable, args, { ...options, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     child.once('error', reject);
     child.once('close', () => resolve());
   });

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -105,6 +105,56 @@ describe('sandbox escapes that must fail', () => {
     expect(result.stdout + result.stderr).not.toContain('sibling\n');
     expect(result.stdout).not.toContain('sibling:0');
   });
+
+  // Hidden paths the service cannot read get no mount of their own; prove that they stay
+  // unreadable for an ordinary user (the tests usually run as root, where every path is mounted).
+  it.skipIf(process.getuid?.() !== 0)(
+    'keeps root-only paths unreadable for a service running as an ordinary user, without mounts for them',
+    async () => {
+      const unprivileged = 65534;
+      const base = await mkdtemp(path.join(os.tmpdir(), 'tools-commands-unprivileged-'));
+      const userRoot = path.join(base, 'workspace');
+      await mkdir(userRoot);
+      await chown(base, unprivileged, unprivileged);
+      await chown(userRoot, unprivileged, unprivileged);
+      try {
+        const output = await new Promise<string>((resolve, reject) => {
+          const child = spawn(
+            process.execPath,
+            [
+              '--conditions=source',
+              '--import',
+              'tsx',
+              path.join(packageDirectory, 'test/fixtures/unprivileged-sandbox.ts'),
+              userRoot,
+            ],
+            {
+              cwd: packageDirectory,
+              uid: unprivileged,
+              gid: unprivileged,
+              env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: base, TMPDIR: base },
+              stdio: ['ignore', 'pipe', 'pipe'],
+            },
+          );
+          let stdout = '';
+          let stderr = '';
+          child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+          child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+          child.once('error', reject);
+          child.once('close', (code) =>
+            code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}: ${stderr}`)),
+          );
+        });
+        const seen = JSON.parse(output) as { args: string[]; stdout: string; stderr: string };
+        // Nothing between the markers: no shadow line, no name listed in /root.
+        expect(seen.stdout).toBe(`${unprivileged}\nshadow:1\nroot:2\n`);
+        expect(seen.args).not.toContain('/etc/shadow');
+        expect(seen.args).not.toContain('/root');
+      } finally {
+        await rm(base, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('cannot open a TCP connection to a host loopback server, nor resolve a host name, nor send UDP', async () => {
     const server = net.createServer((socket) => socket.end('reached the host'));

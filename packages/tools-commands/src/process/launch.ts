@@ -7,6 +7,9 @@ import { buildCommandEnvironment } from './environment.js';
 import type { ExecutionContext, ProcessSpec } from './process-spec.js';
 import { scriptArgv } from './shell.js';
 
+/** File descriptor on which bubblewrap reports the namespace's PID 1 (`--info-fd`). */
+export const INFO_FD = 3;
+
 /** A process ready to spawn: bubblewrap, its arguments and the scrubbed environment. */
 export interface LaunchPlan {
   file: string;
@@ -122,6 +125,8 @@ export async function planLaunch(spec: ProcessSpec, companion?: Companion): Prom
       ? ['--ro-bind', spec.workspace.root, spec.workspace.root]
       : [];
     const args = [
+      '--info-fd',
+      String(INFO_FD),
       ...HOST_ISOLATION_FLAGS,
       ...workspaceMount,
       '--chdir',
@@ -152,7 +157,7 @@ export async function planLaunch(spec: ProcessSpec, companion?: Companion): Prom
   });
   return {
     file,
-    args: [...SANDBOX_ISOLATION_FLAGS, ...mounts, '--', ...argv],
+    args: ['--info-fd', String(INFO_FD), ...SANDBOX_ISOLATION_FLAGS, ...mounts, '--', ...argv],
     env,
     executionContext,
     cwd: workingDirectory.relative,

@@ -1,10 +1,11 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { commandError } from '../errors.js';
 import { BoundedOutput, DEFAULT_OUTPUT_CAP_BYTES } from './bounded-output.js';
-import type { LaunchPlan } from './launch.js';
+import { INFO_FD, type LaunchPlan } from './launch.js';
 import type { OutputChunk, ProcessResult } from './process-spec.js';
 import { signalGroupMembersExceptSupervisor, signalProcessGroup } from './process-tree.js';
 
@@ -14,6 +15,32 @@ export const DEFAULT_KILL_GRACE_MS = 2_000;
 // After the process exits its pipes normally close at once; a descendant that escaped the
 // namespace could hold them open, and must not keep the call waiting.
 const PIPE_DRAIN_LIMIT_MS = 1_000;
+
+// bubblewrap's PID 1 closes our pipes early in its exit and only then tears the namespace down
+// (unmounting waits for an RCU grace period, milliseconds on a loaded machine) before the kernel
+// kills what is left in it, daemons included. So a result is ready only once PID 1 (its host PID
+// comes from bubblewrap's --info-fd) has finished exiting: nothing of the sandbox is alive when a
+// call returns. Usually it already has; otherwise this checks again every millisecond.
+const NAMESPACE_TEARDOWN_LIMIT_MS = 1_000;
+
+function isAliveProcess(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state !== 'Z' && state !== 'X';
+}
+
+async function waitForProcessToEnd(pid: number | undefined): Promise<void> {
+  if (pid === undefined) return;
+  const deadline = performance.now() + NAMESPACE_TEARDOWN_LIMIT_MS;
+  while (isAliveProcess(pid) && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
 
 export type TerminationReason = 'timeout' | 'cancelled';
 
@@ -38,6 +65,8 @@ export class SupervisedProcess {
   readonly #exitListeners = new Set<() => void>();
   readonly #killGraceMs: number;
   #terminationReason: TerminationReason | undefined;
+  /** Host PID of bubblewrap's PID 1 in the command's namespace, from --info-fd. */
+  #namespacePid: number | undefined;
   #exited = false;
   #settled = false;
 
@@ -53,6 +82,16 @@ export class SupervisedProcess {
     const startedAt = performance.now();
     this.#capture(child.stdout, 'stdout', this.stdout);
     this.#capture(child.stderr, 'stderr', this.stderr);
+    const info = child.stdio[INFO_FD] as Readable | null | undefined;
+    if (info) {
+      let text = '';
+      info.setEncoding('utf8');
+      info.on('data', (chunk: string) => {
+        if (text.length < 4096) text += chunk;
+        const match = /"child-pid"\s*:\s*(\d+)/.exec(text);
+        if (match) this.#namespacePid = Number(match[1]);
+      });
+    }
     this.result = new Promise((resolve) => {
       child.once('exit', (exitCode, signal) => {
         this.#exited = true;
@@ -79,15 +118,16 @@ export class SupervisedProcess {
           });
           for (const listener of this.#exitListeners) listener();
         };
-        if (child.stdout.readableEnded && child.stderr.readableEnded) return finish();
+        const finishOnceGroupEnds = () => void waitForProcessToEnd(this.#namespacePid).then(finish);
+        if (child.stdout.readableEnded && child.stderr.readableEnded) return finishOnceGroupEnds();
         const drainLimit = setTimeout(() => {
           child.stdout.destroy();
           child.stderr.destroy();
-          finish();
+          finishOnceGroupEnds();
         }, PIPE_DRAIN_LIMIT_MS);
         child.once('close', () => {
           clearTimeout(drainLimit);
-          finish();
+          finishOnceGroupEnds();
         });
       });
     });
@@ -98,7 +138,8 @@ export class SupervisedProcess {
     return new Promise((resolve, reject) => {
       const child = spawn(plan.file, plan.args, {
         env: plan.env,
-        stdio: ['ignore', 'pipe', 'pipe'],
+        // fd 3: bubblewrap's --info-fd (the host PID of the namespace's PID 1).
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
         // setsid(): its own process group to signal as a whole, and no controlling terminal that
         // a command could inject keystrokes into.
         detached: true,
@@ -110,7 +151,9 @@ export class SupervisedProcess {
           }),
         ),
       );
-      child.once('spawn', () => resolve(new SupervisedProcess(child, plan, options)));
+      // stdin is ignored, stdout and stderr are pipes; the info pipe is read through child.stdio.
+      const piped = child as unknown as ChildProcessByStdio<null, Readable, Readable>;
+      child.once('spawn', () => resolve(new SupervisedProcess(piped, plan, options)));
     });
   }
 
