@@ -8,7 +8,10 @@ export interface FolderFacts {
   device: number;
 }
 
-/** Paths stat'ed in this thread before batches go to the pool: small listings start no worker. */
+/**
+ * Paths stat'ed in this thread before batches go to a pool whose workers have not started yet:
+ * small listings start no worker.
+ */
 export const IN_PROCESS_STATS = 1000;
 /** Paths per batch sent to a worker. */
 export const STAT_BATCH = 256;
@@ -43,7 +46,7 @@ export class PathFacts {
   constructor(root: string, pool: StatPool | undefined, inProcessLimit = IN_PROCESS_STATS) {
     this.#root = root;
     this.#pool = pool;
-    this.#inProcessLeft = inProcessLimit;
+    this.#inProcessLeft = pool?.warm === true ? 0 : inProcessLimit;
   }
 
   file(relative: string): void {

@@ -204,7 +204,8 @@ export async function listTreeWithRipgrep(
   let vanished = 0;
   let cursor = 0;
   while (entries.length < maxEntries && cursor < ordered.length) {
-    const window = ordered.slice(cursor, cursor + maxEntries - entries.length);
+    const end = cursor + maxEntries - entries.length;
+    const window = cursor === 0 && end >= ordered.length ? ordered : ordered.slice(cursor, end);
     cursor += window.length;
     for (const relative of window) {
       if (!tree.folders.has(relative) && !facts.sizes.has(relative)) facts.file(relative);

@@ -54,6 +54,11 @@ export class StatPool {
     this.#size = size;
   }
 
+  /** True once a worker runs: sending it a batch then costs less than stat'ing here. */
+  get warm(): boolean {
+    return this.#workers.length > 0;
+  }
+
   /**
    * Facts of each path under `root` ({@link STAT_FIELDS} numbers per path, in order); `root` is
    * joined in the worker so this thread makes no absolute path strings.

@@ -1,40 +1,52 @@
-import { lstatSync, type Stats } from 'node:fs';
 import { walkWorkspace } from '../walk/workspace-walker.js';
 import type { TreeEntry, TreeListing, TreeListingRequest } from './listing-types.js';
+import { PathFacts } from './path-facts.js';
+import type { StatPool } from './stat-pool.js';
 
-function lstatOrUndefined(absolute: string): Stats | undefined {
-  try {
-    return lstatSync(absolute, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
+/** Entries kept beyond the cap, to stand in for files that vanish before their size is read. */
+const SPARE_ENTRIES = 64;
 
 /**
  * Lists a folder with the TypeScript walker (the fallback when ripgrep is missing). Only the
- * entries returned are stat'ed for their size; the rest are counted.
+ * entries returned are stat'ed for their size (on the stat pool when given); the rest are
+ * counted.
  */
-export async function listTreeWithTypeScript(request: TreeListingRequest): Promise<TreeListing> {
-  const entries: TreeEntry[] = [];
+export async function listTreeWithTypeScript(
+  request: TreeListingRequest,
+  pool?: StatPool,
+): Promise<TreeListing> {
+  const facts = new PathFacts(request.root, pool);
+  // Walk order, with a few spare entries past the cap.
+  const candidates: { relative: string; isFolder: boolean }[] = [];
   let total = 0;
   await walkWorkspace({
     root: request.root,
     start: request.start,
     signal: request.signal,
     onEntry: (entry) => {
-      if (entries.length < request.maxEntries) {
-        if (entry.kind === 'directory') {
-          entries.push({ path: `${entry.relative}/`, type: 'directory' });
-        } else {
-          const status = lstatOrUndefined(entry.absolute);
-          // Gone or replaced since its folder was read: not listed, as if never seen.
-          if (status === undefined || !status.isFile()) return true;
-          entries.push({ path: entry.relative, type: 'file', size: status.size });
-        }
-      }
       total += 1;
+      if (candidates.length >= request.maxEntries + SPARE_ENTRIES) return true;
+      const isFolder = entry.kind === 'directory';
+      candidates.push({ relative: entry.relative, isFolder });
+      if (!isFolder) facts.file(entry.relative);
       return true;
     },
   });
+  await facts.settled();
+  const entries: TreeEntry[] = [];
+  for (const candidate of candidates) {
+    if (candidate.isFolder) {
+      if (entries.length < request.maxEntries) {
+        entries.push({ path: `${candidate.relative}/`, type: 'directory' });
+      }
+      continue;
+    }
+    const size = facts.sizes.get(candidate.relative)!;
+    // Gone or replaced since its folder was read: not listed, as if never seen.
+    if (size < 0) total -= 1;
+    else if (entries.length < request.maxEntries) {
+      entries.push({ path: candidate.relative, type: 'file', size });
+    }
+  }
   return { entries, total };
 }

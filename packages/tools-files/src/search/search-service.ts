@@ -62,7 +62,7 @@ export class SearchService {
         this.#ripgrepAvailable = false;
       }
     }
-    return { ...(await listTreeWithTypeScript(request)), engine: 'typescript' };
+    return { ...(await listTreeWithTypeScript(request, this.#statPool)), engine: 'typescript' };
   }
 
   /** Ends the stat workers. */
