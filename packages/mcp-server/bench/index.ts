@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { median } from '../../../bench-support/index.js';
 
 const packageRoot = fileURLToPath(new URL('../', import.meta.url));
 const repositoryRoot = path.join(packageRoot, '../../');
@@ -34,11 +35,6 @@ interface Row {
   target: string;
   met: boolean | null;
   note?: string;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 async function timed<Value>(run: () => Promise<Value>): Promise<[number, Value]> {

@@ -1,3 +1,5 @@
+import { median } from '../../../bench-support/index.js';
+
 /** Timing of one operation: per-operation medians over batches, and operations per second. */
 export interface Measurement {
   readonly name: string;
@@ -13,12 +15,6 @@ export interface Measurement {
 
 // Keeps results alive so the optimiser cannot drop the measured call.
 let sink: unknown;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 /**
  * Runs `operation` in batches (so the timers' own cost and resolution stay negligible) and takes the

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineTool, type ToolCallContext, textResult } from '@assistant-kit/tool-core';
 import { Type } from 'typebox';
+import { median } from '../../../bench-support/index.js';
 import { createToolCatalog } from '../src/index.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -40,11 +41,6 @@ async function measureOverhead(
     differences.push(Number(third - second - (second - first)) / 1000);
   }
   return { overhead: median(differences), direct: median(directSamples) };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 interface Row {

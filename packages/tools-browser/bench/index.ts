@@ -21,35 +21,13 @@ import { fileURLToPath } from 'node:url';
 import { type ToolResult, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { chromiumArguments, createBrowserTools } from '@assistant-kit/tools-browser';
 import { chromium } from 'playwright-core';
+import { type ComparisonRow, median, timeOnce } from '../../../bench-support/index.js';
 import { largePage, writeTestApp } from '../test/fixtures/test-app.js';
-
-interface Row {
-  name: string;
-  value: number;
-  unit: string;
-  reference: string;
-  referenceValue: number;
-  ratio: number;
-  target: string;
-  met: boolean | null;
-}
 
 const CHROMIUM = '/usr/bin/chromium';
 const ITERATIONS = 15;
 const WARM_UPS = 3;
 const SNAPSHOT_CAP = 20_000;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 0 ? (sorted[middle - 1]! + sorted[middle]!) / 2 : sorted[middle]!;
-}
-
-async function timeOnce(action: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await action();
-  return performance.now() - start;
-}
 
 function succeeded(result: ToolResult): ToolResult {
   if (result.isError) throw new Error(JSON.stringify(result.content));
@@ -92,7 +70,7 @@ async function main(): Promise<void> {
   });
   const runtime = new ToolRuntime({ workspace, tools: family.tools });
   const plain = await startPlainServer(root);
-  const rows: Row[] = [];
+  const rows: ComparisonRow[] = [];
 
   const openAndSnapshot = async () => {
     succeeded(await runtime.call('browser_open', { target: 'index.html' }));

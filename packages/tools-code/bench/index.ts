@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
+import { median } from '../../../bench-support/index.js';
 import { createCodeToolsWithContext } from '../src/family.js';
 import { createCodeTools } from '../src/index.js';
 import { generateProject, largeTypeScriptFile } from './generate.js';
@@ -19,11 +20,6 @@ interface Row {
 
 const rows: Row[] = [];
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 async function time(operation: () => Promise<unknown>): Promise<number> {
   const start = performance.now();

@@ -19,28 +19,12 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { createCommandTools, runProcess, startBackgroundProcess } from '@assistant-kit/tools-commands';
+import { type ComparisonRow, median, timeOnce } from '../../../bench-support/index.js';
 // Internal on purpose: bubblewrap alone is measured with exactly the runner's argument list.
 import { planLaunch } from '../src/process/launch.js';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
-
-interface Row {
-  name: string;
-  value: number;
-  unit: string;
-  reference: string;
-  referenceValue: number;
-  ratio: number;
-  target: string;
-  met: boolean | null;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 0 ? (sorted[middle - 1]! + sorted[middle]!) / 2 : sorted[middle]!;
-}
 
 function spawnAndWait(
   executable: string,
@@ -53,12 +37,6 @@ function spawnAndWait(
     child.once('error', reject);
     child.once('close', () => resolve());
   });
-}
-
-async function timeOnce(action: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await action();
-  return performance.now() - start;
 }
 
 async function inBatches(
@@ -80,7 +58,7 @@ async function inBatches(
 
 const root = await mkdtemp(path.join(os.tmpdir(), 'tools-commands-bench-'));
 const workspace = await Workspace.open(root);
-const rows: Row[] = [];
+const rows: ComparisonRow[] = [];
 let overhead: Record<string, unknown> = {};
 try {
   // Warm-up: the sandbox probe, the page cache of bwrap and true.

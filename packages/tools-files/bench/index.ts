@@ -10,6 +10,7 @@ import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ToolResult, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
+import { median } from '../../../bench-support/index.js';
 import { createFileTools } from '../src/index.js';
 import { generateTree } from './generate-tree.js';
 
@@ -28,11 +29,6 @@ interface Row {
   referenceMs: number | null;
   targetRatio: number | null;
   note: string;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 function runCommand(command: string, args: string[], cwd: string): void {

@@ -24,32 +24,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { createUndoTools } from '@assistant-kit/tools-undo';
+import { type ComparisonRow, median, timeOnce } from '../../../bench-support/index.js';
 import { editFiles, generateWorkspace, seededRandom } from './generate-workspace.js';
 
 const run = promisify(execFile);
-
-interface Row {
-  name: string;
-  value: number;
-  unit: string;
-  reference: string;
-  referenceValue: number;
-  ratio: number;
-  target: string;
-  met: boolean | null;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 0 ? (sorted[middle - 1]! + sorted[middle]!) / 2 : sorted[middle]!;
-}
-
-async function timeOnce(action: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await action();
-  return performance.now() - start;
-}
 
 async function folderBytes(folder: string): Promise<number> {
   let total = 0;
@@ -88,7 +66,7 @@ async function naiveCheckpoint(root: string, gitDirectory: string, commit: boole
 const root = await mkdtemp(path.join(os.tmpdir(), 'tools-undo-bench-'));
 const smallRoot = await mkdtemp(path.join(os.tmpdir(), 'tools-undo-bench-small-'));
 const naiveGit = await mkdtemp(path.join(os.tmpdir(), 'tools-undo-bench-naive-'));
-const rows: Row[] = [];
+const rows: ComparisonRow[] = [];
 const FILE_COUNT = 10_000;
 const CHECKPOINT_RUNS = 5;
 const UNDO_RUNS = 3;
