@@ -16,7 +16,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { type ToolResult, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { chromiumArguments, createBrowserTools } from '@assistant-kit/tools-browser';

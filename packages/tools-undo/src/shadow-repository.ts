@@ -272,7 +272,7 @@ export class ShadowRepository {
           `git rev-parse did not resolve the trees of ${unknown.join(', ')}.`,
         );
       }
-      unknown.forEach((commit, index) => this.#treeOfCommit.set(commit, trees[index]!));
+      for (const [index, commit] of unknown.entries()) this.#treeOfCommit.set(commit, trees[index]!);
     }
     return commits.map((commit) => this.#treeOfCommit.get(commit)!);
   }
