@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDefaultClientSettings } from '@assistant-kit/settings-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PostgresCluster, startPostgresCluster } from '../../../test-support/postgres-cluster.js';
 import { createSettingsServer } from '../src/app.js';
 import { TestClient } from './support/client.js';
-import { type PostgresCluster, startPostgresCluster } from './support/postgres-cluster.js';
 
 const SECRET = 'sk-options-test-4c5d6e7f8a9b';
 let directory: string;

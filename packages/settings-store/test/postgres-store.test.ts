@@ -6,8 +6,8 @@ import {
 } from '@assistant-kit/secret-broker';
 import { createDefaultClientSettings } from '@assistant-kit/settings-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PostgresCluster, startPostgresCluster } from '../../../test-support/postgres-cluster.js';
 import { PostgresAccountSettingsStore, PostgresSecretRecordStore } from '../src/index.js';
-import { type PostgresCluster, startPostgresCluster } from './support/postgres-cluster.js';
 
 let cluster: PostgresCluster;
 let store: PostgresAccountSettingsStore;
