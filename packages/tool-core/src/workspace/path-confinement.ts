@@ -59,6 +59,14 @@ export function resolveLexically(root: string, input: string): string {
  * Returns the real path of the target (the not-yet-existing tail appended unchanged).
  */
 export async function resolveRealPath(realRoot: string, absolute: string, input: string): Promise<string> {
+  // Most paths exist: one realpath answers them. Only a missing path (or a dangling symlink)
+  // walks up to its deepest existing ancestor.
+  try {
+    return assertRealPathInside(realRoot, await realpath(absolute), input);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ENAMETOOLONG' && code !== 'ELOOP') throw error;
+  }
   let existing = absolute;
   const missingTail: string[] = [];
   for (;;) {
@@ -92,12 +100,17 @@ export async function resolveRealPath(realRoot: string, absolute: string, input:
     }
     throw error;
   }
-  if (!isInsideDirectory(realRoot, realExisting)) {
+  assertRealPathInside(realRoot, realExisting, input);
+  return missingTail.length === 0 ? realExisting : path.join(realExisting, ...missingTail);
+}
+
+function assertRealPathInside(realRoot: string, real: string, input: string): string {
+  if (!isInsideDirectory(realRoot, real)) {
     throw new ToolError(
       'PATH_OUTSIDE_WORKSPACE',
       `The path "${input}" goes through a symlink that leads outside the workspace.`,
       { details: { path: input } },
     );
   }
-  return missingTail.length === 0 ? realExisting : path.join(realExisting, ...missingTail);
+  return real;
 }
