@@ -113,7 +113,9 @@ export class ToolCatalog {
     this.#checkpoints = assembled.checkpoints;
     this.#definitions = definitions;
     this.#descriptors = definitions.map(describeTool);
-    const planDefinitions = definitions.filter((tool) => isPlanModeTool(tool.name)).map(planVariantOf);
+    const planDefinitions = definitions
+      .filter((tool) => isPlanModeTool(tool.name))
+      .map((tool) => planVariantOf(tool, assembled.readOnlyCodeIntelligenceParameters));
     this.#planDescriptors = planDefinitions.map(describeTool);
     const outputCharacterCap = options.settings?.maxAttachmentChars ?? DEFAULT_MAX_ATTACHMENT_CHARS;
     this.#runtime = new ToolRuntime({ workspace, tools: definitions, outputCharacterCap });

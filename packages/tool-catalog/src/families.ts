@@ -27,6 +27,8 @@ export interface AssembledFamilies {
   families: ToolFamily[];
   tools: AnyToolDefinition[];
   checkpoints: DispatchCheckpoints;
+  /** code_intelligence's parameters without the apply operations (the family's R variant). */
+  readOnlyCodeIntelligenceParameters: AnyToolDefinition['parameters'];
 }
 
 /**
@@ -72,6 +74,7 @@ export async function assembleFamilies(
       families: created,
       tools: created.flatMap((family) => [...family.tools]),
       checkpoints: undoFamily.checkpoints,
+      readOnlyCodeIntelligenceParameters: code.CodeIntelligenceParametersReadOnly,
     };
   } catch (error) {
     await Promise.allSettled(created.map((family) => family.close()));

@@ -52,6 +52,5 @@ export {
   isPlanModeTool,
   PLAN_MODE_TOOL_NAMES,
   planVariantOf,
-  READ_ONLY_CODE_INTELLIGENCE_OPERATIONS,
 } from './plan-mode.js';
 export { type CatalogTool, describeTool, type JsonSchema, toJsonSchema } from './tool-descriptor.js';

@@ -26,43 +26,23 @@ export const PLAN_MODE_TOOL_NAMES = [
   'code_intelligence',
 ] as const satisfies readonly ToolName[];
 
-/** The code_intelligence operations that never change a file (the R variant's operations). */
-export const READ_ONLY_CODE_INTELLIGENCE_OPERATIONS = [
-  'hover',
-  'find_implementations',
-  'call_hierarchy',
-  'preview_rename',
-  'list_actions',
-  'preview_format',
-] as const;
-
 export function isPlanModeTool(name: string): boolean {
   return (PLAN_MODE_TOOL_NAMES as readonly string[]).includes(name);
 }
 
-interface ObjectSchema {
-  properties?: Record<string, Record<string, unknown>>;
-  [keyword: string]: unknown;
-}
-
 /**
- * The plan variant of a tool. code_intelligence loses its apply operations, so it cannot write and
- * is authorised as `read`; the other plan tools are offered unchanged.
+ * The plan variant of a tool. code_intelligence takes the family's read-only parameters (no apply
+ * operations), so it cannot write and is authorised as `read`; the other plan tools are offered
+ * unchanged.
  */
-export function planVariantOf(definition: AnyToolDefinition): AnyToolDefinition {
+export function planVariantOf(
+  definition: AnyToolDefinition,
+  readOnlyCodeIntelligenceParameters: AnyToolDefinition['parameters'],
+): AnyToolDefinition {
   if (definition.name !== 'code_intelligence') return definition;
-  const parameters = definition.parameters as ObjectSchema;
-  const operation = parameters.properties?.operation ?? {};
-  const restricted = {
-    ...parameters,
-    properties: {
-      ...parameters.properties,
-      operation: { ...operation, enum: [...READ_ONLY_CODE_INTELLIGENCE_OPERATIONS] },
-    },
-  };
   return {
     ...definition,
-    parameters: restricted as AnyToolDefinition['parameters'],
+    parameters: readOnlyCodeIntelligenceParameters,
     effects: ['read'],
     capabilities: [],
   };

@@ -2,13 +2,9 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AuthorizationRequest, ToolResult } from '@assistant-kit/tool-core';
+import { CODE_INTELLIGENCE_READ_ONLY_OPERATIONS } from '@assistant-kit/tools-code';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createToolCatalog,
-  PLAN_MODE_TOOL_NAMES,
-  READ_ONLY_CODE_INTELLIGENCE_OPERATIONS,
-  type ToolCatalog,
-} from '../src/index.js';
+import { createToolCatalog, PLAN_MODE_TOOL_NAMES, type ToolCatalog } from '../src/index.js';
 
 let root: string;
 const opened: ToolCatalog[] = [];
@@ -177,7 +173,7 @@ describe('permission modes through the catalogue', () => {
     const intelligence = catalog.tool('code_intelligence')!;
     expect(
       (intelligence.inputSchema.properties as Record<string, { enum?: string[] }>).operation?.enum,
-    ).toEqual(READ_ONLY_CODE_INTELLIGENCE_OPERATIONS);
+    ).toEqual(CODE_INTELLIGENCE_READ_ONLY_OPERATIONS);
     expect(catalog.configurationTools).toHaveLength(32);
     expect((await catalog.call('read_file', { path: 'notes.txt' })).isError).toBeUndefined();
     const write = await catalog.call('write_file', { path: 'plan.txt', content: 'x' });
