@@ -1,4 +1,4 @@
-import { SettingsError, type SettingsErrorCode } from '@assistant-kit/settings-schema';
+import { SettingsError } from '@assistant-kit/settings-schema';
 
 /** Stable codes of the errors this package raises (all as `SettingsError`). */
 export type SecretBrokerErrorCode =
@@ -22,10 +22,5 @@ export function secretBrokerError(
   message: string,
   cause?: unknown,
 ): SettingsError {
-  // The family's code union lists the core packages' codes; the broker's codes extend it.
-  return new SettingsError(
-    code as unknown as SettingsErrorCode,
-    message,
-    cause === undefined ? {} : { cause },
-  );
+  return new SettingsError(code, message, cause === undefined ? {} : { cause });
 }

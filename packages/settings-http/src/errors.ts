@@ -1,4 +1,4 @@
-import { SettingsError, type SettingsErrorCode, type SettingsProblem } from '@assistant-kit/settings-schema';
+import { SettingsError, type SettingsProblem } from '@assistant-kit/settings-schema';
 
 /** Codes this adapter answers with, and their HTTP status. */
 export const HTTP_ERROR_STATUS = {
@@ -26,8 +26,7 @@ export function settingsHttpError(
   message: string,
   options: { cause?: unknown; problems?: SettingsProblem[] } = {},
 ): SettingsError {
-  // The family's code union lists the core packages' codes; the adapter's codes extend it.
-  return new SettingsError(code as unknown as SettingsErrorCode, message, options);
+  return new SettingsError(code, message, options);
 }
 
 /** The body of every error answer: `{ error: { code, message, problems? } }`. */

@@ -1,13 +1,16 @@
 /**
- * Stable error codes of the settings family (schema, sanitizer, resolver).
- * Callers branch on `code`; messages are for people and never contain credential values.
+ * Stable error codes of the settings family. The core packages (schema, sanitizer, resolver) raise
+ * the codes listed here; the broker, store and HTTP adapter add their own codes on the same class
+ * (each package documents its list). Callers branch on `code`; messages are for people and never
+ * contain credential values.
  */
 export type SettingsErrorCode =
   | 'INVALID_SETTINGS'
   | 'NOT_AN_OBJECT'
   | 'INVALID_REQUEST_SETTINGS'
   | 'INVALID_CAPABILITY_TABLE'
-  | 'INVALID_ARGUMENT';
+  | 'INVALID_ARGUMENT'
+  | (string & {});
 
 /**
  * The one error class of the settings family.

@@ -1,4 +1,4 @@
-import { SettingsError, type SettingsErrorCode } from '@assistant-kit/settings-schema';
+import { SettingsError } from '@assistant-kit/settings-schema';
 
 /** Stable codes of the errors this package raises (all as `SettingsError`). */
 export type SettingsStoreErrorCode =
@@ -15,10 +15,5 @@ export function settingsStoreError(
   message: string,
   cause?: unknown,
 ): SettingsError {
-  // The family's code union lists the core packages' codes; the store's codes extend it.
-  return new SettingsError(
-    code as unknown as SettingsErrorCode,
-    message,
-    cause === undefined ? {} : { cause },
-  );
+  return new SettingsError(code, message, cause === undefined ? {} : { cause });
 }
