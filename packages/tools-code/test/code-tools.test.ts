@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type ToolResult, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
+import { sha256Hex, type ToolResult, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CodeToolFamily, createCodeTools } from '../src/index.js';
 import { copySampleProject } from './helpers/fixture-workspace.js';
@@ -447,6 +447,7 @@ describe('code_intelligence', () => {
     expect(format2).toContain('sum(a, b)');
     // The observed-file ledger knows the new versions.
     expect(runtime.workspace.ledger.get('src/format.ts')).toBeDefined();
+    expect(runtime.workspace.ledger.get('src/format.ts')?.hash).toBe(sha256Hex(format2));
     // A used token cannot be replayed.
     expect(
       (
