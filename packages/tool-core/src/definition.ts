@@ -1,6 +1,7 @@
 import type { Static, TSchema } from 'typebox';
 import type { EffectClass, ExecutionMode, NetworkGrant, ResultOrigin, ToolCapability } from './effects.js';
 import type { ToolResult } from './result.js';
+import type { ProcessLauncher } from './runtime/process-launcher.js';
 import type { Workspace } from './workspace/workspace.js';
 
 /** Progress of a long call, forwarded to MCP progress notifications by the server. */
@@ -12,7 +13,13 @@ export interface ToolProgress {
 
 /** What a handler receives besides its validated arguments. */
 export interface ToolCallContext {
+  /** The only way a handler reaches files: confinement, protected paths, ledger, atomic writes. */
   workspace: Workspace;
+  /**
+   * The only way a handler starts a process: it carries the host's sandbox options, so they
+   * cover every tool that runs one (run_command, run_tests, an app's dev server).
+   */
+  processes: ProcessLauncher;
   /** Aborted when the caller cancels the call; long handlers must stop promptly. */
   signal: AbortSignal;
   /** Reports progress of a long call; a no-op when nobody listens. */

@@ -39,6 +39,8 @@ export const TOOL_ERROR_CODES = {
   WORKSPACE_READ_ONLY: 'WORKSPACE_READ_ONLY',
   /** A write could not be completed; nothing was changed. */
   WRITE_FAILED: 'WRITE_FAILED',
+  /** The runtime has no process launcher, so a tool that starts processes cannot run. */
+  PROCESS_LAUNCHER_MISSING: 'PROCESS_LAUNCHER_MISSING',
   /** An unexpected failure inside a tool. */
   INTERNAL_ERROR: 'INTERNAL_ERROR',
 } as const;

@@ -50,6 +50,19 @@ export {
   type EffectRule,
   type ToolPolicy,
 } from './runtime/policy.js';
+export {
+  type BackgroundProcess,
+  type BackgroundProcessRequest,
+  type CommandShell,
+  type ExecutionContext,
+  type NewOutput,
+  type OutputChunk,
+  type ProcessLauncher,
+  type ProcessRequest,
+  type ProcessResult,
+  refusingProcessLauncher,
+  type WaitOutcome,
+} from './runtime/process-launcher.js';
 export { SequentialQueue } from './runtime/sequential-queue.js';
 export { type ToolCallOptions, ToolRuntime, type ToolRuntimeOptions } from './runtime/tool-runtime.js';
 export { StringEnum } from './schema-helpers.js';

@@ -6,6 +6,7 @@ import { DEFAULT_OUTPUT_CHARACTER_CAP, truncateText } from '../truncate.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { type ArgumentValidator, compileArgumentValidator } from './argument-validation.js';
 import { defaultToolPolicy, type ToolPolicy } from './policy.js';
+import { type ProcessLauncher, refusingProcessLauncher } from './process-launcher.js';
 import { SequentialQueue } from './sequential-queue.js';
 
 export interface ToolRuntimeOptions {
@@ -15,6 +16,11 @@ export interface ToolRuntimeOptions {
   policy?: ToolPolicy;
   /** Cap on the characters of a result's text parts, as a last line of defence (default 100,000). */
   outputCharacterCap?: number;
+  /**
+   * Starts processes for handlers, with the host's sandbox options. Without it every process
+   * start is refused (`PROCESS_LAUNCHER_MISSING`).
+   */
+  processes?: ProcessLauncher;
 }
 
 export interface ToolCallOptions {
@@ -60,12 +66,14 @@ const noProgress = () => {};
  */
 export class ToolRuntime {
   readonly workspace: Workspace;
+  readonly processes: ProcessLauncher;
   readonly #tools = new Map<string, RegisteredTool>();
   #policy: ToolPolicy;
   readonly #outputCharacterCap: number;
 
   constructor(options: ToolRuntimeOptions) {
     this.workspace = options.workspace;
+    this.processes = options.processes ?? refusingProcessLauncher;
     this.#policy = options.policy ?? defaultToolPolicy;
     this.#outputCharacterCap = options.outputCharacterCap ?? DEFAULT_OUTPUT_CHARACTER_CAP;
     for (const definition of options.tools) {
@@ -163,6 +171,7 @@ export class ToolRuntime {
     try {
       return await definition.handler(args, {
         workspace: this.workspace,
+        processes: this.processes,
         signal,
         reportProgress: options.onProgress ?? noProgress,
         callId: options.callId ?? randomUUID(),
