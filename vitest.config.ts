@@ -18,6 +18,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    reporters: ['default', ['json', { outputFile: 'reports/vitest.json' }]],
+    // CI runs the suite once per Node line and names each run's report through VITEST_REPORT.
+    reporters: ['default', ['json', { outputFile: process.env.VITEST_REPORT ?? 'reports/vitest.json' }]],
   },
 });

@@ -15,6 +15,14 @@ export interface KeychainSecretBackendOptions {
 const SEPARATOR = '/';
 
 /**
+ * Keychain APIs whose probe failed once in this process. On Linux, the keyring library answers a
+ * missing Secret Service with an error on the first call and then quietly serves later calls
+ * from a store that does not survive a reboot; a key saved there would be lost. So one failed
+ * probe marks that API unavailable for the life of the process.
+ */
+const failedApis = new WeakSet<KeytarApi>();
+
+/**
  * Keeps credentials in the OS keychain (Secret Service on Linux, Keychain on macOS,
  * Credential Manager on Windows) through the keytar API. Entries are filed as
  * `<encoded account id>/<entry id>` under one service name.
@@ -41,6 +49,12 @@ export class KeychainSecretBackend implements SecretBackend {
       throw secretBrokerError('INVALID_ARGUMENT', 'Keychain service name must be 1 to 128 characters.');
     }
     const api = options.keytar ?? (await loadKeytar()).api;
+    if (failedApis.has(api)) {
+      throw secretBrokerError(
+        'KEYCHAIN_UNAVAILABLE',
+        'The OS keychain is not available (an earlier probe in this process failed). It needs a running Secret Service on an unlocked keyring (on Linux a D-Bus session with gnome-keyring or KWallet); use the encrypted vault instead.',
+      );
+    }
     const probeAccount = `.probe${SEPARATOR}${randomBytes(6).toString('hex')}`;
     try {
       await api.setPassword(service, probeAccount, 'probe');
@@ -48,6 +62,7 @@ export class KeychainSecretBackend implements SecretBackend {
       await api.deletePassword(service, probeAccount);
       if (read !== 'probe') throw new Error('the probe entry read back differently');
     } catch (error) {
+      failedApis.add(api);
       throw secretBrokerError(
         'KEYCHAIN_UNAVAILABLE',
         `The OS keychain is not available (${describe(error)}). It needs a running Secret Service on an unlocked keyring (on Linux a D-Bus session with gnome-keyring or KWallet); use the encrypted vault instead.`,

@@ -29,6 +29,9 @@ function runFixture(withDbus: boolean): Promise<{ result: Record<string, unknown
   };
   delete environment.DBUS_SESSION_BUS_ADDRESS;
   delete environment.GNOME_KEYRING_CONTROL;
+  // Without an address, libdbus autolaunches a session bus (dbus-x11), which then activates
+  // gnome-keyring: "no D-Bus" must name a bus that does not exist.
+  if (!withDbus) environment.DBUS_SESSION_BUS_ADDRESS = `unix:path=${join(home, 'no-such-bus')}`;
   const node = `${JSON.stringify(process.execPath)} --conditions=source --import tsx ${JSON.stringify(fixture)}`;
   // gnome-keyring-daemon reads the unlock password from stdin: one newline is an empty password.
   const script = withDbus
