@@ -1,9 +1,13 @@
-import { access, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ToolError, type Workspace } from '@assistant-kit/tool-core';
 import { AsyncMutex } from './async-mutex.js';
-import { type CheckpointKind, type CheckpointRecord, DispatchLog } from './dispatch-log.js';
+import {
+  type CheckpointKind,
+  type CheckpointRecord,
+  DISPATCH_LOG_FILE,
+  DispatchLog,
+  LEGACY_DISPATCH_LOG_FILE,
+} from './dispatch-log.js';
 import {
   type ChangedFile,
   DEFAULT_MAX_FILE_BYTES,
@@ -11,6 +15,7 @@ import {
   type TreeEntry,
   type WorkspaceSnapshot,
 } from './shadow-repository.js';
+import { makeTemporaryDirectory, pathExists, removePath } from './storage-files.js';
 
 export interface DispatchCheckpointsOptions {
   /** Files larger than this many bytes are not recorded (default 5 MiB). */
@@ -270,13 +275,8 @@ export class DispatchCheckpoints {
         .find((record) => record.kind === 'undo' && record.reversedBy === undefined);
       if (undo === undefined)
         throw new ToolError('NOTHING_TO_REDO', 'No undo is in effect; nothing to redo.');
-      const outcome = await this.#reverse(shadow, log, [undo], 'redo', options.signal);
-      for (const id of undo.reverses ?? []) {
-        const record = log.find(id);
-        if (record !== undefined) delete record.reversedBy;
-      }
-      await log.save();
-      return outcome;
+      // The redo's record brings the undo's dispatches back into effect (DispatchLog.append).
+      return this.#reverse(shadow, log, [undo], 'redo', options.signal);
     });
   }
 
@@ -311,7 +311,7 @@ export class DispatchCheckpoints {
     this.#closed = true;
     await this.#mutex.run(async () => {
       if (this.#temporaryStorage !== undefined) {
-        await rm(this.#temporaryStorage, { recursive: true, force: true });
+        await removePath(this.#temporaryStorage);
       }
     });
   }
@@ -365,15 +365,17 @@ export class DispatchCheckpoints {
   async #initialise(): Promise<{ shadow: ShadowRepository; log: DispatchLog }> {
     let storage: string;
     let logSource: string | undefined;
+    let legacyLogSource: string | undefined;
     const alternates: string[] = [];
     if (this.workspace.readOnly) {
       // Configuration R: write nothing in the workspace, not even the hidden folder.
-      storage = await mkdtemp(path.join(tmpdir(), 'assistant-kit-undo-'));
+      storage = await makeTemporaryDirectory('assistant-kit-undo-');
       this.#temporaryStorage = storage;
       const existing = path.join(this.workspace.hiddenDirectory, 'undo');
-      if (await exists(path.join(existing, 'git', 'objects'))) {
+      if (await pathExists(path.join(existing, 'git', 'objects'))) {
         alternates.push(path.join(existing, 'git', 'objects'));
-        logSource = path.join(existing, 'dispatches.json');
+        logSource = path.join(existing, DISPATCH_LOG_FILE);
+        legacyLogSource = path.join(existing, LEGACY_DISPATCH_LOG_FILE);
       }
     } else {
       storage = await this.workspace.ensureHiddenDirectory('undo');
@@ -385,18 +387,25 @@ export class DispatchCheckpoints {
       excludePatterns: this.#exclude,
       alternateObjectDirectories: alternates,
     });
-    const logFile = path.join(storage, 'dispatches.json');
-    const log = await DispatchLog.load(logFile, logSource ?? logFile);
+    const logFile = path.join(storage, DISPATCH_LOG_FILE);
+    const log = await DispatchLog.load(
+      logFile,
+      logSource ?? logFile,
+      legacyLogSource ?? path.join(storage, LEGACY_DISPATCH_LOG_FILE),
+    );
     if (log.head !== undefined && (await shadow.findCommitTree(log.head)) === undefined) {
       // The log points at a commit that is gone (storage copied or damaged): start afresh.
-      log.head = undefined;
-      log.records.length = 0;
+      await log.reset();
     }
     if (log.head === undefined) {
       const snapshot = await shadow.snapshot();
-      log.head = await shadow.commit(snapshot.tree, undefined, 'baseline: workspace when checkpoints began');
-      await shadow.setHead(log.head);
-      await log.save();
+      const baseline = await shadow.commit(
+        snapshot.tree,
+        undefined,
+        'baseline: workspace when checkpoints began',
+      );
+      await shadow.setHead(baseline);
+      await log.setHead(baseline);
     }
     return { shadow, log };
   }
@@ -410,16 +419,13 @@ export class DispatchCheckpoints {
     const head = log.head!;
     if ((await shadow.treeOf(head)) === snapshot.tree) return head;
     const commit = await shadow.commit(snapshot.tree, head, message);
-    log.head = commit;
-    await Promise.all([shadow.setHead(commit), log.save()]);
+    await Promise.all([shadow.setHead(commit), log.setHead(commit)]);
     return commit;
   }
 
   async #append(shadow: ShadowRepository, log: DispatchLog, record: CheckpointRecord): Promise<void> {
     const moved = log.head !== record.commit;
-    log.records.push(record);
-    log.head = record.commit;
-    await Promise.all([moved ? shadow.setHead(record.commit) : undefined, log.save()]);
+    await Promise.all([moved ? shadow.setHead(record.commit) : undefined, log.append(record)]);
   }
 
   async #reverse(
@@ -472,7 +478,6 @@ export class DispatchCheckpoints {
       changedFiles,
       reverses: reversed,
     };
-    for (const target of targets) target.reversedBy = id;
     await this.#append(shadow, log, record);
     if (this.#open !== undefined) {
       // The open dispatch had changed nothing; its own changes start after the undo.
@@ -584,11 +589,4 @@ function conflictReason(
   if (actual === undefined) return 'deleted_since';
   if (expected === undefined) return 'recreated_since';
   return 'modified_since';
-}
-
-async function exists(file: string): Promise<boolean> {
-  return access(file).then(
-    () => true,
-    () => false,
-  );
 }

@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import type { ChangedFile } from './shadow-repository.js';
+import { appendDurably, readTextIfPresent, writeFileDurably } from './storage-files.js';
 
 /** What a checkpoint record stands for: a dispatch's work, an undo of dispatches, or a redo. */
 export type CheckpointKind = 'dispatch' | 'undo' | 'redo';
@@ -24,41 +23,71 @@ export interface CheckpointRecord {
   reversedBy?: string;
 }
 
-interface DispatchLogFile {
-  version: 1;
-  /** Newest checkpoint commit. */
-  head?: string;
-  records: CheckpointRecord[];
-}
+/** One line of the log file: a new newest checkpoint, or a completed entry. */
+type LogLine = { head: string } | { record: CheckpointRecord };
+
+/** File name of the log in the undo storage folder. */
+export const DISPATCH_LOG_FILE = 'dispatches.jsonl';
+/** The earlier format (one JSON document rewritten whole), read once and carried over. */
+export const LEGACY_DISPATCH_LOG_FILE = 'dispatches.json';
 
 /**
- * The ordered history of completed dispatches, undos and redos, kept as JSON beside the shadow
- * repository and replaced atomically (temp file + rename) on every change.
+ * The ordered history of completed dispatches, undos and redos, kept beside the shadow
+ * repository as JSON lines. Every change appends one line and fsyncs it, so the cost of a
+ * dispatch does not grow with the history and a crash loses at most the line being written (a
+ * torn last line is ignored on load). Which entries an undo or redo reversed is derived from the
+ * records on load, never rewritten in place.
  */
 export class DispatchLog {
   head: string | undefined;
-  readonly records: CheckpointRecord[];
+  readonly records: CheckpointRecord[] = [];
 
-  private constructor(
-    private readonly file: string,
-    content: DispatchLogFile,
-  ) {
-    this.head = content.head;
-    this.records = content.records;
-  }
+  private constructor(private readonly file: string) {}
 
-  /** Loads the log from `source` (default: `file`); a missing file is an empty history. */
-  static async load(file: string, source = file): Promise<DispatchLog> {
-    let content: DispatchLogFile = { version: 1, records: [] };
-    try {
-      const parsed = JSON.parse(await readFile(source, 'utf8')) as Partial<DispatchLogFile>;
-      if (parsed.version === 1 && Array.isArray(parsed.records)) {
-        content = { version: 1, head: parsed.head, records: parsed.records };
+  /**
+   * Loads the log of `file`, reading `source` instead when given (the log of another storage
+   * folder, in read-only sessions). A missing file is an empty history; a log in the earlier
+   * single-document format is carried over.
+   */
+  static async load(file: string, source = file, legacySource?: string): Promise<DispatchLog> {
+    const log = new DispatchLog(file);
+    const text = await readTextIfPresent(source);
+    if (text !== undefined) {
+      for (const line of text.split('\n')) {
+        if (line.trim() === '') continue;
+        let parsed: LogLine;
+        try {
+          parsed = JSON.parse(line) as LogLine;
+        } catch {
+          // A torn line from a crash mid-append: what follows cannot exist, the rest is kept.
+          continue;
+        }
+        log.#apply(parsed);
       }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && !(error instanceof SyntaxError)) throw error;
+      return log;
     }
-    return new DispatchLog(file, content);
+    if (legacySource !== undefined) {
+      const legacy = await readTextIfPresent(legacySource);
+      if (legacy !== undefined) {
+        try {
+          const parsed = JSON.parse(legacy) as {
+            version?: number;
+            head?: string;
+            records?: CheckpointRecord[];
+          };
+          if (parsed.version === 1 && Array.isArray(parsed.records)) {
+            for (const record of parsed.records) log.records.push(record);
+            log.head = parsed.head;
+          }
+        } catch {
+          // An unreadable legacy log is an empty history, as before.
+        }
+        if (file === source && log.records.length + (log.head === undefined ? 0 : 1) > 0) {
+          await writeFileDurably(file, log.#serialise());
+        }
+      }
+    }
+    return log;
   }
 
   find(id: string): CheckpointRecord | undefined {
@@ -75,15 +104,59 @@ export class DispatchLog {
     return `${prefix}${highest + 1}`;
   }
 
-  async save(): Promise<void> {
-    const content: DispatchLogFile = { version: 1, head: this.head, records: this.records };
-    const temporary = `${this.file}.${randomUUID()}.tmp`;
-    try {
-      await writeFile(temporary, `${JSON.stringify(content, null, 1)}\n`);
-      await rename(temporary, this.file);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
+  /** Records a new newest checkpoint that is not an entry (the workspace between dispatches). */
+  async setHead(commit: string): Promise<void> {
+    await this.#write({ head: commit });
+  }
+
+  /**
+   * Adds a completed entry (its commit becomes the head). An undo marks the entries it reverses;
+   * a redo marks the undo it reverses and brings that undo's entries back into effect.
+   */
+  async append(record: CheckpointRecord): Promise<void> {
+    await this.#write({ record });
+  }
+
+  /** Starts the file afresh (the history it named is gone). */
+  async reset(): Promise<void> {
+    this.head = undefined;
+    this.records.length = 0;
+    await writeFileDurably(this.file, '');
+  }
+
+  async #write(line: LogLine): Promise<void> {
+    // The line reaches the disk before memory changes, so memory never runs ahead of the file.
+    await appendDurably(this.file, `${JSON.stringify(line)}\n`);
+    this.#apply(line);
+  }
+
+  #apply(line: LogLine): void {
+    if ('head' in line) {
+      this.head = line.head;
+      return;
     }
+    const record = { ...line.record };
+    delete record.reversedBy;
+    this.records.push(record);
+    this.head = record.commit;
+    for (const id of record.reverses ?? []) {
+      const target = this.find(id);
+      if (target === undefined) continue;
+      target.reversedBy = record.id;
+      if (record.kind === 'redo' && target.kind === 'undo') {
+        for (const restored of target.reverses ?? []) delete this.find(restored)?.reversedBy;
+      }
+    }
+  }
+
+  /** The whole history as log lines (used once, to carry over the earlier format). */
+  #serialise(): string {
+    const lines = this.records.map((record) =>
+      JSON.stringify({ record: { ...record, reversedBy: undefined } }),
+    );
+    if (this.head !== undefined && this.head !== this.records.at(-1)?.commit) {
+      lines.push(JSON.stringify({ head: this.head }));
+    }
+    return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
   }
 }

@@ -1,5 +1,6 @@
 import { ToolError } from '@assistant-kit/tool-core';
 import { type SimpleGitOptions, simpleGit } from 'simple-git';
+import { CONFIG_OVERRIDE_VARIABLES } from './git-config-overrides.js';
 
 export interface GitRunOptions {
   /** Bytes written to git's standard input. */
@@ -41,7 +42,31 @@ const ALLOWED_ENVIRONMENT = [
   'GIT_LITERAL_PATHSPECS',
   'GIT_NO_REPLACE_OBJECTS',
   'GIT_CEILING_DIRECTORIES',
+  ...CONFIG_OVERRIDE_VARIABLES,
 ];
+
+/**
+ * simple-git refuses configuration that names a command unless told otherwise. This package
+ * sets such keys itself, only to pin them to harmless values (git-config-overrides.ts), and
+ * never passes configuration or options taken from a tool call, so those checks are lifted.
+ */
+const OWN_CONFIG_IS_SAFE = {
+  allowUnsafeConfigPaths: true,
+  allowUnsafeConfigEnvCount: true,
+  allowUnsafeHooksPath: true,
+  allowUnsafeFsMonitor: true,
+  allowUnsafePager: true,
+  allowUnsafeEditor: true,
+  allowUnsafeAskPass: true,
+  allowUnsafeCredentialHelper: true,
+  allowUnsafeSshCommand: true,
+  allowUnsafeGitProxy: true,
+  allowUnsafeProtocolOverride: true,
+  allowUnsafeDiffExternal: true,
+  allowUnsafeDiffTextConv: true,
+  allowUnsafeFilter: true,
+  allowUnsafeGpgProgram: true,
+} as const;
 
 class GitExitError extends Error {
   constructor(
@@ -54,7 +79,8 @@ class GitExitError extends Error {
 
 /**
  * Runs git through simple-git with a fixed, minimal environment: no system or global config, a
- * private HOME, and only the variables this package sets. The guards simple-git applies to
+ * private HOME, command-line configuration that pins every command-running key (see
+ * git-config-overrides.ts), and only the variables this package sets. The guards simple-git applies to
  * untrusted arguments are relaxed only for the options this package itself passes (its own git
  * directory, work tree, hooks path and config files).
  */
@@ -83,7 +109,7 @@ export class GitRunner {
       maxConcurrentProcesses: 1,
       trimmed: false,
       allowEnvironment: ALLOWED_ENVIRONMENT,
-      unsafe: { allowUnsafeConfigPaths: true, allowUnsafeHooksPath: true },
+      unsafe: OWN_CONFIG_IS_SAFE,
       errors: (error, result) => {
         exitCode = result.exitCode;
         if (result.exitCode === 0) return undefined;

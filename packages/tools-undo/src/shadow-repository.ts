@@ -1,8 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { access, copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '@assistant-kit/tool-core';
+import {
+  commandNeutralisingOverrides,
+  configOverrideEnvironment,
+  shadowRepositoryOverrides,
+} from './git-config-overrides.js';
 import { GitRunner } from './git-runner.js';
+import {
+  copyFileIfPresent,
+  ensureFileContent,
+  makeDirectory,
+  pathExists,
+  removePath,
+  writeFileDurably,
+} from './storage-files.js';
 import { findWorkspaceChanges } from './workspace-listing.js';
 
 /** Ref of the newest checkpoint; every checkpoint commit has the previous one as parent. */
@@ -87,6 +99,8 @@ export class ShadowRepository {
   readonly gitDirectory: string;
   readonly indexFile: string;
   readonly git: GitRunner;
+  /** An empty folder every git command of the service takes as its hooks folder. */
+  readonly hooksDirectory: string;
   private readonly emptyIndexFile: string;
   #ignoredChecked = false;
   /**
@@ -102,6 +116,7 @@ export class ShadowRepository {
   ) {
     this.gitDirectory = path.join(options.storageDirectory, 'git');
     this.indexFile = path.join(options.storageDirectory, 'index');
+    this.hooksDirectory = path.join(options.storageDirectory, 'no-hooks');
     this.emptyIndexFile = path.join(options.storageDirectory, 'no-index');
     this.git = git;
   }
@@ -112,7 +127,8 @@ export class ShadowRepository {
     const gitDirectory = path.join(storage, 'git');
     const home = path.join(storage, 'home');
     const noHooks = path.join(storage, 'no-hooks');
-    await Promise.all([mkdir(home, { recursive: true }), mkdir(noHooks, { recursive: true })]);
+    const emptyFile = path.join(storage, 'empty');
+    await Promise.all([makeDirectory(home), makeDirectory(noHooks)]);
     const environment: Record<string, string> = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: home,
@@ -131,29 +147,42 @@ export class ShadowRepository {
       GIT_AUTHOR_EMAIL: 'checkpoints@assistant-kit.invalid',
       GIT_COMMITTER_NAME: 'assistant-kit',
       GIT_COMMITTER_EMAIL: 'checkpoints@assistant-kit.invalid',
+      // Whatever the repository's config file says by now, these win (issue 12).
+      ...configOverrideEnvironment([
+        ...commandNeutralisingOverrides(noHooks),
+        ...shadowRepositoryOverrides(emptyFile),
+      ]),
     };
     const git = new GitRunner(environment, options.workTree);
-    if (!(await exists(path.join(gitDirectory, 'HEAD')))) {
-      await mkdir(gitDirectory, { recursive: true });
+    if (!(await pathExists(path.join(gitDirectory, 'HEAD')))) {
+      await makeDirectory(gitDirectory);
       await git.with({ GIT_WORK_TREE: undefined }, storage).run(['init', '--quiet', '--bare', gitDirectory]);
     }
-    await mkdir(path.join(gitDirectory, 'info'), { recursive: true });
-    await writeFile(path.join(gitDirectory, 'config'), repositoryConfig(noHooks, storage));
-    await writeFile(path.join(storage, 'empty'), '');
-    await writeFile(
-      path.join(gitDirectory, 'info', 'exclude'),
-      `${[...DEFAULT_EXCLUDED_FOLDERS.map((folder) => `${folder}/`), ...options.excludePatterns].join('\n')}\n`,
-    );
-    // Highest-precedence attributes: no end-of-line conversion, filters or encodings, so the
-    // bytes recorded and restored are exactly the bytes on disk.
-    await writeFile(
-      path.join(gitDirectory, 'info', 'attributes'),
-      '* -text -eol -filter -ident -working-tree-encoding -export-subst\n',
-    );
+    await makeDirectory(path.join(gitDirectory, 'info'));
+    // The files git reads are (re)written on every open, durably, and only when they differ; the
+    // config file is also kept harmless, but the overrides above are what git obeys.
+    await Promise.all([
+      ensureFileContent(path.join(gitDirectory, 'config'), repositoryConfig(noHooks, storage)),
+      ensureFileContent(emptyFile, ''),
+      ensureFileContent(
+        path.join(gitDirectory, 'info', 'exclude'),
+        `${[...DEFAULT_EXCLUDED_FOLDERS.map((folder) => `${folder}/`), ...options.excludePatterns].join('\n')}\n`,
+      ),
+      // Highest-precedence attributes: no end-of-line conversion, filters or encodings, so the
+      // bytes recorded and restored are exactly the bytes on disk, and no filter or diff driver
+      // named by a workspace .gitattributes ever applies.
+      ensureFileContent(
+        path.join(gitDirectory, 'info', 'attributes'),
+        '* -text -eol -filter -ident -working-tree-encoding -export-subst\n',
+      ),
+    ]);
     const alternates = options.alternateObjectDirectories ?? [];
     if (alternates.length > 0) {
-      await mkdir(path.join(gitDirectory, 'objects', 'info'), { recursive: true });
-      await writeFile(path.join(gitDirectory, 'objects', 'info', 'alternates'), `${alternates.join('\n')}\n`);
+      await makeDirectory(path.join(gitDirectory, 'objects', 'info'));
+      await ensureFileContent(
+        path.join(gitDirectory, 'objects', 'info', 'alternates'),
+        `${alternates.join('\n')}\n`,
+      );
     }
     return new ShadowRepository(options, git);
   }
@@ -237,20 +266,13 @@ export class ShadowRepository {
    * Points the checkpoint ref at `commit`. The ref only keeps the history reachable (the dispatch
    * log is the source of truth), and this repository always uses git's files ref storage (it is
    * created by `git init` and its config is rewritten on every open), so the loose ref file is
-   * written directly, atomically (temp file + rename as git itself does), without a git process.
+   * written directly and durably (temp file + fsync + rename + folder fsync), without a git process.
    */
   async setHead(commit: string): Promise<void> {
     const refFile = path.join(this.gitDirectory, ...CHECKPOINT_REF.split('/'));
+    await makeDirectory(path.dirname(refFile));
     // The temporary file lives outside refs/ so git never lists it as a ref.
-    const temporary = path.join(this.gitDirectory, `checkpoint-ref-${randomUUID()}.tmp`);
-    try {
-      await mkdir(path.dirname(refFile), { recursive: true });
-      await writeFile(temporary, `${commit}\n`);
-      await rename(temporary, refFile);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
+    await writeFileDurably(refFile, `${commit}\n`, this.gitDirectory);
   }
 
   /** The tree of a commit. */
@@ -379,10 +401,9 @@ export class ShadowRepository {
     const scratchIndex = path.join(this.options.storageDirectory, `build-index-${randomUUID()}`);
     const scratch = this.git.with({ GIT_INDEX_FILE: scratchIndex });
     try {
-      await copyFile(this.indexFile, scratchIndex).catch(async (error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOENT') throw error;
+      if (!(await copyFileIfPresent(this.indexFile, scratchIndex))) {
         await scratch.run(['read-tree', indexTree]);
-      });
+      }
       const lines = [...updates].map(([file, entry]) =>
         entry === undefined ? `0 ${'0'.repeat(40)}\t${file}` : `${entry.mode} ${entry.object}\t${file}`,
       );
@@ -390,7 +411,7 @@ export class ShadowRepository {
         await scratch.run(['update-index', '-z', '--index-info'], { input: joinNul(lines) });
       return (await scratch.run(['write-tree'])).trim();
     } finally {
-      await rm(scratchIndex, { force: true });
+      await removePath(scratchIndex);
     }
   }
 
@@ -440,6 +461,7 @@ function repositoryConfig(noHooks: string, storage: string): string {
     '\tuntrackedCache = false',
     // Checkpoints favour speed over a few bytes: fast zlib for loose objects.
     '\tlooseCompression = 1',
+    '\tfsync = all',
     `\texcludesFile = ${quoteConfigValue(empty)}`,
     `\tattributesFile = ${quoteConfigValue(empty)}`,
     '[gc]',
@@ -494,11 +516,4 @@ function splitNul(output: string): string[] {
 
 function joinNul(entries: readonly string[]): string {
   return `${entries.join('\0')}\0`;
-}
-
-async function exists(file: string): Promise<boolean> {
-  return access(file).then(
-    () => true,
-    () => false,
-  );
 }

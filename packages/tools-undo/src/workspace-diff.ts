@@ -1,10 +1,10 @@
-import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError, truncateText } from '@assistant-kit/tool-core';
 import picomatch from 'picomatch';
 import type { BaselineContext, DiffBaseline, DispatchCheckpoints } from './dispatch-checkpoints.js';
 import type { ChangedFile, ShadowRepository } from './shadow-repository.js';
-import { findUserRepository, resolveUserRevision, userRepositoryRunner } from './user-repository.js';
+import { lstatIfPresent } from './storage-files.js';
+import { findUserRepository, resolveUserRevision, type UserRepository } from './user-repository.js';
 
 /** Default bound of the diff text, in characters. */
 export const DEFAULT_DIFF_MAX_CHARS = 40_000;
@@ -141,8 +141,7 @@ async function resolveBaseline(context: BaselineContext, since: string, root: st
   if (record !== undefined) {
     return { tree: await shadow.treeOf(record.commit), description: `the end of ${record.id}` };
   }
-  const userGit = userRepositoryRunner(shadow.git, root);
-  const userRepository = await findUserRepository(userGit, root);
+  const userRepository = await findUserRepository(shadow.git, root, shadow.hooksDirectory);
   if (since === 'working') {
     if (userRepository === undefined) {
       throw new ToolError(
@@ -150,7 +149,7 @@ async function resolveBaseline(context: BaselineContext, since: string, root: st
         "since: 'working' compares with the repository's HEAD, but the workspace is not inside a git repository; use since: 'last' or a checkpoint id.",
       );
     }
-    return userBaseline(shadow, userGit, userRepository, 'HEAD', 'HEAD of the workspace repository', true);
+    return userBaseline(shadow, userRepository, 'HEAD', 'HEAD of the workspace repository', true);
   }
   if (!REVISION_PATTERN.test(since) || since.includes('..')) {
     throw new ToolError(
@@ -164,7 +163,7 @@ async function resolveBaseline(context: BaselineContext, since: string, root: st
     return { tree: await shadow.treeOf(checkpoint), description: `checkpoint ${checkpoint.slice(0, 12)}` };
   }
   if (userRepository !== undefined) {
-    return userBaseline(shadow, userGit, userRepository, since, `commit ${since}`, false);
+    return userBaseline(shadow, userRepository, since, `commit ${since}`, false);
   }
   throw new ToolError('UNKNOWN_REVISION', `No checkpoint, dispatch or commit is named "${since}".`, {
     details: { since, dispatches: log.records.map((entry) => entry.id) },
@@ -173,13 +172,12 @@ async function resolveBaseline(context: BaselineContext, since: string, root: st
 
 async function userBaseline(
   shadow: ShadowRepository,
-  userGit: ReturnType<typeof userRepositoryRunner>,
-  repository: NonNullable<Awaited<ReturnType<typeof findUserRepository>>>,
+  repository: UserRepository,
   revision: string,
   description: string,
   unbornIsEmpty: boolean,
 ): Promise<DiffBaseline> {
-  const resolved = await resolveUserRevision(userGit, repository, revision);
+  const resolved = await resolveUserRevision(repository, revision);
   const environment = { GIT_ALTERNATE_OBJECT_DIRECTORIES: repository.objectDirectory };
   if (resolved === undefined) {
     if (unbornIsEmpty) {
@@ -197,8 +195,5 @@ async function userBaseline(
 }
 
 async function existsInWorkspace(root: string, relative: string): Promise<boolean> {
-  return lstat(path.join(root, relative)).then(
-    () => true,
-    () => false,
-  );
+  return (await lstatIfPresent(path.join(root, relative))) !== undefined;
 }

@@ -1,6 +1,6 @@
-import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { GitRunner } from './git-runner.js';
+import { lstatIfPresent } from './storage-files.js';
 
 /** What changed in the work tree since the shadow index last recorded it. */
 export interface WorkspaceChanges {
@@ -66,9 +66,7 @@ export async function findWorkspaceChanges(
   for (let start = 0; start < ordered.length; start += STAT_BATCH) {
     if (signal?.aborted) break;
     const batch = ordered.slice(start, start + STAT_BATCH);
-    const statuses = await Promise.all(
-      batch.map((relative) => lstat(path.join(root, relative)).catch(() => undefined)),
-    );
+    const statuses = await Promise.all(batch.map((relative) => lstatIfPresent(path.join(root, relative))));
     statuses.forEach((status, index) => {
       const relative = batch[index]!;
       if (status?.isFile() && status.size > maxFileBytes) {

@@ -1,0 +1,121 @@
+/**
+ * The only module of tools-undo that imports node:fs (allow-listed by path). It is allowed
+ * because what it touches is the undo service's own state, not the agent's files: the shadow
+ * repository's storage under `.assistant-kit/undo/` (or a private temporary folder in R), the
+ * dispatch log, stat-only checks of workspace paths that git reported, and the user repository's
+ * top-level attribute files (read to learn which filter drivers to switch off). Tool handlers reach
+ * workspace files only through the Workspace; git itself writes the work tree during an undo.
+ *
+ * Writes are durable as ARCHITECTURE.md promises: a replaced file is written to a temporary file,
+ * fsynced, renamed over the old one and its folder fsynced; an appended line is fsynced before
+ * the append reports success.
+ */
+import { randomUUID } from 'node:crypto';
+import { constants, type Stats } from 'node:fs';
+import { access, copyFile, lstat, mkdir, mkdtemp, open, readFile, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/**
+ * Replaces `file` with `content` so that a crash leaves either the old or the new content. The
+ * temporary file goes in `temporaryDirectory` when given (same file system), else beside `file`.
+ */
+export async function writeFileDurably(
+  file: string,
+  content: string | Uint8Array,
+  temporaryDirectory?: string,
+): Promise<void> {
+  const temporary =
+    temporaryDirectory === undefined
+      ? `${file}.${randomUUID()}.tmp`
+      : path.join(temporaryDirectory, `${path.basename(file)}-${randomUUID()}.tmp`);
+  try {
+    const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+    try {
+      await handle.writeFile(content);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await syncDirectory(path.dirname(file));
+}
+
+/**
+ * Writes `file` durably unless it already holds exactly `content` (a session's open then costs
+ * reads, not fsyncs, when nothing changed).
+ */
+export async function ensureFileContent(file: string, content: string): Promise<void> {
+  const current = await readFile(file, 'utf8').catch(() => undefined);
+  if (current !== content) await writeFileDurably(file, content);
+}
+
+/** Appends `text` to `file` (created if missing) and fsyncs it before returning. */
+export async function appendDurably(file: string, text: string): Promise<void> {
+  const created = !(await pathExists(file));
+  const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o600);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  if (created) await syncDirectory(path.dirname(file));
+}
+
+async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The file's text, or undefined when it does not exist. */
+export async function readTextIfPresent(file: string): Promise<string | undefined> {
+  return readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+}
+
+export async function pathExists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** lstat that answers undefined for a path that is gone (or cannot be looked at). */
+export async function lstatIfPresent(file: string): Promise<Stats | undefined> {
+  return lstat(file).catch(() => undefined);
+}
+
+export async function makeDirectory(directory: string): Promise<void> {
+  await mkdir(directory, { recursive: true });
+}
+
+export async function removePath(target: string): Promise<void> {
+  await rm(target, { recursive: true, force: true });
+}
+
+/** A new private folder in the system's temporary folder. */
+export async function makeTemporaryDirectory(prefix: string): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), prefix));
+}
+
+/** Copies a file; false when the source does not exist. */
+export async function copyFileIfPresent(source: string, target: string): Promise<boolean> {
+  return copyFile(source, target).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return false;
+      throw error;
+    },
+  );
+}
