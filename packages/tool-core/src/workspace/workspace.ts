@@ -78,6 +78,7 @@ export class Workspace {
   readonly root: string;
   readonly readOnly: boolean;
   readonly ledger = new ObservedFileLedger();
+  readonly #beforeWrite = new Set<(relativePaths: readonly string[]) => Promise<void> | void>();
 
   private constructor(root: string, options: WorkspaceOptions) {
     this.root = root;
@@ -101,6 +102,20 @@ export class Workspace {
   /** A read-only view of the same root that shares nothing mutable with this one. */
   async asReadOnly(): Promise<Workspace> {
     return Workspace.open(this.root, { readOnly: true });
+  }
+
+  /**
+   * Calls `listener` with the workspace-relative paths of every write, after its checks and
+   * before any byte changes (undo checkpoints record the previous content from it); a listener
+   * that throws stops the write. Returns a function that removes the listener.
+   */
+  onBeforeWrite(listener: (relativePaths: readonly string[]) => Promise<void> | void): () => void {
+    this.#beforeWrite.add(listener);
+    return () => this.#beforeWrite.delete(listener);
+  }
+
+  async #notifyBeforeWrite(relativePaths: readonly string[]): Promise<void> {
+    for (const listener of this.#beforeWrite) await listener(relativePaths);
   }
 
   /** Absolute path of the hidden app folder (not created). */
@@ -236,6 +251,7 @@ export class Workspace {
         details: { path: resolved.relative },
       });
     }
+    await this.#notifyBeforeWrite([resolved.relative]);
     await this.createParentDirectories(resolved);
     // Staged in a temp file and hard-linked into place: link() fails when the name exists (an
     // exclusive create) and publishes the complete content at once, so a crash never leaves a
@@ -275,6 +291,7 @@ export class Workspace {
     const resolved = await this.resolveFile(input);
     const current = await this.readBytesNoFollow(resolved);
     this.assertCurrentVersion(resolved.relative, current, options.expectedHash);
+    await this.#notifyBeforeWrite([resolved.relative]);
     try {
       await writeFileAtomically(this.root, resolved.absolute, bytes, resolved.relative, resolved.mode);
     } catch (error) {
@@ -308,6 +325,7 @@ export class Workspace {
       }
       prepared.push({ resolved, previous, change });
     }
+    await this.#notifyBeforeWrite(prepared.map(({ resolved }) => resolved.relative));
     const staged: StagedFile[] = [];
     try {
       for (const { resolved, change } of prepared) {
