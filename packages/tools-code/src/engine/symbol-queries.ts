@@ -6,7 +6,7 @@ import { languageOfPath } from '../languages.js';
 import { symbolKindName } from '../lsp/conversions.js';
 import { LineIndex, type ZeroBasedPosition } from '../positions.js';
 import { analyzeText, hasSyntaxSupport } from '../syntax/analyze-file.js';
-import type { CodeSymbol } from '../syntax/symbols.js';
+import type { CodeSymbol, SymbolKindName } from '../syntax/symbols.js';
 import type { CodeContext, EngineName } from './code-context.js';
 
 /** Most bytes a file may have to be outlined or searched. */
@@ -53,22 +53,60 @@ export async function syntaxSymbolsOf(relative: string, text: string): Promise<C
   return (await analyzeText(relative, text))?.symbols;
 }
 
+/**
+ * Kinds whose children are implementation details (locals, callbacks, object-literal keys) rather
+ * than declarations an agent navigates by.
+ */
+const OPAQUE_CONTAINERS = new Set<SymbolKindName>([
+  'function',
+  'method',
+  'constructor',
+  'variable',
+  'constant',
+  'property',
+  'field',
+  'object',
+  'key',
+  'array',
+]);
+/** Kinds that are values rather than declarations, wherever they appear. */
+const VALUE_KINDS = new Set<SymbolKindName>([
+  'string',
+  'number',
+  'boolean',
+  'array',
+  'object',
+  'key',
+  'null',
+  'event',
+  'operator',
+  'type_parameter',
+]);
+
+/** Names servers give to anonymous code: `<unknown>`, `<function>`, `describe() callback`. */
+function isAnonymous(name: string): boolean {
+  return name === '' || /^<.*>$/.test(name) || / callback$/.test(name);
+}
+
 function flattenDocumentSymbols(
   symbols: readonly DocumentSymbol[],
   container: string | undefined,
   output: CodeSymbol[],
 ): void {
   for (const symbol of symbols) {
+    const kind = symbolKindName(symbol.kind);
+    if (isAnonymous(symbol.name) || VALUE_KINDS.has(kind)) continue;
     const entry: CodeSymbol = {
       name: symbol.name,
-      kind: symbolKindName(symbol.kind),
+      kind,
       line: symbol.selectionRange.start.line + 1,
       character: symbol.selectionRange.start.character + 1,
       endLine: symbol.range.end.line + 1,
     };
     if (container !== undefined) entry.container = container;
     output.push(entry);
-    if (symbol.children !== undefined) flattenDocumentSymbols(symbol.children, symbol.name, output);
+    if (symbol.children !== undefined && !OPAQUE_CONTAINERS.has(kind))
+      flattenDocumentSymbols(symbol.children, symbol.name, output);
   }
 }
 
@@ -81,7 +119,8 @@ export function fromDocumentSymbolAnswer(
   const hierarchical = answer.filter((item): item is DocumentSymbol => 'selectionRange' in item);
   flattenDocumentSymbols(hierarchical, undefined, output);
   for (const item of answer) {
-    if (!('location' in item)) continue;
+    if (!('location' in item) || isAnonymous(item.name) || VALUE_KINDS.has(symbolKindName(item.kind)))
+      continue;
     const entry: CodeSymbol = {
       name: item.name,
       kind: symbolKindName(item.kind),

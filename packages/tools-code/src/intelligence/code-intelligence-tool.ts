@@ -1,3 +1,4 @@
+import { pathToFileURL } from 'node:url';
 import { defineTool, isToolError, ToolError, textResult } from '@assistant-kit/tool-core';
 import type {
   CallHierarchyIncomingCall,
@@ -15,6 +16,7 @@ import type {
 } from 'vscode-languageserver-protocol';
 import type { CodeContext } from '../engine/code-context.js';
 import type { OpenedDocument } from '../engine/language-service.js';
+import { openMentioningFiles, type UnanalysedFile, unanalysedNote } from '../engine/reference-scope.js';
 import { findDeclarations, readText, resolvePosition } from '../engine/symbol-queries.js';
 import { boundedCount, codeError } from '../errors.js';
 import { hoverText } from '../lsp/conversions.js';
@@ -26,7 +28,7 @@ import {
 } from '../schemas.js';
 import { joinCapped } from '../tools/format.js';
 import type { EditTokenStore, PreviewedFileEdit, PreviewKind } from './edit-tokens.js';
-import { lineDiff, prepareFileEdits, textEditsByUri } from './workspace-edit.js';
+import { editHunks, prepareFileEdits, textEditsByUri } from './workspace-edit.js';
 
 interface IntelligenceArguments {
   operation: CodeIntelligenceOperation;
@@ -44,6 +46,43 @@ interface IntelligenceArguments {
   edit_token?: string;
   tab_size?: number;
   insert_spaces?: boolean;
+}
+
+/** typescript-language-server's command that runs a refactoring (and writes files itself). */
+const TYPESCRIPT_APPLY_REFACTORING = '_typescript.applyRefactoring';
+/** typescript-language-server's pass-through of one tsserver request (no side effects of its own). */
+const TYPESCRIPT_SERVER_REQUEST = 'typescript.tsserverRequest';
+
+interface TsTextChange {
+  start: { line: number; offset: number };
+  end: { line: number; offset: number };
+  newText: string;
+}
+
+/**
+ * tsserver's getEditsForRefactor answer (1-based line/offset per file) as a WorkspaceEdit. A new
+ * file in the answer becomes a create operation, which previews refuse (text edits only).
+ */
+function refactorEditsToWorkspaceEdit(answer: unknown): WorkspaceEdit | undefined {
+  const body = (answer as { body?: unknown } | undefined)?.body ?? answer;
+  const edits = (body as { edits?: unknown } | undefined)?.edits;
+  if (!Array.isArray(edits) || edits.length === 0) return undefined;
+  const documentChanges: NonNullable<WorkspaceEdit['documentChanges']> = [];
+  for (const file of edits as { fileName: string; textChanges: TsTextChange[]; isNewFile?: boolean }[]) {
+    const uri = pathToFileURL(file.fileName).href;
+    if (file.isNewFile) documentChanges.push({ kind: 'create', uri });
+    documentChanges.push({
+      textDocument: { uri, version: null },
+      edits: file.textChanges.map((change) => ({
+        range: {
+          start: { line: change.start.line - 1, character: change.start.offset - 1 },
+          end: { line: change.end.line - 1, character: change.end.offset - 1 },
+        },
+        newText: change.newText,
+      })),
+    });
+  }
+  return { documentChanges };
 }
 
 const APPLY_KIND: Partial<Record<CodeIntelligenceOperation, PreviewKind>> = {
@@ -73,7 +112,14 @@ function previewText(files: readonly PreviewedFileEdit[], originals: ReadonlyMap
   const lines: string[] = [];
   for (const file of files) {
     lines.push(`${file.path}: ${file.edits.length} edit${file.edits.length === 1 ? '' : 's'}`);
-    lines.push(...lineDiff(originals.get(file.path) ?? '', file.newText).map((line) => `  ${line}`));
+    const edits = file.edits.map((edit) => ({
+      range: {
+        start: { line: edit.line - 1, character: edit.character - 1 },
+        end: { line: edit.end_line - 1, character: edit.end_character - 1 },
+      },
+      newText: edit.new_text,
+    }));
+    lines.push(...editHunks(originals.get(file.path) ?? '', edits).map((line) => `  ${line}`));
   }
   return lines;
 }
@@ -285,6 +331,11 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
                 if (prepared === null)
                   throw codeError('RENAME_NOT_POSSIBLE', 'The symbol at that position cannot be renamed.');
               }
+              const renamedWord =
+                /^[\p{L}\p{N}_$]+/u.exec(
+                  document.lines.lineText(position.line).slice(position.character),
+                )?.[0] ?? '';
+              const scope = await openMentioningFiles(context, relative, renamedWord, signal);
               let edit: WorkspaceEdit | null;
               try {
                 edit = await request<WorkspaceEdit | null>('textDocument/rename', {
@@ -309,6 +360,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
                 await prepareFileEdits(context.workspace, textEditsByUri(edit)),
                 base,
                 { new_name: newName },
+                { name: renamedWord, unanalysed: scope.unanalysed },
               );
             }
             case 'preview_format': {
@@ -376,19 +428,32 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
                   lines.push(
                     `${actionId}: ${action.title}${action.kind === undefined ? '' : ` [${action.kind}]`} (no edit to preview)`,
                   );
-                } else {
-                  const files = await prepareFileEdits(context.workspace, textEditsByUri(edit));
-                  record.files = previewRecord(files);
-                  record.previewable = files.length > 0;
-                  if (files.length > 0)
-                    record.edit_token = tokens.issue({ kind: 'action', path: relative, actionId, files });
-                  lines.push(
-                    `${actionId}: ${action.title}${action.kind === undefined ? '' : ` [${action.kind}]`} (${files.length} file${files.length === 1 ? '' : 's'}${files.length > 0 ? `, edit_token ${record.edit_token}` : ''})`,
-                  );
-                  lines.push(
-                    ...previewText(files, await originalsOf(context, files)).map((line) => `  ${line}`),
-                  );
+                  actions.push(record);
+                  continue;
                 }
+                let files: PreviewedFileEdit[];
+                try {
+                  files = await prepareFileEdits(context.workspace, textEditsByUri(edit));
+                } catch (error) {
+                  if (!isToolError(error) || error.code !== 'UNSUPPORTED_EDIT') throw error;
+                  record.previewable = false;
+                  record.reason = error.message;
+                  lines.push(
+                    `${actionId}: ${action.title}${action.kind === undefined ? '' : ` [${action.kind}]`} (not previewable: ${error.message})`,
+                  );
+                  actions.push(record);
+                  continue;
+                }
+                record.files = previewRecord(files);
+                record.previewable = files.length > 0;
+                if (files.length > 0)
+                  record.edit_token = tokens.issue({ kind: 'action', path: relative, actionId, files });
+                lines.push(
+                  `${actionId}: ${action.title}${action.kind === undefined ? '' : ` [${action.kind}]`} (${files.length} file${files.length === 1 ? '' : 's'}${files.length > 0 ? `, edit_token ${record.edit_token}` : ''})`,
+                );
+                lines.push(
+                  ...previewText(files, await originalsOf(context, files)).map((line) => `  ${line}`),
+                );
                 actions.push(record);
               }
               if (answer.length > actions.length)
@@ -428,30 +493,31 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
       if (resolved?.edit !== undefined) return resolved.edit;
     }
     if (action.command === undefined) return undefined;
-    // Commands ask the client to apply their edits (workspace/applyEdit): capture them instead.
-    const captured: WorkspaceEdit[] = [];
-    document.server.editCapture = (edit) => captured.push(edit);
-    try {
-      await request('workspace/executeCommand', {
-        command: action.command.command,
-        arguments: action.command.arguments ?? [],
-      });
-    } catch {
+    return previewCommandEdit(document, action.command, request);
+  }
+
+  /**
+   * The edit a code action's command would make, without running the command: servers execute
+   * commands with side effects of their own (typescript-language-server creates the target file
+   * of "Move to a new file" on disk before it asks the client to apply the edit), so list_actions
+   * never sends workspace/executeCommand for an action. The one command it understands is
+   * typescript-language-server's refactoring, whose edits it asks tsserver for directly through
+   * the pure getEditsForRefactor request. Any other command gives an action without a preview.
+   */
+  async function previewCommandEdit(
+    document: OpenedDocument,
+    command: Command,
+    request: <Result>(method: string, params: unknown) => Promise<Result>,
+  ): Promise<WorkspaceEdit | undefined> {
+    if (command.command !== TYPESCRIPT_APPLY_REFACTORING || document.server.registration.id !== 'typescript')
       return undefined;
-    } finally {
-      document.server.editCapture = undefined;
-    }
-    if (captured.length === 0) return undefined;
-    return {
-      documentChanges: captured.flatMap(
-        (edit) =>
-          edit.documentChanges ??
-          Object.entries(edit.changes ?? {}).map(([uri, edits]) => ({
-            textDocument: { uri, version: null },
-            edits,
-          })),
-      ),
-    };
+    const refactorArguments = command.arguments?.[0];
+    if (refactorArguments === null || typeof refactorArguments !== 'object') return undefined;
+    const answer = await request<unknown>('workspace/executeCommand', {
+      command: TYPESCRIPT_SERVER_REQUEST,
+      arguments: ['getEditsForRefactor', refactorArguments],
+    }).catch(() => undefined);
+    return refactorEditsToWorkspaceEdit(answer);
   }
 
   async function previewResult(
@@ -460,22 +526,38 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
     files: PreviewedFileEdit[],
     base: Record<string, unknown>,
     extra: Record<string, unknown>,
+    coverage?: { name: string; unanalysed: readonly UnanalysedFile[] },
   ) {
     const originals = await originalsOf(context, files);
+    const unanalysed = coverage?.unanalysed ?? [];
+    const coverageNote = coverage === undefined ? undefined : unanalysedNote(coverage.name, unanalysed);
+    const coverageFields =
+      coverage === undefined
+        ? {}
+        : {
+            complete: unanalysed.length === 0,
+            unanalysed: unanalysed.slice(0, 100),
+            unanalysed_total: unanalysed.length,
+          };
     const editCount = files.reduce((sum, file) => sum + file.edits.length, 0);
     const label = kind === 'rename' ? 'Rename' : 'Format';
     if (files.length === 0) {
-      return textResult(`${label} preview: nothing would change.`, {
-        ...base,
-        ...extra,
-        files: [],
-        changed: false,
-      });
+      return textResult(
+        `${label} preview: nothing would change.${coverageNote === undefined ? '' : ` ${coverageNote}`}`,
+        {
+          ...base,
+          ...extra,
+          ...coverageFields,
+          files: [],
+          changed: false,
+        },
+      );
     }
     const token = tokens.issue({ kind, path: relative, files });
     const applyOperation = kind === 'rename' ? 'apply_rename' : 'apply_format';
     const lines = [
-      `${label} preview: ${editCount} edit${editCount === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}.`,
+      `${label} preview${unanalysed.length > 0 ? ' (INCOMPLETE)' : ''}: ${editCount} edit${editCount === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}${unanalysed.length > 0 ? `; ${unanalysed.length} more file${unanalysed.length === 1 ? '' : 's'} mention "${coverage?.name}" and were not analysed: applying could leave them broken` : ''}.`,
+      ...(coverageNote === undefined ? [] : [coverageNote]),
       ...previewText(files, originals),
       allowApply
         ? `To apply: operation ${applyOperation} with path ${relative} and edit_token ${token}`
@@ -486,6 +568,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
       ...extra,
       files: previewRecord(files),
       changed: true,
+      ...coverageFields,
       edit_token: token,
     });
   }

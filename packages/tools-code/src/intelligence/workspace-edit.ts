@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { Workspace } from '@assistant-kit/tool-core';
+import { isToolError, type Workspace } from '@assistant-kit/tool-core';
 import type { TextEdit, WorkspaceEdit } from 'vscode-languageserver-protocol';
 import { codeError } from '../errors.js';
 import { applyTextEdits } from '../positions.js';
@@ -48,7 +48,17 @@ export async function prepareFileEdits(
         'The edit touches a file outside the workspace; nothing can be applied.',
       );
     }
-    const file = await workspace.readFile(workspace.relativePath(absolute), { observe: false });
+    const relative = workspace.relativePath(absolute);
+    const file = await workspace.readFile(relative, { observe: false }).catch((error: unknown) => {
+      if (isToolError(error) && error.code === 'PATH_NOT_FOUND') {
+        throw codeError(
+          'UNSUPPORTED_EDIT',
+          `The edit would create ${relative}; this tool applies text edits to existing files only.`,
+          { details: { operation: 'create', path: relative } },
+        );
+      }
+      throw error;
+    });
     const text = file.bytes.toString('utf8');
     let newText: string;
     try {
@@ -75,24 +85,66 @@ export async function prepareFileEdits(
   return prepared.sort((a, b) => a.path.localeCompare(b.path));
 }
 
-/** A compact line diff of one file (changed block between common prefix and suffix). */
-export function lineDiff(before: string, after: string, maxLines = 80): string[] {
+/** Most lines one hunk shows of each side (old, new) before it is cut. */
+const HUNK_SIDE_LINES = 6;
+/** Most hunks shown for one file before the rest are counted. */
+const MAX_HUNKS_PER_FILE = 40;
+/** Longest line shown in a hunk. */
+const HUNK_LINE_CHARACTERS = 160;
+
+function clip(line: string): string {
+  return line.length > HUNK_LINE_CHARACTERS ? `${line.slice(0, HUNK_LINE_CHARACTERS)}…` : line;
+}
+
+function side(marker: '-' | '+', lines: readonly string[]): string[] {
+  const shown = lines.slice(0, HUNK_SIDE_LINES).map((line) => `${marker} ${clip(line)}`);
+  if (lines.length > shown.length) shown.push(`${marker} [${lines.length - shown.length} more lines]`);
+  return shown;
+}
+
+/**
+ * A compact diff of one file: one hunk per group of edits on neighbouring lines, each with the
+ * old and the new lines it touches, so edits far apart in a file each show both sides. Edits are
+ * LSP ranges (0-based) over `before`; overlapping edits were refused earlier.
+ */
+export function editHunks(
+  before: string,
+  edits: readonly { range: TextEdit['range']; newText: string }[],
+): string[] {
   const oldLines = before.split('\n');
-  const newLines = after.split('\n');
-  let prefix = 0;
-  while (prefix < oldLines.length && prefix < newLines.length && oldLines[prefix] === newLines[prefix])
-    prefix++;
-  let suffix = 0;
-  while (
-    suffix < oldLines.length - prefix &&
-    suffix < newLines.length - prefix &&
-    oldLines[oldLines.length - 1 - suffix] === newLines[newLines.length - 1 - suffix]
-  )
-    suffix++;
-  const removed = oldLines.slice(prefix, oldLines.length - suffix).map((line) => `- ${line}`);
-  const added = newLines.slice(prefix, newLines.length - suffix).map((line) => `+ ${line}`);
-  const lines = [`@@ line ${prefix + 1} @@`, ...removed, ...added];
-  if (lines.length > maxLines)
-    return [...lines.slice(0, maxLines), `[${lines.length - maxLines} more diff lines]`];
-  return lines;
+  const sorted = [...edits].sort(
+    (a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character,
+  );
+  // Group edits whose line spans touch, so one line with two edits is one hunk.
+  const groups: { first: number; last: number; edits: typeof sorted }[] = [];
+  for (const edit of sorted) {
+    const current = groups.at(-1);
+    if (current !== undefined && edit.range.start.line <= current.last) {
+      current.last = Math.max(current.last, edit.range.end.line);
+      current.edits.push(edit);
+    } else {
+      groups.push({ first: edit.range.start.line, last: edit.range.end.line, edits: [edit] });
+    }
+  }
+  const output: string[] = [];
+  for (const group of groups.slice(0, MAX_HUNKS_PER_FILE)) {
+    const oldBlock = oldLines.slice(group.first, group.last + 1);
+    const oldText = oldBlock.join('\n');
+    const blockStart = oldLines.slice(0, group.first).reduce((sum, line) => sum + line.length + 1, 0);
+    // Apply the group's edits to its own block, from the last to the first.
+    let newText = oldText;
+    for (const edit of [...group.edits].reverse()) {
+      const offsetOf = (position: { line: number; character: number }) =>
+        oldLines.slice(0, position.line).reduce((sum, line) => sum + line.length + 1, 0) +
+        position.character -
+        blockStart;
+      newText =
+        newText.slice(0, offsetOf(edit.range.start)) + edit.newText + newText.slice(offsetOf(edit.range.end));
+    }
+    output.push(`@@ line ${group.first + 1} @@`);
+    output.push(...side('-', oldBlock), ...side('+', newText.split('\n')));
+  }
+  if (groups.length > MAX_HUNKS_PER_FILE)
+    output.push(`[${groups.length - MAX_HUNKS_PER_FILE} more changed places in this file]`);
+  return output;
 }

@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
 import type { Location, LocationLink } from 'vscode-languageserver-protocol';
 import type { CodeContext, EngineName } from '../engine/code-context.js';
 import type { SourceLocation } from '../engine/language-service.js';
+import { openMentioningFiles, unanalysedNote } from '../engine/reference-scope.js';
 import {
   findDeclarations,
   MAX_OUTLINE_BYTES,
@@ -32,6 +32,8 @@ interface Answer {
   engine: EngineName;
   server?: string;
   notes: string[];
+  /** Files that mention the symbol but the language server could not analyse. */
+  unanalysed?: number;
 }
 
 function asArray(answer: Location | Location[] | LocationLink[] | null): (Location | LocationLink)[] {
@@ -210,7 +212,10 @@ async function syntaxReferences(
     if (!matchesGlob(file.relative) || file.size > MAX_OUTLINE_BYTES) continue;
     const language = languageOfPath(file.relative);
     if (language?.grammar === undefined) continue;
-    const text = await readFile(file.absolute, 'utf8').catch(() => undefined);
+    const text = await context.languages.documents
+      .read(file.relative, MAX_OUTLINE_BYTES)
+      .then((document) => document.text)
+      .catch(() => undefined);
     if (text === undefined || !text.includes(bare)) continue;
     const offsets = wordOccurrences(text, bare);
     if (offsets.length === 0) continue;
@@ -265,6 +270,14 @@ async function findReferences(
     const server = context.languages.serverFor(path.relative);
     if (server !== undefined) {
       try {
+        const scope = await openMentioningFiles(
+          context,
+          path.relative,
+          splitSymbol(request.symbol).name,
+          signal,
+        );
+        const unanalysed = unanalysedNote(request.symbol, scope.unanalysed);
+        if (unanalysed !== undefined) notes.push(unanalysed);
         const locations = await serverLocations(
           context,
           path.relative,
@@ -285,6 +298,7 @@ async function findReferences(
           engine: 'language_server',
           server,
           notes,
+          unanalysed: scope.unanalysed.length,
         };
       } catch (error) {
         if (
@@ -316,24 +330,32 @@ function renderAnswer(title: string, answer: Answer, limit: number) {
     lines.push(`[${answer.locations.length - kept.length} more omitted: raise max_results]`);
   for (const note of answer.notes) lines.push(`Note: ${note}`);
   const body = joinCapped(lines);
-  return textResult(`${answer.locations.length} ${title} (engine: ${engineText})\n${body.text}`, {
-    engine: answer.engine,
-    ...(answer.server === undefined ? {} : { server: answer.server }),
-    locations: kept.map((location) => ({
-      path: location.path,
-      line: location.line,
-      character: location.character,
-      end_line: location.endLine,
-      end_character: location.endCharacter,
-      engine: location.engine,
-      ...(location.kind === undefined ? {} : { kind: location.kind }),
-      ...(location.external ? { external: true } : {}),
-      ...(location.preview === undefined ? {} : { preview: location.preview }),
-    })),
-    total: answer.locations.length,
-    truncated: answer.locations.length > kept.length || body.truncated,
-    ...(answer.notes.length > 0 ? { notes: answer.notes } : {}),
-  });
+  const incomplete =
+    answer.unanalysed === undefined || answer.unanalysed === 0
+      ? ''
+      : `; incomplete: ${answer.unanalysed} file${answer.unanalysed === 1 ? '' : 's'} mentioning it not analysed`;
+  return textResult(
+    `${answer.locations.length} ${title} (engine: ${engineText}${incomplete})\n${body.text}`,
+    {
+      engine: answer.engine,
+      ...(answer.server === undefined ? {} : { server: answer.server }),
+      locations: kept.map((location) => ({
+        path: location.path,
+        line: location.line,
+        character: location.character,
+        end_line: location.endLine,
+        end_character: location.endCharacter,
+        engine: location.engine,
+        ...(location.kind === undefined ? {} : { kind: location.kind }),
+        ...(location.external ? { external: true } : {}),
+        ...(location.preview === undefined ? {} : { preview: location.preview }),
+      })),
+      total: answer.locations.length,
+      truncated: answer.locations.length > kept.length || body.truncated,
+      ...(answer.notes.length > 0 ? { notes: answer.notes } : {}),
+      ...(answer.unanalysed === undefined ? {} : { unanalysed: answer.unanalysed }),
+    },
+  );
 }
 
 function requireSymbol(symbol: string): void {

@@ -1,0 +1,110 @@
+import { isToolError } from '@assistant-kit/tool-core';
+import { languageOfPath } from '../languages.js';
+import type { CodeContext } from './code-context.js';
+import { MAX_SERVER_FILE_BYTES } from './language-service.js';
+import { wordOccurrences } from './symbol-queries.js';
+
+/** Most files that mention a symbol opened in its server before one references or rename request. */
+export const MAX_MENTIONING_FILES_OPENED = 300;
+
+/** A file that mentions the symbol but the language server could not look at, and why. */
+export interface UnanalysedFile {
+  path: string;
+  reason: string;
+}
+
+/** What was done so the server sees every file that mentions a symbol. */
+export interface ReferenceScope {
+  /** Files (other than the query's own) that mention the name as a whole word. */
+  mentioning: number;
+  /** Of those, the files opened in the server so its projects include them. */
+  opened: number;
+  /** Files that mention the name but were not analysed by the server. */
+  unanalysed: UnanalysedFile[];
+}
+
+/**
+ * Opens in the query file's language server every workspace file that mentions `name` as a whole
+ * word (bounded). Servers search only the projects they have loaded: tsserver, for example, knows
+ * a tsconfig's files but not tests outside it or other tsconfig projects until a file of theirs is
+ * opened (which gives it an inferred or configured project). Files that mention the name and that
+ * no server covers, that are too large, beyond the bound or that failed to open are returned as
+ * `unanalysed`, so results can say their count instead of looking complete.
+ */
+export async function openMentioningFiles(
+  context: CodeContext,
+  queryPath: string,
+  name: string,
+  signal?: AbortSignal,
+): Promise<ReferenceScope> {
+  const server = context.languages.serverFor(queryPath);
+  const bare = name.replace(/^[#.]/, '');
+  const scope: ReferenceScope = { mentioning: 0, opened: 0, unanalysed: [] };
+  if (bare === '') return scope;
+  const snapshot = await context.syntax.refresh({ signal, analyze: false });
+  for (const file of snapshot.files) {
+    if (file.relative === queryPath) continue;
+    const language = languageOfPath(file.relative);
+    const fileServer = context.languages.serverFor(file.relative);
+    if (fileServer === undefined && !language?.code) continue;
+    if (file.size > MAX_SERVER_FILE_BYTES) {
+      scope.unanalysed.push({ path: file.relative, reason: 'too large for the language server' });
+      continue;
+    }
+    const text = await context.languages.documents
+      .read(file.relative, MAX_SERVER_FILE_BYTES)
+      .then((document) => document.text)
+      .catch(() => undefined);
+    if (text === undefined || !text.includes(bare) || wordOccurrences(text, bare).length === 0) continue;
+    scope.mentioning++;
+    if (fileServer !== server) {
+      // Another language (a Python file naming a TypeScript function) is no reference to check.
+      if (
+        fileServer === undefined &&
+        language?.code &&
+        server !== undefined &&
+        sameFamily(queryPath, file.relative)
+      )
+        scope.unanalysed.push({ path: file.relative, reason: 'no language server covers it' });
+      continue;
+    }
+    if (scope.opened >= MAX_MENTIONING_FILES_OPENED) {
+      scope.unanalysed.push({
+        path: file.relative,
+        reason: `over the ${MAX_MENTIONING_FILES_OPENED} files opened for one request`,
+      });
+      continue;
+    }
+    try {
+      await context.languages.open(file.relative);
+      scope.opened++;
+    } catch (error) {
+      if (isToolError(error) && error.code === 'CANCELLED') throw error;
+      scope.unanalysed.push({
+        path: file.relative,
+        reason: `could not be opened (${(error as Error).message})`,
+      });
+    }
+  }
+  return scope;
+}
+
+/** Whether two files are of languages that can reference each other (JS/TS family, or equal). */
+function sameFamily(a: string, b: string): boolean {
+  const family = (relative: string) => {
+    const id = languageOfPath(relative)?.languageId;
+    return id !== undefined && /^(type|java)script(react)?$/.test(id) ? 'script' : id;
+  };
+  return family(a) === family(b);
+}
+
+/** One line for a result: how many files mention the symbol but were not analysed. */
+export function unanalysedNote(name: string, unanalysed: readonly UnanalysedFile[]): string | undefined {
+  if (unanalysed.length === 0) return undefined;
+  const shown = unanalysed
+    .slice(0, 10)
+    .map((file) => `${file.path} (${file.reason})`)
+    .join(', ');
+  const more = unanalysed.length > 10 ? ` and ${unanalysed.length - 10} more` : '';
+  return `${unanalysed.length} file${unanalysed.length === 1 ? '' : 's'} that mention "${name}" could not be analysed by the language server: ${shown}${more}.`;
+}
