@@ -1,8 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Workspace } from '@assistant-kit/tool-core';
 import type { WalkedFile } from '../files/workspace-walker.js';
 import { languageOfPath } from '../languages.js';
 import { isTestFile } from './test-files.js';
+import { runnerBaseArgv, runnerOfScript, scriptSteps, type TestRunner } from './test-runners.js';
 
 export type CheckKind = 'test' | 'lint' | 'typecheck' | 'build' | 'check' | 'script';
 
@@ -62,53 +63,99 @@ const MANIFEST_NAMES = new Set([
 /** Manifests deeper than this are ignored (vendored or example projects). */
 const MAX_MANIFEST_DEPTH = 4;
 
-function kindOfScript(name: string): CheckKind {
-  if (/^test|:test|^e2e|^spec/.test(name)) return 'test';
-  if (/lint|format:check|^fmt/.test(name)) return 'lint';
-  if (/typecheck|type-check|^tsc|types/.test(name)) return 'typecheck';
-  if (/^build/.test(name)) return 'build';
-  if (/^check|verify|^ci$/.test(name)) return 'check';
-  return 'script';
+/** Programs whose runs only lint or format-check code. */
+const LINT_PROGRAMS =
+  /^(eslint|xo|standard|biome|prettier|stylelint|tslint|oxlint|ruff|flake8|pylint|black|markdownlint|publint|attw)$/;
+/** Programs whose runs only type-check. */
+const TYPECHECK_PROGRAMS = /^(tsc|vue-tsc|tsd|mypy|pyright|flow)$/;
+
+/**
+ * What a package script checks, from its steps first and its name second; undefined for scripts
+ * that are not checks (start, dev, bench, format, release, watch modes…), which the profile omits.
+ */
+export function kindOfScript(name: string, body: string): CheckKind | undefined {
+  if (/watch/.test(name) || /--watch\b/.test(body)) return undefined;
+  const programs = scriptSteps(body).map((step) => {
+    const program = step.argv.find((part) => !/^(npx|pnpm|yarn|exec|-.*)$/.test(part)) ?? '';
+    return path.posix.basename(program);
+  });
+  if (/^build($|:)/.test(name)) return 'build';
+  if (programs.length > 0 && programs.every((program) => LINT_PROGRAMS.test(program)))
+    return /--write\b|--fix\b/.test(body) ? undefined : 'lint';
+  if (programs.length > 0 && programs.every((program) => TYPECHECK_PROGRAMS.test(program)))
+    return 'typecheck';
+  if (runnerOfScript(body) !== undefined) return 'test';
+  if (/^(test|tests|spec|e2e)(:|$)|:(test|spec|e2e)$/.test(name)) {
+    if (/lint/.test(name)) return 'lint';
+    if (/types?$|typecheck/.test(name)) return 'typecheck';
+    return 'test';
+  }
+  if (/(^|:)lint($|:)|format:check|fmt:check/.test(name)) return 'lint';
+  if (/typecheck|type-check|^types$|^tsc$/.test(name)) return 'typecheck';
+  if (/^build($|:)/.test(name)) return 'build';
+  if (/^(check|verify|ci|validate)($|:)/.test(name)) return 'check';
+  return undefined;
 }
 
 function scoped(id: string, folder: string): string {
   return folder === '.' ? id : `${id}@${folder}`;
 }
 
-async function readJson(absolute: string): Promise<Record<string, unknown> | undefined> {
+/** Reads a small workspace file as text through the Workspace (symlinks out of it are refused). */
+export async function readWorkspaceText(workspace: Workspace, relative: string): Promise<string | undefined> {
   try {
-    const value = JSON.parse(await readFile(absolute, 'utf8')) as unknown;
+    const file = await workspace.readFile(relative, { observe: false, maxBytes: 2_000_000 });
+    return file.bytes.toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+async function readJson(
+  workspace: Workspace,
+  relative: string,
+): Promise<Record<string, unknown> | undefined> {
+  const text = await readWorkspaceText(workspace, relative);
+  if (text === undefined) return undefined;
+  try {
+    const value = JSON.parse(text) as unknown;
     return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** Builds the argv of a framework command restricted to some test files (relative to cwd). */
-export function frameworkArgvWithFiles(
-  framework: string,
-  base: readonly string[],
-  files: readonly string[],
-): string[] {
-  if (files.length === 0) return [...base];
-  switch (framework) {
-    case 'go':
-      return ['go', 'test', ...[...new Set(files.map((file) => `./${path.posix.dirname(file)}`))]];
-    case 'cargo':
-      return [...base];
+/** Python configuration that names pytest: where it lives and what it says. */
+function pytestConfigured(base: string, text: string): boolean {
+  switch (base) {
+    case 'pytest.ini':
+    case 'conftest.py':
+      return true;
+    case 'pyproject.toml':
+      return /^\[tool\.pytest(\.ini_options)?\]/m.test(text) || /["']pytest\b/.test(text);
+    case 'setup.cfg':
+      return /^\[tool:pytest\]/m.test(text) || /^\s*pytest\b/m.test(text);
+    case 'tox.ini':
+      return /^\[pytest\]/m.test(text) || /\bpytest\b/.test(text);
+    case 'requirements.txt':
+    case 'setup.py':
+      return /\bpytest\b/.test(text);
     default:
-      return [...base, ...files];
+      return false;
   }
 }
 
 /**
- * Detects languages, manifests, package managers, test frameworks and runnable check commands.
- * Only folders up to a few levels deep are considered, so vendored examples do not pollute it.
+ * Detects languages, manifests, package managers, test frameworks and runnable check commands
+ * (tests, lint, type checks, builds; never start, bench or format scripts). Only folders up to a
+ * few levels deep are considered, so vendored examples do not pollute it. Manifests are read
+ * through the Workspace, so a symlink planted in the workspace cannot make it read outside.
  */
 export async function detectProjectProfile(
-  root: string,
+  workspace: Workspace,
   files: readonly WalkedFile[],
 ): Promise<ProjectProfile> {
+  const root = workspace.root;
   const relativeSet = new Set(files.map((file) => file.relative));
   const languageCounts = new Map<string, number>();
   for (const file of files) {
@@ -121,20 +168,34 @@ export async function detectProjectProfile(
       (relative) =>
         MANIFEST_NAMES.has(path.posix.basename(relative)) && relative.split('/').length <= MAX_MANIFEST_DEPTH,
     )
-    .filter((relative) => !/(^|\/)(fixtures?|examples?|vendor|third_party)\//.test(relative));
+    .filter((relative) => !/(^|\/)(fixtures?|examples?|vendor|third_party|testdata)\//.test(relative));
   const commands: CheckCommand[] = [];
   const frameworks: TestFramework[] = [];
   const packageManagers = new Set<string>();
   let name = path.basename(root);
   const testFiles = files.filter((file) => isTestFile(file.relative));
+  const pythonTests = testFiles.filter((file) => file.relative.endsWith('.py'));
+  const pythonFolders = new Map<string, string>();
+
+  const addFramework = (
+    framework: TestRunner,
+    folder: string,
+    argv: string[],
+    evidence: string,
+    source: string,
+  ) => {
+    const id = scoped(framework === 'node:test' ? 'node-test' : framework, folder);
+    if (commands.some((command) => command.command_id === id)) return;
+    frameworks.push({ name: framework, cwd: folder, evidence });
+    commands.push({ command_id: id, kind: 'test', argv, cwd: folder, framework, source });
+  };
 
   for (const manifest of manifests) {
     const folder = path.posix.dirname(manifest);
     const inFolder = (file: string) => (folder === '.' ? file : `${folder}/${file}`);
     const base = path.posix.basename(manifest);
-    const absolute = path.join(root, manifest);
     if (base === 'package.json') {
-      const json = await readJson(absolute);
+      const json = await readJson(workspace, manifest);
       if (json === undefined) continue;
       if (folder === '.' && typeof json.name === 'string') name = json.name;
       const manager =
@@ -149,11 +210,15 @@ export async function detectProjectProfile(
       const scripts = (json.scripts ?? {}) as Record<string, unknown>;
       for (const [script, body] of Object.entries(scripts)) {
         if (typeof body !== 'string' || /^(pre|post)/.test(script)) continue;
+        const kind = kindOfScript(script, body);
+        if (kind === undefined) continue;
+        const runner = kind === 'test' ? runnerOfScript(body)?.runner : undefined;
         commands.push({
           command_id: scoped(`npm:${script}`, folder),
-          kind: kindOfScript(script),
+          kind,
           argv: [manager, 'run', script],
           cwd: folder,
+          ...(runner === undefined ? {} : { framework: runner }),
           source: manifest,
         });
       }
@@ -161,53 +226,54 @@ export async function detectProjectProfile(
         ...(json.dependencies as object),
         ...(json.devDependencies as object),
       } as Record<string, unknown>;
-      const scriptText = Object.values(scripts)
-        .filter((value) => typeof value === 'string')
-        .join(' ');
-      const binary = (tool: string) =>
-        folder === '.' ? `node_modules/.bin/${tool}` : `node_modules/.bin/${tool}`;
-      const addFramework = (framework: string, argv: string[], evidence: string) => {
-        frameworks.push({ name: framework, cwd: folder, evidence });
-        commands.push({
-          command_id: scoped(framework === 'node:test' ? 'node-test' : framework, folder),
-          kind: 'test',
-          argv,
-          cwd: folder,
-          framework,
-          source: manifest,
+      const scriptRunners = new Set(
+        Object.values(scripts)
+          .filter((value): value is string => typeof value === 'string')
+          .flatMap((body) => {
+            const runner = runnerOfScript(body)?.runner;
+            return runner === undefined ? [] : [runner];
+          }),
+      );
+      const hasConfig = (pattern: RegExp) =>
+        files.some((file) => {
+          const relative = folder === '.' ? file.relative : file.relative.slice(folder.length + 1);
+          return file.relative.startsWith(folder === '.' ? '' : `${folder}/`) && pattern.test(relative);
         });
+      const evidenceOf = (runner: TestRunner, configPattern: RegExp, key?: string): string | undefined => {
+        if (scriptRunners.has(runner)) return `${manifest} scripts run ${runner}`;
+        if (runner in dependencies) return `${manifest} lists ${runner}`;
+        if (key !== undefined && key in json) return `${manifest} has an "${key}" section`;
+        if (hasConfig(configPattern)) return `${runner} configuration file`;
+        return undefined;
       };
-      if ('vitest' in dependencies || /\bvitest\b/.test(scriptText))
-        addFramework('vitest', [binary('vitest'), 'run'], `${manifest} lists vitest`);
-      if ('jest' in dependencies || /\bjest\b/.test(scriptText))
-        addFramework('jest', [binary('jest')], `${manifest} lists jest`);
-      if ('mocha' in dependencies || /\bmocha\b/.test(scriptText))
-        addFramework('mocha', [binary('mocha')], `${manifest} lists mocha`);
-      if (/\bnode\s+(--[a-z-]+\s+)*--test\b/.test(scriptText))
-        addFramework('node:test', ['node', '--test'], `${manifest} runs node --test`);
+      const candidates: [TestRunner, RegExp, string?][] = [
+        ['vitest', /^vitest\.(config|workspace)\.[cm]?[jt]s$/],
+        ['jest', /^jest\.config\.[cm]?[jt]s(on)?$/, 'jest'],
+        ['mocha', /^\.mocharc\.(json|jsonc|ya?ml|[cm]?js)$/, 'mocha'],
+        ['ava', /^ava\.config\.[cm]?js$/, 'ava'],
+        ['tap', /^\.taprc$/, 'tap'],
+      ];
+      for (const [runner, configPattern, key] of candidates) {
+        const evidence = evidenceOf(runner, configPattern, key);
+        if (evidence !== undefined) addFramework(runner, folder, runnerBaseArgv(runner), evidence, manifest);
+      }
+      if (scriptRunners.has('node:test')) {
+        const body = Object.values(scripts).find(
+          (value) => typeof value === 'string' && runnerOfScript(value)?.runner === 'node:test',
+        ) as string;
+        const argv = runnerOfScript(body)!.argv;
+        // The script's node options (--import tsx…) without the files it lists.
+        const options = argv.filter((part, index) => index === 0 || part.startsWith('-'));
+        addFramework('node:test', folder, options, `${manifest} runs node --test`, manifest);
+      }
       if ('typescript' in dependencies && relativeSet.has(inFolder('tsconfig.json'))) {
         commands.push({
           command_id: scoped('tsc', folder),
           kind: 'typecheck',
-          argv: [binary('tsc'), '--noEmit', '-p', 'tsconfig.json'],
+          argv: ['node_modules/.bin/tsc', '--noEmit', '-p', 'tsconfig.json'],
           cwd: folder,
           source: manifest,
         });
-      }
-      for (const command of commands) {
-        if (command.source === manifest && command.framework === undefined && command.kind === 'test') {
-          const body = String(scripts[command.argv[2] ?? ''] ?? '');
-          const framework = /\bvitest\b/.test(body)
-            ? 'vitest'
-            : /\bjest\b/.test(body)
-              ? 'jest'
-              : /\bmocha\b/.test(body)
-                ? 'mocha'
-                : /--test\b/.test(body)
-                  ? 'node:test'
-                  : undefined;
-          if (framework !== undefined) command.framework = framework;
-        }
       }
     } else if (
       base === 'pyproject.toml' ||
@@ -218,7 +284,7 @@ export async function detectProjectProfile(
       base === 'requirements.txt' ||
       base === 'setup.py'
     ) {
-      const text = await readFile(absolute, 'utf8').catch(() => '');
+      const text = (await readWorkspaceText(workspace, manifest)) ?? '';
       if (base === 'pyproject.toml') {
         const projectName = /^\s*name\s*=\s*["']([^"']+)["']/m.exec(text)?.[1];
         if (folder === '.' && projectName !== undefined && !relativeSet.has('package.json'))
@@ -226,42 +292,17 @@ export async function detectProjectProfile(
         packageManagers.add(
           /\[tool\.poetry\]/.test(text)
             ? 'poetry'
-            : /\[tool\.uv\]|uv\.lock/.test(text) || relativeSet.has(inFolder('uv.lock'))
+            : /\[tool\.uv\]/.test(text) || relativeSet.has(inFolder('uv.lock'))
               ? 'uv'
               : 'pip',
         );
       }
-      const mentionsPytest = /pytest/.test(text) || base === 'pytest.ini' || base === 'conftest.py';
-      const hasPythonTests = testFiles.some((file) => file.relative.endsWith('.py'));
-      if (
-        (mentionsPytest || hasPythonTests) &&
-        !commands.some((command) => command.command_id === scoped('pytest', folder))
-      ) {
-        frameworks.push({
-          name: 'pytest',
-          cwd: folder,
-          evidence: mentionsPytest ? `${manifest} mentions pytest` : 'Python test files (test_*.py)',
-        });
-        commands.push({
-          command_id: scoped('pytest', folder),
-          kind: 'test',
-          argv: ['python3', '-m', 'pytest'],
-          cwd: folder,
-          framework: 'pytest',
-          source: manifest,
-        });
-      }
+      if (pytestConfigured(base, text) && !pythonFolders.has(folder))
+        pythonFolders.set(folder, `${manifest} configures pytest`);
+      else if (!pythonFolders.has(folder)) pythonFolders.set(folder, '');
     } else if (base === 'go.mod') {
       packageManagers.add('go');
-      frameworks.push({ name: 'go', cwd: folder, evidence: manifest });
-      commands.push({
-        command_id: scoped('go:test', folder),
-        kind: 'test',
-        argv: ['go', 'test', './...'],
-        cwd: folder,
-        framework: 'go',
-        source: manifest,
-      });
+      addFramework('go', folder, runnerBaseArgv('go'), manifest, manifest);
       commands.push({
         command_id: scoped('go:vet', folder),
         kind: 'lint',
@@ -271,15 +312,7 @@ export async function detectProjectProfile(
       });
     } else if (base === 'Cargo.toml') {
       packageManagers.add('cargo');
-      frameworks.push({ name: 'cargo', cwd: folder, evidence: manifest });
-      commands.push({
-        command_id: scoped('cargo:test', folder),
-        kind: 'test',
-        argv: ['cargo', 'test', '--offline'],
-        cwd: folder,
-        framework: 'cargo',
-        source: manifest,
-      });
+      addFramework('cargo', folder, runnerBaseArgv('cargo'), manifest, manifest);
       commands.push({
         command_id: scoped('cargo:check', folder),
         kind: 'typecheck',
@@ -288,13 +321,15 @@ export async function detectProjectProfile(
         source: manifest,
       });
     } else if (base === 'Makefile' || base === 'makefile' || base === 'GNUmakefile') {
-      const text = await readFile(absolute, 'utf8').catch(() => '');
+      const text = (await readWorkspaceText(workspace, manifest)) ?? '';
       const targets = new Set<string>();
       for (const match of text.matchAll(/^([A-Za-z0-9][A-Za-z0-9_.-]*)\s*:(?!=)/gm)) targets.add(match[1]!);
       for (const target of targets) {
+        const kind = kindOfScript(target, '');
+        if (kind === undefined) continue;
         commands.push({
           command_id: scoped(`make:${target}`, folder),
-          kind: kindOfScript(target),
+          kind,
           argv: ['make', target],
           cwd: folder,
           source: manifest,
@@ -302,20 +337,41 @@ export async function detectProjectProfile(
       }
     }
   }
-  // Python tests without any manifest still run with pytest or unittest.
-  if (
-    !commands.some((command) => command.framework === 'pytest') &&
-    testFiles.some((file) => file.relative.endsWith('.py'))
-  ) {
-    frameworks.push({ name: 'pytest', cwd: '.', evidence: 'Python test files (test_*.py)' });
-    commands.push({
-      command_id: 'pytest',
-      kind: 'test',
-      argv: ['python3', '-m', 'pytest'],
-      cwd: '.',
-      framework: 'pytest',
-      source: testFiles.find((file) => file.relative.endsWith('.py'))!.relative,
-    });
+  // Python tests run with pytest when anything configures or imports it, else with unittest.
+  if (pythonTests.length > 0) {
+    if (pythonFolders.size === 0) pythonFolders.set('.', '');
+    const sample = await Promise.all(
+      pythonTests.slice(0, 20).map(async (file) => (await readWorkspaceText(workspace, file.relative)) ?? ''),
+    );
+    const importsPytest = sample.some((text) => /^\s*(import pytest|from pytest\b)/m.test(text));
+    const importsUnittest = sample.some((text) => /^\s*(import unittest|from unittest\b)/m.test(text));
+    const [folder, configured] = [...pythonFolders].sort((a, b) => b[1].length - a[1].length)[0]!;
+    const evidence =
+      configured !== '' ? configured : importsPytest ? 'Python tests import pytest' : undefined;
+    const source =
+      manifests.find((manifest) => path.posix.dirname(manifest) === folder) ?? pythonTests[0]!.relative;
+    if (evidence !== undefined) addFramework('pytest', folder, runnerBaseArgv('pytest'), evidence, source);
+    else if (importsUnittest) {
+      // discover only looks into packages; tests/ without __init__.py is named as the start folder.
+      const testFolder = path.posix.dirname(pythonTests[0]!.relative);
+      const discover =
+        testFolder !== '.' && !relativeSet.has(`${testFolder}/__init__.py`)
+          ? [
+              'discover',
+              '-s',
+              folder === '.' ? testFolder : path.posix.relative(folder, testFolder),
+              '-t',
+              '.',
+            ]
+          : [];
+      addFramework(
+        'unittest',
+        folder,
+        [...runnerBaseArgv('unittest'), ...discover],
+        'Python tests import unittest and nothing configures pytest',
+        source,
+      );
+    } else addFramework('pytest', folder, runnerBaseArgv('pytest'), 'Python test files (test_*.py)', source);
   }
   const seen = new Set<string>();
   const unique = commands.filter((command) => {

@@ -2,14 +2,10 @@ import path from 'node:path';
 import type { CodeContext } from '../engine/code-context.js';
 import { splitSymbol } from '../engine/symbol-queries.js';
 import { throwIfCancelled } from '../errors.js';
-import { resolveImport } from './import-resolution.js';
-import {
-  type CheckCommand,
-  detectProjectProfile,
-  frameworkArgvWithFiles,
-  type ProjectProfile,
-} from './project-profile.js';
+import { ModuleResolver } from './module-resolver.js';
+import { type CheckCommand, detectProjectProfile, type ProjectProfile } from './project-profile.js';
 import { isTestFile, testStem } from './test-files.js';
+import { isTestRunner, JAVASCRIPT_RUNNERS, selectionArgv } from './test-runners.js';
 
 export interface RelatedTest {
   path: string;
@@ -20,6 +16,10 @@ export interface RelatedTest {
 
 export interface RelatedCheck {
   command_id: string;
+  /** The test runner (vitest, ava, pytest…). */
+  framework: string;
+  /** The runner's argv before the selection is added. */
+  base_argv: string[];
   /** The argv that runs only the related tests (relative to cwd). */
   argv: string[];
   cwd: string;
@@ -34,9 +34,10 @@ export interface RelatedTestsResult {
   symbolFiles: string[];
 }
 
-const JAVASCRIPT_FRAMEWORKS = ['vitest', 'jest', 'mocha', 'node:test'];
+/** Import hops followed from a test: direct imports, then through index or re-exporting files. */
+const MAX_IMPORT_DEPTH = 3;
 
-function frameworkFor(testPath: string, profile: ProjectProfile): CheckCommand | undefined {
+export function frameworkFor(testPath: string, profile: ProjectProfile): CheckCommand | undefined {
   const candidates = profile.commands.filter(
     (command) =>
       command.framework !== undefined && (command.cwd === '.' || testPath.startsWith(`${command.cwd}/`)),
@@ -45,15 +46,16 @@ function frameworkFor(testPath: string, profile: ProjectProfile): CheckCommand |
   candidates.sort((a, b) => b.cwd.length - a.cwd.length);
   const extension = path.posix.extname(testPath);
   const fits = (command: CheckCommand) => {
-    if (extension === '.py') return command.framework === 'pytest';
+    if (!isTestRunner(command.framework)) return false;
+    if (extension === '.py') return command.framework === 'pytest' || command.framework === 'unittest';
     if (extension === '.go') return command.framework === 'go';
     if (extension === '.rs') return command.framework === 'cargo';
-    if (!JAVASCRIPT_FRAMEWORKS.includes(command.framework!)) return false;
+    if (!JAVASCRIPT_RUNNERS.includes(command.framework)) return false;
     // node --test cannot run TypeScript files on Node 20.
     return command.framework !== 'node:test' || /\.[cm]?jsx?$/.test(testPath);
   };
   // Runner commands take test files as arguments; package scripts (`npm run test`) do not.
-  return candidates.find((command) => fits(command) && command.argv[1] !== 'run') ?? candidates.find(fits);
+  return candidates.find((command) => fits(command) && command.argv[1] !== 'run');
 }
 
 /**
@@ -65,9 +67,10 @@ export async function findRelatedTests(
   request: { paths: string[]; symbol?: string; signal?: AbortSignal },
 ): Promise<RelatedTestsResult> {
   const snapshot = await context.syntax.refresh({ signal: request.signal });
-  const profile = await detectProjectProfile(context.workspace.root, snapshot.files);
-  const fileSet = new Set(snapshot.files.map((file) => file.relative));
-  const tests = snapshot.files.map((file) => file.relative).filter(isTestFile);
+  const profile = await detectProjectProfile(context.workspace, snapshot.files);
+  const files = snapshot.files.map((file) => file.relative);
+  const resolver = await ModuleResolver.load(context.workspace, files);
+  const tests = files.filter(isTestFile);
   const related = new Map<string, RelatedTest>();
   const add = (testPath: string, reason: string, score: number) => {
     const entry = related.get(testPath) ?? { path: testPath, reasons: [], score: 0 };
@@ -90,15 +93,66 @@ export async function findRelatedTests(
       if (isTestFile(relative) && analysis.identifiers.has(name)) add(relative, `uses ${name}`, 3);
     }
   }
+  const importsOf = new Map<string, string[]>();
+  const resolvedImports = (file: string): string[] => {
+    let targets = importsOf.get(file);
+    if (targets === undefined) {
+      targets = [
+        ...new Set(
+          (snapshot.analyses.get(file)?.imports ?? [])
+            .map((specifier) => resolver.resolve(file, specifier))
+            .filter((target): target is string => target !== undefined && target !== file),
+        ),
+      ];
+      importsOf.set(file, targets);
+    }
+    return targets;
+  };
+  // What each test reaches through its imports, and through which file (breadth first).
+  const reachedBy = new Map<string, Map<string, { depth: number; via?: string }>>();
+  const reachOf = (test: string) => {
+    let reached = reachedBy.get(test);
+    if (reached !== undefined) return reached;
+    reached = new Map();
+    let frontier = [test];
+    for (let depth = 1; depth <= MAX_IMPORT_DEPTH && frontier.length > 0; depth++) {
+      const next: string[] = [];
+      for (const file of frontier) {
+        for (const target of resolvedImports(file)) {
+          if (reached.has(target) || target === test) continue;
+          reached.set(target, depth === 1 ? { depth } : { depth, via: reached.get(file)?.via ?? file });
+          // Only source files lead further: a test's helpers are followed, other tests are not.
+          if (!isTestFile(target)) next.push(target);
+        }
+      }
+      frontier = next;
+    }
+    reachedBy.set(test, reached);
+    return reached;
+  };
+  const usesNameOf = (test: string, source: string): boolean => {
+    const identifiers = snapshot.analyses.get(test)?.identifiers;
+    const declared = snapshot.analyses.get(source)?.symbols ?? [];
+    return (
+      identifiers !== undefined &&
+      declared.some((symbol) => symbol.container === undefined && identifiers.has(symbol.name))
+    );
+  };
   for (const source of sources) {
     if (isTestFile(source)) add(source, 'is a test', 10);
     const stem = testStem(source);
     const sourceDirectory = path.posix.dirname(source);
     for (const test of tests) {
+      throwIfCancelled(request.signal);
       if (test === source) continue;
-      const imports = snapshot.analyses.get(test)?.imports ?? [];
-      if (imports.some((specifier) => resolveImport(test, specifier, fileSet) === source))
-        add(test, `imports ${source}`, 5);
+      const reached = reachOf(test).get(source);
+      // Through an index file, a test covers the source only when it uses a name the source declares.
+      if (reached !== undefined && (reached.depth === 1 || usesNameOf(test, source)))
+        add(
+          test,
+          reached.via === undefined ? `imports ${source}` : `imports ${source} through ${reached.via}`,
+          reached.depth === 1 ? 5 : 4,
+        );
       if (testStem(test) === stem) add(test, `named like ${source}`, 3);
       if (test.endsWith('_test.go') && path.posix.dirname(test) === sourceDirectory && source.endsWith('.go'))
         add(test, `same Go package as ${source}`, 2);
@@ -111,6 +165,8 @@ export async function findRelatedTests(
     if (command === undefined) continue;
     const entry = byCommand.get(command.command_id) ?? {
       command_id: command.command_id,
+      framework: command.framework!,
+      base_argv: command.argv,
       argv: [],
       cwd: command.cwd,
       files: [],
@@ -121,7 +177,9 @@ export async function findRelatedTests(
   }
   const commands = [...byCommand.values()].map(({ base, ...check }) => ({
     ...check,
-    argv: frameworkArgvWithFiles(base.framework ?? '', base.argv, check.files),
+    argv: isTestRunner(base.framework)
+      ? selectionArgv(base.framework, base.argv, { files: check.files })
+      : base.argv,
   }));
   return { tests: ranked, commands, profile, symbolFiles };
 }

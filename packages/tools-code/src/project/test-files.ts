@@ -12,11 +12,33 @@ const TEST_PATTERNS = [
 
 const TEST_SOURCE_EXTENSIONS = /\.([cm]?[jt]sx?|py|go|rs|java|kt|rb)$/;
 
+/** Names that say a file holds tests, whatever folder it is in. */
+const EXPLICIT_TEST_NAME =
+  /\.(test|spec|e2e)\.[cm]?[jt]sx?$|(^|\/)test_[^/]+\.py$|_test\.(py|go)$|(Test|Tests|IT)\.(java|kt)$|_spec\.rb$/;
+
+/**
+ * Support code inside test folders: helpers, fixtures, mocks and set-up files, which ava, mocha,
+ * jest and pytest load but do not run as tests (ava skips `_`-prefixed files and helpers/ folders).
+ */
+const TEST_SUPPORT =
+  /(^|\/)(fixtures?|__fixtures__|__snapshots__|__mocks__|mocks?|testdata|helpers?|support|utils?|test-utils|setup)\/|(^|\/)(_[^/]*|(setup|teardown|global-setup|global-teardown|helpers?|utils?|test-utils|mocks?|conftest|__init__|jest\.setup|vitest\.setup)(\.[^/]*)?)$/;
+
 /** True for files that hold tests, by the common naming conventions of each ecosystem. */
 export function isTestFile(relative: string): boolean {
   if (!TEST_SOURCE_EXTENSIONS.test(relative)) return false;
   if (/(^|\/)(fixtures?|__fixtures__|__snapshots__|testdata)\//.test(relative)) return false;
+  if (EXPLICIT_TEST_NAME.test(relative)) return true;
+  if (TEST_SUPPORT.test(relative)) return false;
   return TEST_PATTERNS.some((pattern) => pattern.test(relative));
+}
+
+/** True for support files of a test folder (helpers, set-up, mocks): neither source nor tests. */
+export function isTestSupportFile(relative: string): boolean {
+  return (
+    TEST_SOURCE_EXTENSIONS.test(relative) &&
+    !isTestFile(relative) &&
+    /(^|\/)(test|tests|__tests__|spec|specs|e2e)\//.test(relative)
+  );
 }
 
 /** The name a source file and its tests share: `math` for src/math.ts and test/math.test.ts. */

@@ -151,9 +151,7 @@ export async function buildRepoMap(
   };
   const testFiles = files.filter(isTestFile);
   const needsProfile = include.has('project') || include.has('tests');
-  const profile = needsProfile
-    ? await detectProjectProfile(context.workspace.root, snapshot.files)
-    : undefined;
+  const profile = needsProfile ? await detectProjectProfile(context.workspace, snapshot.files) : undefined;
 
   if (include.has('project') && profile !== undefined) {
     const commands = profile.commands.slice(0, options.maxResults);

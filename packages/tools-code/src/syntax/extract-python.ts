@@ -80,8 +80,17 @@ export function extractPython(tree: Tree, analysis: FileAnalysis): void {
         return false;
       }
       case 'import_from_statement': {
-        const module = cursor.currentNode.childForFieldName('module_name');
-        if (module !== null) analysis.imports.push(module.text);
+        const node = cursor.currentNode;
+        const module = node.childForFieldName('module_name');
+        if (module !== null) {
+          analysis.imports.push(module.text);
+          // `from pkg.sub import mathx` may import the module pkg/sub/mathx.py, not just a name.
+          for (const name of node.childrenForFieldName('name')) {
+            const dotted = name?.type === 'aliased_import' ? name.childForFieldName('name') : name;
+            if (dotted?.type === 'dotted_name')
+              analysis.imports.push(`${module.text}${module.text.endsWith('.') ? '' : '.'}${dotted.text}`);
+          }
+        }
         return false;
       }
       default:

@@ -1,0 +1,313 @@
+import path from 'node:path';
+import type { ReportFormat } from './test-reports.js';
+
+/** Test runners run_tests can run with a selection and read a machine-readable report of. */
+export const TEST_RUNNERS = [
+  'vitest',
+  'jest',
+  'mocha',
+  'ava',
+  'node:test',
+  'tap',
+  'pytest',
+  'unittest',
+  'go',
+  'cargo',
+] as const;
+
+export type TestRunner = (typeof TEST_RUNNERS)[number];
+
+export function isTestRunner(name: string | undefined): name is TestRunner {
+  return (TEST_RUNNERS as readonly string[]).includes(name ?? '');
+}
+
+/** The JavaScript runners, which take test files as arguments. */
+export const JAVASCRIPT_RUNNERS: readonly TestRunner[] = [
+  'vitest',
+  'jest',
+  'mocha',
+  'ava',
+  'node:test',
+  'tap',
+];
+
+/** Which tests to run: files relative to the runner's folder and/or a test name. */
+export interface TestSelection {
+  files: readonly string[];
+  testName?: string;
+}
+
+/** The argv that runs a selection with the runner's machine-readable reporter, and where to read it. */
+export interface RunnerInvocation {
+  argv: string[];
+  /** Report format and the stream it is printed on (see readTestReport). */
+  format: ReportFormat;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Adds the selection to a runner's base argv (as code_related_tests shows it): test files for
+ * the JavaScript runners and pytest, module paths for unittest, packages for go test and test
+ * targets or a module filter for cargo test; a test name through each runner's own option.
+ */
+export function selectionArgv(
+  runner: TestRunner,
+  base: readonly string[],
+  selection: TestSelection,
+): string[] {
+  const { files, testName } = selection;
+  switch (runner) {
+    case 'vitest':
+    case 'ava':
+    case 'tap':
+    case 'pytest':
+    case 'unittest':
+    case 'node:test':
+    case 'mocha': {
+      const name =
+        testName === undefined
+          ? []
+          : runner === 'vitest'
+            ? ['-t', escapeRegExp(testName)]
+            : runner === 'ava'
+              ? ['--match', `*${testName.replace(/[*!]/g, '')}*`]
+              : runner === 'tap'
+                ? [`--grep=${escapeRegExp(testName)}`]
+                : runner === 'pytest' || runner === 'unittest'
+                  ? ['-k', testName]
+                  : runner === 'node:test'
+                    ? [`--test-name-pattern=${escapeRegExp(testName)}`]
+                    : ['--grep', escapeRegExp(testName)];
+      // unittest takes either test modules or `discover` options, not both.
+      const start =
+        runner === 'unittest' && files.length > 0 ? base.slice(0, base.indexOf('unittest') + 1) : base;
+      return [
+        ...start,
+        ...(runner === 'unittest' && files.length > 0 ? base.filter((part) => part === '-v') : []),
+        ...name,
+        ...files,
+      ];
+    }
+    case 'jest':
+      return [
+        ...base,
+        ...(testName === undefined ? [] : ['-t', escapeRegExp(testName)]),
+        ...(files.length === 0 ? [] : ['--runTestsByPath', ...files]),
+      ];
+    case 'go': {
+      const packages =
+        files.length === 0
+          ? ['./...']
+          : [...new Set(files.map((file) => `./${path.posix.dirname(file)}`.replace(/^\.\/\.$/, '.')))];
+      const withoutPackages = base.filter((part) => !/^\.{1,2}(\/|$)/.test(part));
+      return [
+        ...withoutPackages,
+        ...(testName === undefined ? [] : ['-run', `^${escapeRegExp(testName)}$`]),
+        ...packages,
+      ];
+    }
+    case 'cargo': {
+      const targets: string[] = [];
+      const filters: string[] = [];
+      for (const file of files) {
+        const integration = /^(?:.*\/)?tests\/([^/]+)\.rs$/.exec(file);
+        if (integration !== null) targets.push('--test', integration[1]!);
+        else {
+          // src/parser/lexer.rs holds tests named parser::lexer::…
+          const modulePath = file
+            .replace(/^(?:.*\/)?src\//, '')
+            .replace(/(^|\/)(lib|main|mod)\.rs$/, '')
+            .replace(/\.rs$/, '')
+            .split('/')
+            .filter(Boolean)
+            .join('::');
+          if (modulePath !== '') filters.push(`${modulePath}::`);
+        }
+      }
+      const filter = testName ?? (filters.length === 1 ? filters[0] : undefined);
+      return [...base, ...targets, ...(filter === undefined ? [] : [filter])];
+    }
+  }
+}
+
+/**
+ * The argv that runs a selection with the runner's machine-readable reporter printed on a stream
+ * run_tests reads: nothing is written to the workspace, so it works in read-only sandboxes too.
+ */
+export function runnerInvocation(
+  runner: TestRunner,
+  base: readonly string[],
+  selection: TestSelection,
+): RunnerInvocation {
+  switch (runner) {
+    case 'vitest':
+      return { argv: selectionArgv(runner, [...base, '--reporter=json'], selection), format: 'jest-json' };
+    case 'jest':
+      // --json prints the report on stdout and everything else on stderr.
+      return { argv: selectionArgv(runner, [...base, '--json', '--ci'], selection), format: 'jest-json' };
+    case 'mocha':
+      return {
+        argv: selectionArgv(runner, [...base, '--reporter', 'json'], selection),
+        format: 'mocha-json',
+      };
+    case 'ava':
+      return { argv: selectionArgv(runner, [...base, '--tap'], selection), format: 'tap' };
+    case 'tap':
+      return { argv: selectionArgv(runner, [...base, '--reporter=tap'], selection), format: 'tap' };
+    case 'node:test': {
+      const testFlag = base.indexOf('--test');
+      const withReporter =
+        testFlag < 0
+          ? [...base, '--test', '--test-reporter=tap']
+          : [...base.slice(0, testFlag + 1), '--test-reporter=tap', ...base.slice(testFlag + 1)];
+      return { argv: selectionArgv(runner, withReporter, selection), format: 'tap' };
+    }
+    case 'pytest':
+      // The JUnit report goes to stderr, which pytest leaves alone; its own output stays on stdout.
+      // No cache folder: the workspace may be read-only.
+      return {
+        argv: selectionArgv(
+          runner,
+          [...base, '--junitxml=/dev/stderr', '-p', 'no:cacheprovider', '-o', 'junit_family=xunit1'],
+          selection,
+        ),
+        format: 'junit-xml',
+      };
+    case 'unittest':
+      return { argv: selectionArgv(runner, [...base, '-v'], selection), format: 'unittest-summary' };
+    case 'go':
+      return { argv: selectionArgv(runner, [...base, '-json'], selection), format: 'go-test-json' };
+    case 'cargo':
+      return { argv: selectionArgv(runner, base, selection), format: 'cargo-summary' };
+  }
+}
+
+/** The base argv of a runner found in a project (JavaScript runners from its node_modules/.bin). */
+export function runnerBaseArgv(runner: TestRunner): string[] {
+  switch (runner) {
+    case 'vitest':
+      return ['node_modules/.bin/vitest', 'run'];
+    case 'node:test':
+      return ['node', '--test'];
+    case 'pytest':
+      return ['python3', '-m', 'pytest'];
+    case 'unittest':
+      return ['python3', '-m', 'unittest'];
+    case 'go':
+      return ['go', 'test', './...'];
+    case 'cargo':
+      return ['cargo', 'test', '--offline'];
+    default:
+      return [`node_modules/.bin/${runner}`];
+  }
+}
+
+/** One step of a package script: its environment assignments and argv. */
+interface ScriptStep {
+  env: Record<string, string>;
+  argv: string[];
+}
+
+function tokenize(command: string): string[] {
+  const tokens: string[] = [];
+  for (const match of command.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g))
+    tokens.push(match[1] ?? match[2] ?? match[3]!);
+  return tokens;
+}
+
+/** Splits a package script into its steps (`a && b; c | d`). */
+export function scriptSteps(body: string): ScriptStep[] {
+  return body
+    .split(/\s*(?:&&|\|\||;|\|)\s*/)
+    .map((part) => tokenize(part.trim()))
+    .filter((tokens) => tokens.length > 0)
+    .map((tokens) => {
+      const env: Record<string, string> = {};
+      let index = 0;
+      if (tokens[index] === 'cross-env') index++;
+      while (index < tokens.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(tokens[index]!)) {
+        const [name, ...value] = tokens[index]!.split('=');
+        env[name!] = value.join('=');
+        index++;
+      }
+      return { env, argv: tokens.slice(index) };
+    });
+}
+
+/** Wrappers a runner is started through: coverage tools and package-manager exec commands. */
+const WRAPPERS = new Set(['c8', 'nyc', 'npx', 'pnpx', 'bunx', 'exec', 'dotenv', '--']);
+
+/** A script step that starts a test runner, with the runner's own arguments. */
+export interface ScriptRunner {
+  runner: TestRunner;
+  /** The runner's argv as run_tests runs it (binary from node_modules/.bin). */
+  argv: string[];
+  env: Record<string, string>;
+  /** The script's other steps (lint, build), which a selected run leaves out. */
+  otherSteps: string[];
+}
+
+function runnerOfStep(step: ScriptStep): { runner: TestRunner; argv: string[] } | undefined {
+  let index = 0;
+  const argv = step.argv;
+  // Skip wrappers and their options: `c8 --reporter=lcov mocha`, `pnpm exec vitest`, `npx ava`.
+  while (index < argv.length) {
+    const token = argv[index]!;
+    if (
+      WRAPPERS.has(token) ||
+      token.startsWith('-') ||
+      ((token === 'pnpm' || token === 'yarn') && index === 0)
+    )
+      index++;
+    else break;
+  }
+  const program = argv[index];
+  const rest = argv.slice(index + 1);
+  if (program === undefined) return undefined;
+  if (program === 'node' || program === 'tsx') {
+    if (!rest.includes('--test')) return undefined;
+    return { runner: 'node:test', argv: [program, ...rest] };
+  }
+  if (program === 'vitest') {
+    // `vitest` alone watches; run it once.
+    const args = rest[0] === 'run' || rest[0] === 'watch' || rest[0] === 'dev' ? rest.slice(1) : rest;
+    return {
+      runner: 'vitest',
+      argv: ['node_modules/.bin/vitest', 'run', ...args.filter((a) => a !== '--watch')],
+    };
+  }
+  if (program === 'python' || program === 'python3') {
+    if (rest[0] === '-m' && (rest[1] === 'pytest' || rest[1] === 'unittest'))
+      return { runner: rest[1], argv: ['python3', ...rest] };
+    return undefined;
+  }
+  if (program === 'pytest') return { runner: 'pytest', argv: ['python3', '-m', 'pytest', ...rest] };
+  if (program === 'go' && rest[0] === 'test') return { runner: 'go', argv: ['go', ...rest] };
+  if (program === 'cargo' && rest[0] === 'test') return { runner: 'cargo', argv: ['cargo', ...rest] };
+  if (program === 'jest' || program === 'mocha' || program === 'ava' || program === 'tap')
+    return { runner: program, argv: [`node_modules/.bin/${program}`, ...rest] };
+  return undefined;
+}
+
+/**
+ * The test runner a package script starts, when exactly one of its steps starts one
+ * (`xo && ava`, `c8 mocha`, `cross-env CI=1 vitest run`). Watch-mode scripts have none.
+ */
+export function runnerOfScript(body: string): ScriptRunner | undefined {
+  if (/--watch\b|\bwatch\b/.test(body)) return undefined;
+  const steps = scriptSteps(body);
+  const found = steps
+    .map((step, index) => ({ index, step, runner: runnerOfStep(step) }))
+    .filter((entry) => entry.runner !== undefined);
+  if (found.length !== 1) return undefined;
+  const [only] = found;
+  return {
+    runner: only!.runner!.runner,
+    argv: only!.runner!.argv,
+    env: only!.step.env,
+    otherSteps: steps.filter((_step, index) => index !== only!.index).map((step) => step.argv.join(' ')),
+  };
+}

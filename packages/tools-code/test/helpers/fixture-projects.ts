@@ -1,0 +1,74 @@
+import { cp, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
+import { type CodeToolFamily, createCodeTools } from '../../src/index.js';
+import { sandboxedProcessLauncher } from './process-launcher.js';
+
+const projects = fileURLToPath(new URL('../fixtures/projects/', import.meta.url));
+/** tools-code's own node_modules, which holds ava and mocha (dev dependencies). */
+const packageModules = fileURLToPath(new URL('../../node_modules/', import.meta.url));
+/** The repository's node_modules, which holds vitest. */
+const rootModules = fileURLToPath(new URL('../../../../node_modules/', import.meta.url));
+
+export interface FixtureSession {
+  root: string;
+  runtime: ToolRuntime;
+  family: CodeToolFamily;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh copy of test/fixtures/projects/<name> in a temporary folder, with node_modules linked
+ * to installed runners (no network install at test time), opened as a workspace with the code
+ * family and a sandboxed process launcher.
+ */
+export async function openFixtureProject(
+  name: string,
+  options: { modules?: 'package' | 'root' | 'none'; readOnly?: boolean } = {},
+): Promise<FixtureSession> {
+  const root = await mkdtemp(path.join(tmpdir(), `tools-code-${name}-`));
+  await cp(path.join(projects, name), root, { recursive: true });
+  const modules = options.modules ?? 'package';
+  if (modules !== 'none')
+    await symlink(modules === 'root' ? rootModules : packageModules, path.join(root, 'node_modules'));
+  const workspace = await Workspace.open(root, { readOnly: options.readOnly ?? false });
+  const family = createCodeTools({ workspace, watchFiles: false, analysisWorkers: 0 });
+  const runtime = new ToolRuntime({ workspace, tools: family.tools, processes: sandboxedProcessLauncher() });
+  return {
+    root,
+    runtime,
+    family,
+    close: async () => {
+      await family.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: results are inspected field by field.
+export type Structured = Record<string, any>;
+
+/** Calls a tool and returns its structured result and text; throws on an error result. */
+export async function callOk(
+  session: FixtureSession,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ data: Structured; text: string }> {
+  const result = await session.runtime.call(name, args);
+  const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+  if (result.isError) throw new Error(`${name} failed: ${text}`);
+  return { data: (result.structuredContent ?? {}) as Structured, text };
+}
+
+/** Calls a tool that must fail and returns its error. */
+export async function callError(
+  session: FixtureSession,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ code: string; message: string }> {
+  const result = await session.runtime.call(name, args);
+  if (!result.isError) throw new Error(`${name} succeeded but should have failed`);
+  return (result.structuredContent as Structured).error as { code: string; message: string };
+}

@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { callError, callOk, type FixtureSession, openFixtureProject } from './helpers/fixture-projects.js';
+
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 60_000 });
+
+describe('an ava project (js-ava)', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openFixtureProject('js-ava');
+  });
+  afterAll(() => session?.close());
+
+  it('profiles ava and lists only checks, not start, bench or format scripts', async () => {
+    const { data } = await callOk(session, 'code_project_profile', {});
+    expect(data.test_frameworks).toEqual([
+      { name: 'ava', cwd: '.', evidence: 'package.json scripts run ava' },
+    ]);
+    expect(
+      data.commands.map((command: { command_id: string; kind: string }) => [
+        command.command_id,
+        command.kind,
+      ]),
+    ).toEqual([
+      ['npm:test', 'test'],
+      ['npm:test:types', 'typecheck'],
+      ['npm:build', 'build'],
+      ['ava', 'test'],
+    ]);
+    expect(data.test_files).toBe(3);
+  });
+
+  it('runs the whole suite through the runner with counts from its TAP report', async () => {
+    const { data, text } = await callOk(session, 'run_tests', { command_id: 'ava' });
+    expect(data).toMatchObject({
+      status: 'failed',
+      runner: 'ava',
+      counts_read: true,
+      passed: 6,
+      failed: 1,
+      skipped: 1,
+      counts_format: 'tap',
+    });
+    expect(data.failures.map((failure: { name: string }) => failure.name)).toEqual([
+      'backoff › starts at the base delay',
+    ]);
+    expect(text.split('\n')[0]).toMatch(/^FAILED: .*6 passed, 1 failed, 1 skipped \(from the tap report\)/);
+  });
+
+  it('runs only the tests of a path given with command_id, not the whole suite', async () => {
+    const { data } = await callOk(session, 'run_tests', { command_id: 'npm:test', path: 'source/queue.js' });
+    expect(data).toMatchObject({ status: 'passed', runner: 'ava', passed: 4, failed: 0, skipped: 1 });
+    expect(data.files).toEqual(['test/queue.js', 'test/http.js']);
+    // The script's lint step is not a test and is left out of a selected run.
+    expect(data.argv).toEqual(['node_modules/.bin/ava', '--tap', 'test/queue.js', 'test/http.js']);
+  });
+
+  it('runs one test by name', async () => {
+    const { data } = await callOk(session, 'run_tests', { test_name: 'caps the delay' });
+    expect(data).toMatchObject({ status: 'passed', passed: 1, failed: 0, skipped: 0, skipped_steps: ['xo'] });
+  });
+
+  it('refuses to limit a non-test check to a path', async () => {
+    expect(
+      (await callError(session, 'run_tests', { command_id: 'npm:build', path: 'source/queue.js' })).code,
+    ).toBe('INVALID_ARGUMENTS');
+  });
+});
+
+describe('a mocha project (js-mocha)', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openFixtureProject('js-mocha');
+  });
+  afterAll(() => session?.close());
+
+  it('runs one file although .mocharc.json names every spec, with counts from the JSON report', async () => {
+    const { data } = await callOk(session, 'run_tests', { path: 'test/slugify.spec.js' });
+    expect(data).toMatchObject({
+      status: 'passed',
+      runner: 'mocha',
+      passed: 2,
+      failed: 0,
+      skipped: 1,
+      counts_format: 'mocha-json',
+    });
+    expect(data.argv).toEqual([
+      'node_modules/.bin/mocha',
+      '--no-config',
+      '--require',
+      'test/support/setup.js',
+      '--reporter',
+      'json',
+      'test/slugify.spec.js',
+    ]);
+  });
+
+  it('runs the whole suite by its package script', async () => {
+    const { data } = await callOk(session, 'run_tests', {});
+    expect(data).toMatchObject({
+      command_id: 'npm:test',
+      status: 'passed',
+      passed: 4,
+      failed: 0,
+      skipped: 1,
+    });
+  });
+});
+
+describe('a unittest project (py-unittest)', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openFixtureProject('py-unittest', { modules: 'none' });
+  });
+  afterAll(() => session?.close());
+
+  it('profiles unittest when nothing configures pytest', async () => {
+    const { data } = await callOk(session, 'code_project_profile', {});
+    expect(data.test_frameworks).toEqual([
+      { name: 'unittest', cwd: '.', evidence: 'Python tests import unittest and nothing configures pytest' },
+    ]);
+  });
+
+  it("runs all tests and reads unittest's summary", async () => {
+    const { data } = await callOk(session, 'run_tests', { command_id: 'unittest' });
+    expect(data).toMatchObject({
+      status: 'failed',
+      passed: 3,
+      failed: 1,
+      skipped: 1,
+      counts_format: 'unittest-summary',
+    });
+    expect(data.failures).toEqual([{ name: 'tests.test_table.AlignTest.test_right_aligns_numbers' }]);
+  });
+
+  it('runs the tests of a module imported through its package', async () => {
+    const { data } = await callOk(session, 'run_tests', {
+      path: 'textkit/formats/table.py',
+      test_name: 'pads',
+    });
+    expect(data).toMatchObject({ status: 'passed', passed: 1, failed: 0, skipped: 0 });
+    expect(data.argv).toEqual(['python3', '-m', 'unittest', '-v', '-k', 'pads', 'tests/test_table.py']);
+  });
+});
