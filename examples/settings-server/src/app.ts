@@ -15,15 +15,24 @@ import {
   PostgresAccountSettingsStore,
   PostgresSecretRecordStore,
 } from '@assistant-kit/settings-store';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
+import { hostCheck, LOOPBACK_HOSTS } from './host-check.js';
+import { FileSecurityStateStore } from './security-state/file-security-state-store.js';
+import { PostgresSecurityStateStore } from './security-state/postgres-security-state-store.js';
+import { sharedRateLimitStore } from './security-state/rate-limit-store.js';
+import type { SecurityStateStore } from './security-state/security-state-store.js';
 import { loadOrCreateServerKeys } from './server-keys.js';
 import { HttpProblem, type Session, SessionManager } from './sessions.js';
-import { settingsPageHtml } from './settings-page.js';
+import { PAGE_CONTENT_SECURITY_POLICY, settingsPageHtml } from './settings-page.js';
+import { DEFAULT_SIGN_IN_LIMITS, SignInGuard, type SignInLimits } from './sign-in-guard.js';
+import { type CleanupReport, cleanUpAfterCrash } from './startup-cleanup.js';
 import { registerTurnRoute } from './turn-route.js';
 import { type DemoSignIn, UserDirectory } from './users.js';
 
@@ -39,6 +48,13 @@ export interface SettingsServerOptions {
   logger?: boolean | Record<string, unknown>;
   /** Mark the session cookie Secure (set when served over https). */
   secureCookie?: boolean;
+  /**
+   * Host names (the `Host` header, port ignored) the server answers for; others get 421, which
+   * blocks DNS rebinding. Default: localhost, 127.0.0.1 and [::1].
+   */
+  allowedHosts?: readonly string[];
+  /** Sign-in throttling (default {@link DEFAULT_SIGN_IN_LIMITS}). */
+  signInLimits?: Partial<SignInLimits>;
 }
 
 /** A built server and what it runs on. */
@@ -48,6 +64,8 @@ export interface SettingsServer {
   storage: { settings: 'file' | 'postgres'; secrets: 'vault' | 'keychain' };
   /** Why the keychain was not used, when it was asked for. */
   keychainWarning?: string;
+  /** What the start-up clean-up removed after a crash. */
+  cleanup: CleanupReport;
   close(): Promise<void>;
 }
 
@@ -61,6 +79,8 @@ const PAGE_DIRECTORY = new URL('./page/', import.meta.url);
 const capabilityTable = createCapabilityTable();
 
 function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
   const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
   if (status >= 500) {
     request.log.error({ code: error.code ?? 'UNKNOWN' }, 'request failed');
@@ -90,8 +110,17 @@ export async function createSettingsServer(options: SettingsServerOptions = {}):
   const keys = await loadOrCreateServerKeys(dataDirectory);
   const keyring = new VaultKeyring({ keys: keys.vaultKeys });
   const { users, demo } = await UserDirectory.open(dataDirectory);
-  const sessions = new SessionManager(keys.sessionKey, { secureCookie: options.secureCookie ?? false });
   const closers: Array<() => Promise<void>> = [];
+  const securityState: SecurityStateStore = options.postgresUrl
+    ? await PostgresSecurityStateStore.connect(options.postgresUrl)
+    : await FileSecurityStateStore.open(join(dataDirectory, 'security'));
+  closers.push(() => securityState.close());
+  await securityState.sweep();
+  const sessions = new SessionManager(keys.sessionKey, securityState, {
+    secureCookie: options.secureCookie ?? false,
+  });
+  const signInLimits = { ...DEFAULT_SIGN_IN_LIMITS, ...options.signInLimits };
+  const signInGuard = new SignInGuard(securityState, signInLimits);
 
   let store: AccountSettingsStore;
   let records: string | SecretRecordStore = join(dataDirectory, 'secrets');
@@ -118,8 +147,36 @@ export async function createSettingsServer(options: SettingsServerOptions = {}):
     vault: { keys: keys.vaultKeys, records },
   });
   const broker = createSecretBroker({ backend, referenceKey: keys.referenceKey });
+  const cleanup = await cleanUpAfterCrash({ dataDirectory, accountIds: users.accountIds(), store, broker });
 
   const app = Fastify({ logger: options.logger ?? true, bodyLimit: 1024 * 1024 });
+  if (cleanup.temporaryFiles + cleanup.orphanedCredentials > 0) {
+    app.log.warn(cleanup, 'removed what an interrupted run left behind');
+  }
+  // Security headers on every answer, pages, API and errors alike (helmet's onRequest hook).
+  await app.register(helmet, {
+    global: true,
+    contentSecurityPolicy: { useDefaults: false, directives: PAGE_CONTENT_SECURITY_POLICY },
+    hsts: options.secureCookie ? { maxAge: 31_536_000 } : false,
+    referrerPolicy: { policy: 'no-referrer' },
+    crossOriginResourcePolicy: { policy: 'same-origin' },
+  });
+  app.addHook('onRequest', hostCheck(options.allowedHosts ?? LOOPBACK_HOSTS));
+  await app.register(rateLimit, {
+    global: false,
+    store: sharedRateLimitStore(securityState),
+    errorResponseBuilder: (_request, context) => {
+      const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
+      return Object.assign(
+        new HttpProblem(
+          429,
+          'RATE_LIMITED',
+          `Too many sign-in attempts from this address; try again in ${seconds} seconds.`,
+        ),
+        { retryAfterSeconds: seconds },
+      );
+    },
+  });
   const service = new SettingsService({
     store,
     broker,
@@ -142,6 +199,14 @@ export async function createSettingsServer(options: SettingsServerOptions = {}):
   app.get('/login', async (_request, reply) =>
     reply.type('text/html; charset=utf-8').send(await readFile(new URL('login.html', PAGE_DIRECTORY))),
   );
+  for (const [name, type] of [
+    ['login.js', 'text/javascript'],
+    ['page.css', 'text/css'],
+  ] as const) {
+    app.get(`/${name}`, async (_request, reply) =>
+      reply.type(`${type}; charset=utf-8`).send(await readFile(new URL(name, PAGE_DIRECTORY))),
+    );
+  }
   const pageHtml = settingsPageHtml();
   app.get('/settings', async (request, reply) => {
     if (!(await sessions.read(request))) return reply.redirect('/login');
@@ -151,7 +216,12 @@ export async function createSettingsServer(options: SettingsServerOptions = {}):
     reply.type('text/javascript; charset=utf-8').send(await readFile(new URL('settings.js', PAGE_DIRECTORY))),
   );
 
-  app.post('/api/session', async (request, reply) => {
+  const signInRateLimit = {
+    max: signInLimits.perAddress,
+    timeWindow: signInLimits.addressWindowMs,
+    keyGenerator: (request: FastifyRequest) => request.ip,
+  };
+  app.post('/api/session', { config: { rateLimit: signInRateLimit } }, async (request, reply) => {
     const type = String(request.headers['content-type'] ?? '');
     // JSON-only sign-in: a cross-site form cannot send it without a CORS preflight.
     if (!type.startsWith('application/json')) {
@@ -162,9 +232,14 @@ export async function createSettingsServer(options: SettingsServerOptions = {}):
       );
     }
     const { username, password } = (request.body ?? {}) as Record<string, unknown>;
+    await signInGuard.assertNotLocked(username);
     const accountId = await users.authenticate(username, password);
-    if (!accountId) throw new HttpProblem(401, 'INVALID_SIGN_IN', 'Wrong username or password.');
-    const session = await sessions.issue(reply, accountId);
+    if (!accountId) {
+      await signInGuard.recordFailure(username);
+      throw new HttpProblem(401, 'INVALID_SIGN_IN', 'Wrong username or password.');
+    }
+    await signInGuard.recordSuccess(username);
+    const session = await sessions.start(reply, accountId);
     return { account: accountId, username: users.usernameOf(accountId), csrfToken: session.csrfToken };
   });
   app.get('/api/session', async (request, reply) => {
@@ -176,8 +251,7 @@ export async function createSettingsServer(options: SettingsServerOptions = {}):
     };
   });
   app.delete('/api/session', async (request, reply) => {
-    await sessions.require(request, reply);
-    sessions.clear(reply);
+    await sessions.end(reply, await sessions.require(request, reply));
     return reply.code(204).send();
   });
 
@@ -208,6 +282,7 @@ export async function createSettingsServer(options: SettingsServerOptions = {}):
     demo,
     storage: { settings: store.kind, secrets: backend.kind },
     ...(keychainError ? { keychainWarning: keychainError.message } : {}),
+    cleanup,
     async close() {
       await app.close();
       for (const close of closers) await close();

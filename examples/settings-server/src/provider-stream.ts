@@ -1,4 +1,5 @@
 import type { ResolvedConnection } from '@assistant-kit/settings-resolver';
+import { scrubAndTruncate } from './secret-scrub.js';
 
 /** One chat message of a turn. */
 export interface ChatMessage {
@@ -38,11 +39,6 @@ export function chatCompletionsBody(
   };
 }
 
-function scrub(text: string, key: string): string {
-  const short = text.slice(0, 300);
-  return key ? short.split(key).join('[redacted]') : short;
-}
-
 /**
  * Calls an OpenAI-compatible `POST {baseUrl}/chat/completions` with `stream: true` and yields
  * the answer's deltas as they arrive (server-sent events). The key goes only in the
@@ -76,7 +72,7 @@ export async function* streamChatCompletion(
     const text = await response.text().catch(() => '');
     throw new ProviderError(
       'PROVIDER_ERROR',
-      `The provider answered ${response.status}: ${scrub(text, connection.apiKey)}`,
+      `The provider answered ${response.status}: ${scrubAndTruncate(text, [connection.apiKey], 300)}`,
       response.status,
     );
   }

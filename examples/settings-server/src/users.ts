@@ -110,6 +110,11 @@ export class UserDirectory {
     return user && ok ? user.id : null;
   }
 
+  /** Every account id in the directory. */
+  accountIds(): string[] {
+    return this.#users.map((user) => user.id);
+  }
+
   usernameOf(accountId: string): string | undefined {
     return this.#users.find((user) => user.id === accountId)?.username;
   }

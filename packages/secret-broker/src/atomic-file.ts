@@ -146,3 +146,40 @@ async function fsyncDirectory(directory: string): Promise<void> {
     }
   }
 }
+
+/** The name {@link writeFileAtomic} gives its temporary files. */
+const TEMPORARY_NAME = /^\.[0-9a-f]{16}\.tmp$/;
+
+/**
+ * Deletes the temporary files {@link writeFileAtomic} leaves in `directory` when the process is
+ * killed between writing and renaming. Only files older than `olderThanMs` (default one
+ * minute) go, so a write still under way in another process keeps its file. Returns the names
+ * deleted; a missing directory counts as clean.
+ */
+export async function removeStaleTemporaryFiles(
+  directory: string,
+  options: { olderThanMs?: number } = {},
+): Promise<string[]> {
+  const { readdir, stat, rm } = await import('node:fs/promises');
+  const cutoff = Date.now() - (options.olderThanMs ?? 60_000);
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!TEMPORARY_NAME.test(name)) continue;
+    const path = join(directory, name);
+    try {
+      if ((await stat(path)).mtimeMs > cutoff) continue;
+      await rm(path, { force: true });
+      removed.push(name);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  return removed;
+}

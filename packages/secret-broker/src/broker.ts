@@ -23,6 +23,13 @@ export interface SecretBroker {
   fieldOf(accountId: string, reference: string): string;
   /** True when a value has the shape of a reference (of any account). */
   isReference(value: unknown): value is string;
+  /**
+   * Deletes every stored credential of the account that none of `keep` points at: the records
+   * a crash left between storing a new key and saving the settings that reference it. Values
+   * in `keep` that are not this account's references are ignored. Returns how many were deleted.
+   * Run it only while no save of the account is under way (e.g. at start-up).
+   */
+  prune(accountId: string, keep: readonly unknown[]): Promise<number>;
 }
 
 /** Options of {@link createSecretBroker}. */
@@ -104,5 +111,23 @@ class DefaultSecretBroker implements SecretBroker {
 
   isReference(value: unknown): value is string {
     return isSecretReference(value);
+  }
+
+  async prune(accountId: string, keep: readonly unknown[]): Promise<number> {
+    assertAccountId(accountId);
+    const kept = new Set<string>();
+    for (const value of keep) {
+      if (!isSecretReference(value)) continue;
+      try {
+        kept.add(this.#codec.parse(accountId, value).entryId);
+      } catch {
+        // Another account's or a malformed reference keeps nothing of this account.
+      }
+    }
+    let deleted = 0;
+    for (const entryId of await this.#backend.list(accountId)) {
+      if (!kept.has(entryId) && (await this.#backend.delete(accountId, entryId))) deleted += 1;
+    }
+    return deleted;
   }
 }

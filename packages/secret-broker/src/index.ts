@@ -1,5 +1,5 @@
 /** Public API of @assistant-kit/secret-broker. */
-export { type WriteFileAtomicOptions, writeFileAtomic } from './atomic-file.js';
+export { removeStaleTemporaryFiles, type WriteFileAtomicOptions, writeFileAtomic } from './atomic-file.js';
 export { createSecretBroker, type SecretBroker, type SecretBrokerOptions } from './broker.js';
 export { type SecretBrokerErrorCode, secretBrokerError } from './errors.js';
 export { FileSecretRecordStore } from './file-secret-record-store.js';

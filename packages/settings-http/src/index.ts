@@ -11,11 +11,13 @@ export {
   type AuthenticateRequest,
   CLIENT_DEFAULTS_PATH,
   DEFAULT_SETTINGS_BODY_LIMIT,
+  revisionTag,
   type SettingsHttpPluginOptions,
   settingsHttpPlugin,
 } from './plugin.js';
 export {
   type PageSettings,
+  type SaveOptions,
   SettingsService,
   type SettingsServiceLogger,
   type SettingsServiceOptions,

@@ -122,9 +122,35 @@ function handleError(
   return errorReply(reply, 'INTERNAL', 500, 'The settings service failed; try again later.');
 }
 
+/** The entity tag of a revision; `"0"` stands for "nothing saved yet" (revisions start at 1). */
+export function revisionTag(revision: number | null): string {
+  return `"${revision ?? 0}"`;
+}
+
+/**
+ * The revision a save expects, from `If-Match: "<revision>"` (`"0"`: nothing saved yet) or
+ * `If-None-Match: *`; undefined when the request sends neither (then the save replaces).
+ */
+function expectedRevisionOf(request: FastifyRequest): number | null | undefined {
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (typeof ifNoneMatch === 'string' && ifNoneMatch.trim() === '*') return null;
+  const ifMatch = request.headers['if-match'];
+  if (ifMatch === undefined) return undefined;
+  const match = /^\s*(?:W\/)?"(\d{1,15})"\s*$/.exec(String(ifMatch));
+  if (!match) {
+    throw settingsHttpError(
+      'BAD_REQUEST',
+      'If-Match must be the revision tag the settings were loaded with, e.g. "3" ("0": nothing saved).',
+    );
+  }
+  const revision = Number(match[1]);
+  return revision === 0 ? null : revision;
+}
+
 function pageReply(reply: FastifyReply, page: PageSettings) {
   reply.header('cache-control', 'no-store');
   reply.header('x-settings-source', page.source);
+  reply.header('etag', revisionTag(page.revision));
   if (page.revision !== null) reply.header('x-settings-revision', String(page.revision));
   if (page.removedRetiredKeys.length > 0)
     reply.header('x-settings-removed-keys', page.removedRetiredKeys.join(','));
@@ -194,7 +220,15 @@ export async function settingsHttpPlugin(
     CLIENT_DEFAULTS_PATH,
     { bodyLimit, onRequest: requireJson, schema: { response: responses } },
     async (request, reply) => {
-      return pageReply(reply, await service.save(request.settingsAccountId!, request.body));
+      const expectedRevision = expectedRevisionOf(request);
+      return pageReply(
+        reply,
+        await service.save(
+          request.settingsAccountId!,
+          request.body,
+          expectedRevision === undefined ? {} : { expectedRevision },
+        ),
+      );
     },
   );
 }

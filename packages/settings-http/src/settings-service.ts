@@ -25,6 +25,12 @@ export interface SettingsServiceOptions {
   logger?: SettingsServiceLogger;
 }
 
+/** Options of {@link SettingsService.save}. */
+export interface SaveOptions {
+  /** The revision the client loaded (`null`: it loaded the system defaults); omit to replace. */
+  expectedRevision?: number | null;
+}
+
 /** What the page receives: settings with credentials as references (absent when unset). */
 export interface PageSettings {
   settings: SettingsRecord;
@@ -65,9 +71,20 @@ export class SettingsService {
     redactObject(this, 'SettingsService');
   }
 
-  /** The sanitized system defaults. */
+  /**
+   * The sanitized system defaults, completed with the shipped profile: the system
+   * configuration may be partial (`{}` or `{ model: 'x' }`), the page needs every field.
+   */
   async systemDefaults(): Promise<SettingsRecord> {
-    return sanitizeSettings(await this.#systemDefaults()).settings;
+    return (await this.#completeSystemDefaults()).settings;
+  }
+
+  async #completeSystemDefaults(): Promise<{ settings: SettingsRecord; removed: string[] }> {
+    const system = sanitizeSettings(await this.#systemDefaults());
+    return {
+      settings: { ...(createDefaultClientSettings() as SettingsRecord), ...system.settings },
+      removed: system.removed,
+    };
   }
 
   /** The account's settings for the page, or the sanitized system defaults when nothing is saved. */
@@ -81,7 +98,7 @@ export class SettingsService {
         removedRetiredKeys: [...stored.sanitized.removed],
       };
     }
-    const system = sanitizeSettings(await this.#systemDefaults());
+    const system = await this.#completeSystemDefaults();
     return {
       settings: toPageView(system.settings),
       source: 'system',
@@ -94,9 +111,13 @@ export class SettingsService {
    * Validates and saves a whole settings object from the page. Credential fields: a new value
    * goes to the broker, the account's own reference keeps the key, `''` or absent removes it.
    * Throws `VALIDATION_FAILED` with every problem, and stores nothing on any error.
+   *
+   * With `expectedRevision` (the revision the page loaded; `null` when it loaded the system
+   * defaults) the save fails with `SAVE_CONFLICT` when another session saved in between, so a
+   * stale page never silently wins. Without it the save replaces whatever is stored (SPEC 4.1).
    */
-  save(accountId: string, body: unknown): Promise<PageSettings> {
-    return this.#lock.run(accountId, () => this.#save(accountId, body));
+  save(accountId: string, body: unknown, options: SaveOptions = {}): Promise<PageSettings> {
+    return this.#lock.run(accountId, () => this.#save(accountId, body, options));
   }
 
   /** The layers {@link resolveTurn} needs, with the account's credentials resolved to values. */
@@ -121,7 +142,7 @@ export class SettingsService {
     return { system, account, missingCredentials };
   }
 
-  async #save(accountId: string, body: unknown): Promise<PageSettings> {
+  async #save(accountId: string, body: unknown, options: SaveOptions): Promise<PageSettings> {
     let sanitized: ReturnType<typeof sanitizeSettings>;
     try {
       sanitized = sanitizeSettings(body);
@@ -143,6 +164,9 @@ export class SettingsService {
     if (!validation.ok) problems.push(...validation.problems);
 
     const current = await this.#store.load(accountId);
+    if (options.expectedRevision !== undefined && options.expectedRevision !== (current?.revision ?? null)) {
+      throw staleSaveError();
+    }
     const plan = planCredentialChanges(this.#broker, accountId, candidate, current?.settings);
     problems.push(...plan.problems);
     if (problems.length > 0) {
@@ -172,6 +196,8 @@ export class SettingsService {
         .revision;
     } catch (error) {
       await this.#discard(accountId, created);
+      // Another instance saved between our load and our save: the same stale-save answer.
+      if ((error as { code?: string }).code === 'SAVE_CONFLICT') throw staleSaveError(error);
       throw error;
     }
     await this.#discard(accountId, superseded(plan.changes));
@@ -195,6 +221,14 @@ export class SettingsService {
       }
     }
   }
+}
+
+function staleSaveError(cause?: unknown) {
+  return settingsHttpError(
+    'SAVE_CONFLICT',
+    'Another session saved these settings after this page loaded them; reload to see the current settings, then make your change again.',
+    cause === undefined ? {} : { cause },
+  );
 }
 
 function superseded(changes: CredentialChange[]): string[] {

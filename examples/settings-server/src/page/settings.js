@@ -1,46 +1,85 @@
 // The settings page. Loads settings from the GET endpoint and saves the whole object through the
-// POST endpoint. Credential inputs never show a value: only whether a key is set.
+// POST endpoint with If-Match set to the revision it loaded, so a save over someone else's newer
+// save fails with 409 instead of silently winning. Credential inputs never show a value: only
+// whether a key is set.
 
 const SETTINGS_URL = '/api/system-settings/client-defaults';
 const controls = JSON.parse(document.getElementById('controls').textContent);
 const controlByField = new Map(controls.map((control) => [control.field, control]));
 let saved = null; // the last object the server answered with (credentials as references)
+let revisionTag = null; // ETag of `saved`; sent as If-Match
 let csrfToken = '';
 const removals = new Set(); // credential fields the user asked to remove
 
-function element(control) {
-  return document.getElementById(control.id);
+const byId = (id) => document.getElementById(id);
+const element = (control) => byId(control.id);
+
+function applyTheme(themeId) {
+  document.documentElement.dataset.theme = themeId || 'app-dark';
 }
 
-function setStatus(text, isError = false) {
-  const status = document.getElementById('status');
+function setStatus(text, kind = '') {
+  const status = byId('status');
   status.textContent = text;
-  status.className = isError ? 'error' : '';
-}
-
-function showProblems(problems) {
-  const list = document.getElementById('problems');
-  list.replaceChildren(
-    ...(problems || []).map((problem) => {
-      const item = document.createElement('li');
-      item.textContent = `${problem.path || '(body)'}: ${problem.message}`;
-      return item;
-    }),
-  );
+  status.dataset.kind = kind;
 }
 
 function isReference(value) {
   return typeof value === 'string' && value.startsWith('akref1.');
 }
 
+function clearFieldErrors() {
+  for (const control of controls) {
+    byId(`${control.id}Error`).textContent = '';
+    element(control).removeAttribute('aria-invalid');
+  }
+  byId('problems').replaceChildren();
+}
+
+/** Puts each problem next to its field; problems without a field go to the save bar's list. */
+function showProblems(problems) {
+  clearFieldErrors();
+  const general = [];
+  let first = null;
+  for (const problem of problems || []) {
+    const field = String(problem.path || '')
+      .replace(/^\//, '')
+      .split('/')[0];
+    const control = controlByField.get(field);
+    if (!control) {
+      general.push(`${problem.path || 'Settings'}: ${problem.message}`);
+      continue;
+    }
+    const slot = byId(`${control.id}Error`);
+    slot.textContent = slot.textContent ? `${slot.textContent} ${problem.message}` : problem.message;
+    element(control).setAttribute('aria-invalid', 'true');
+    first ??= element(control);
+  }
+  byId('problems').replaceChildren(
+    ...general.map((text) => {
+      const item = document.createElement('li');
+      item.textContent = text;
+      return item;
+    }),
+  );
+  first?.focus();
+}
+
 function showCredential(control) {
   const input = element(control);
-  const status = document.getElementById(`${control.id}Status`);
-  const set = isReference(saved[control.field]) && !removals.has(control.field);
+  const badge = byId(`${control.id}Status`);
+  const remove = byId(`${control.id}Remove`);
+  const stored = isReference(saved[control.field]);
+  const removing = removals.has(control.field);
   input.value = '';
-  input.placeholder = set ? 'Key set; type to replace' : 'No key set';
-  input.dataset.keySet = set ? 'true' : 'false';
-  status.textContent = removals.has(control.field) ? 'will be removed on save' : set ? 'Key set' : 'Not set';
+  input.placeholder = stored && !removing ? 'Type a new key to replace it' : 'Paste a key';
+  input.dataset.keySet = stored && !removing ? 'true' : 'false';
+  badge.textContent = removing ? 'Will be removed' : stored ? 'Set' : 'Not set';
+  badge.dataset.state = removing ? 'removing' : stored ? 'set' : 'unset';
+  remove.disabled = !stored;
+  remove.textContent = removing ? 'Keep' : 'Remove';
+  remove.setAttribute('aria-label', `${removing ? 'Keep' : 'Remove'} ${control.label}`);
+  remove.setAttribute('aria-pressed', removing ? 'true' : 'false');
 }
 
 function fill(settings) {
@@ -53,6 +92,8 @@ function fill(settings) {
       input.value = value === null || value === undefined ? '' : String(value);
     else input.value = value ?? '';
   }
+  applyTheme(settings.themeId);
+  updateDirty();
 }
 
 function readControl(control) {
@@ -63,6 +104,29 @@ function readControl(control) {
     return Number(input.value);
   }
   return input.value;
+}
+
+function isChanged(control) {
+  if (control.kind === 'credential') return element(control).value !== '' || removals.has(control.field);
+  const current = readControl(control);
+  const before = saved[control.field] ?? (control.kind === 'toggle' ? false : control.nullable ? null : '');
+  return !(current === before || (Number.isNaN(current) && before === ''));
+}
+
+/** Marks changed rows and shows the count of unsaved changes in the save bar. */
+function updateDirty() {
+  if (!saved) return;
+  let changed = 0;
+  for (const control of controls) {
+    const isDirty = isChanged(control);
+    element(control).closest('.row').classList.toggle('changed', isDirty);
+    if (isDirty) changed += 1;
+  }
+  byId('saveBar').dataset.dirty = changed > 0 ? 'true' : 'false';
+  byId('discardButton').disabled = changed === 0;
+  if (changed > 0) setStatus(`${changed} unsaved change${changed === 1 ? '' : 's'}`, 'dirty');
+  else if (byId('status').dataset.kind === 'dirty') setStatus('All changes saved', 'ok');
+  return changed;
 }
 
 /** The whole object to save: the last saved object with every control's value laid over it. */
@@ -82,34 +146,71 @@ function collect() {
   return settings;
 }
 
+/** Checks what the browser can check (number ranges, steps) before asking the server. */
+function localProblems() {
+  const problems = [];
+  for (const control of controls) {
+    const input = element(control);
+    if (control.kind === 'number' && !input.validity.valid) {
+      problems.push({ path: `/${control.field}`, message: input.validationMessage });
+    } else if (control.kind === 'number' && !control.nullable && input.value.trim() === '') {
+      problems.push({ path: `/${control.field}`, message: 'Enter a number.' });
+    }
+  }
+  return problems;
+}
+
 async function post(settings) {
   const response = await fetch(SETTINGS_URL, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken },
+    headers: {
+      'content-type': 'application/json',
+      'x-csrf-token': csrfToken,
+      ...(revisionTag ? { 'if-match': revisionTag } : {}),
+    },
     body: JSON.stringify(settings),
     credentials: 'same-origin',
   });
   const body = await response.json().catch(() => ({}));
   if (!response.ok) {
     const error = body.error || { code: 'UNKNOWN', message: `HTTP ${response.status}` };
-    showProblems(error.problems);
-    setStatus(`Not saved: ${error.message}`, true);
     if (response.status === 401) window.location.href = '/login';
+    showProblems(error.problems);
+    byId('reloadButton').hidden = error.code !== 'SAVE_CONFLICT';
+    setStatus(`Not saved: ${error.message}`, 'error');
     return null;
   }
-  showProblems([]);
+  revisionTag = response.headers.get('etag');
+  byId('reloadButton').hidden = true;
   return body;
 }
 
 async function saveAll(event) {
   event.preventDefault();
+  const problems = localProblems();
+  if (problems.length > 0) {
+    showProblems(problems);
+    setStatus(
+      `Not saved: ${problems.length} field${problems.length === 1 ? ' needs' : 's need'} attention.`,
+      'error',
+    );
+    return;
+  }
+  clearFieldErrors();
   setStatus('Saving…');
-  const result = await post(collect());
-  if (!result) return;
-  saved = result;
-  removals.clear();
-  fill(saved);
-  setStatus('Saved');
+  byId('saveButton').disabled = true;
+  try {
+    const result = await post(collect());
+    if (!result) return;
+    saved = result;
+    removals.clear();
+    fill(saved);
+    setStatus('Saved', 'ok');
+  } catch {
+    setStatus('Not saved: the server could not be reached. Your changes are still here.', 'error');
+  } finally {
+    byId('saveButton').disabled = false;
+  }
 }
 
 /**
@@ -122,7 +223,7 @@ async function saveThinking(control) {
   const result = await post({ ...saved, [control.field]: value });
   if (!result) return;
   saved = result;
-  setStatus('Thinking preference saved');
+  if (updateDirty() === 0) setStatus('Thinking preference saved', 'ok');
 }
 
 /**
@@ -155,6 +256,20 @@ async function refreshCapabilities(role) {
   }
 }
 
+async function load() {
+  const response = await fetch(SETTINGS_URL, { credentials: 'same-origin' });
+  if (!response.ok) {
+    setStatus('Could not load settings; reload the page to try again.', 'error');
+    return false;
+  }
+  revisionTag = response.headers.get('etag');
+  saved = await response.json();
+  removals.clear();
+  clearFieldErrors();
+  fill(saved);
+  return true;
+}
+
 async function start() {
   const session = await fetch('/api/session', { credentials: 'same-origin' });
   if (!session.ok) {
@@ -163,14 +278,15 @@ async function start() {
   }
   const info = await session.json();
   csrfToken = info.csrfToken;
-  document.getElementById('accountName').textContent = info.username;
-  const response = await fetch(SETTINGS_URL, { credentials: 'same-origin' });
-  if (!response.ok) {
-    setStatus('Could not load settings', true);
-    return;
-  }
-  saved = await response.json();
-  fill(saved);
+  byId('accountName').textContent = info.username;
+  if (!(await load())) return;
+  setStatus('All changes saved');
+  const form = byId('settingsForm');
+  form.addEventListener('input', updateDirty);
+  form.addEventListener('change', updateDirty);
+  element(controlByField.get('themeId')).addEventListener('change', (event) =>
+    applyTheme(event.target.value),
+  );
   for (const control of controls) {
     if (control.thinking) element(control).addEventListener('change', () => saveThinking(control));
   }
@@ -186,12 +302,27 @@ async function start() {
   for (const button of document.querySelectorAll('.remove-key')) {
     button.addEventListener('click', () => {
       const control = controls.find((candidate) => candidate.id === button.dataset.removeFor);
-      removals.add(control.field);
+      if (removals.has(control.field)) removals.delete(control.field);
+      else removals.add(control.field);
       showCredential(control);
+      updateDirty();
     });
   }
-  document.getElementById('settingsForm').addEventListener('submit', saveAll);
-  document.getElementById('signOutButton').addEventListener('click', async () => {
+  byId('discardButton').addEventListener('click', () => {
+    removals.clear();
+    clearFieldErrors();
+    fill(saved);
+    setStatus('Changes discarded');
+  });
+  byId('reloadButton').addEventListener('click', async () => {
+    if (await load()) setStatus('Reloaded the current settings', 'ok');
+    byId('reloadButton').hidden = true;
+  });
+  form.addEventListener('submit', saveAll);
+  window.addEventListener('beforeunload', (event) => {
+    if (byId('saveBar').dataset.dirty === 'true') event.preventDefault();
+  });
+  byId('signOutButton').addEventListener('click', async () => {
     await fetch('/api/session', { method: 'DELETE', headers: { 'x-csrf-token': csrfToken } });
     window.location.href = '/login';
   });
