@@ -86,8 +86,27 @@ export interface DiffBaseline {
   environment?: Record<string, string>;
 }
 
+/** How `beginDispatch` records the workspace the dispatch starts from. */
+export interface BeginDispatchOptions {
+  /**
+   * True when the host sees every change of the dispatch as it happens: every write goes through
+   * the Workspace (whose before-write notification records each file just before it changes),
+   * and the host calls {@link DispatchCheckpoints.noteUnobservedChanges} before anything else
+   * that may change files (a command, a sub-agent). The dispatch then begins without scanning
+   * the workspace and ends by looking only at the files written, so a file-tool call costs in
+   * proportion to what it wrote. Default false: a full scan at both ends, always correct.
+   */
+  observedWrites?: boolean;
+}
+
 interface OpenState extends OpenDispatch {
-  baseTree: string;
+  /** The tree the dispatch began from; undefined while an observed dispatch has not settled it. */
+  baseTree: string | undefined;
+  /**
+   * Present while the dispatch is observed: the files written so far, whose content before the
+   * first write the shadow index holds (the rest of the index is the last recorded state).
+   */
+  observed?: Set<string>;
 }
 
 export interface UndoConflict {
@@ -123,12 +142,16 @@ export class DispatchCheckpoints {
   #temporaryStorage: string | undefined;
   #open: OpenState | undefined;
   #closed = false;
+  #stopObserving: (() => void) | undefined;
 
   constructor(workspace: Workspace, options: DispatchCheckpointsOptions = {}) {
     this.workspace = workspace;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.#exclude = options.exclude ?? [];
     this.#ready = this.#mutex.run(() => this.#initialise());
+    if (!workspace.readOnly) {
+      this.#stopObserving = workspace.onBeforeWrite((paths) => this.#beforeWorkspaceWrite(paths));
+    }
     // Failures surface on the first call that needs the repository.
     this.#ready.catch(() => {});
   }
@@ -141,7 +164,7 @@ export class DispatchCheckpoints {
   /** The open dispatch, if the host has begun one and not ended it. */
   get openDispatch(): OpenDispatch | undefined {
     if (this.#open === undefined) return undefined;
-    const { baseTree: _baseTree, ...open } = this.#open;
+    const { baseTree: _baseTree, observed: _observed, ...open } = this.#open;
     return open;
   }
 
@@ -154,7 +177,7 @@ export class DispatchCheckpoints {
    * Marks the start of a dispatch: records the workspace as it is now (including edits the user
    * made since the last checkpoint), so the dispatch's own changes are exactly what follows.
    */
-  async beginDispatch(label?: string): Promise<OpenDispatch> {
+  async beginDispatch(label?: string, options: BeginDispatchOptions = {}): Promise<OpenDispatch> {
     return this.#exclusive(async ({ shadow, log }) => {
       if (this.#open !== undefined) {
         throw new ToolError(
@@ -163,8 +186,24 @@ export class DispatchCheckpoints {
           { details: { open: this.#open.id } },
         );
       }
+      if (options.observedWrites === true) {
+        this.#open = {
+          id: log.nextId('dispatch'),
+          baseCommit: log.head!,
+          baseTree: undefined,
+          observed: new Set(),
+          startedAt: new Date().toISOString(),
+        };
+        if (label !== undefined && label !== '') this.#open.label = label;
+        return this.openDispatch!;
+      }
       const snapshot = await shadow.snapshot();
-      const baseCommit = await this.#recordIfChanged(shadow, log, snapshot, 'workspace before a dispatch');
+      const baseCommit = await this.#recordIfChanged(
+        shadow,
+        log,
+        snapshot.tree,
+        'workspace before a dispatch',
+      );
       const open: OpenState = {
         id: log.nextId('dispatch'),
         baseCommit,
@@ -182,21 +221,34 @@ export class DispatchCheckpoints {
    * nothing costs one scan and no commit (its record points at the unchanged checkpoint).
    */
   async endDispatch(options: EndDispatchOptions = {}): Promise<EndedDispatch> {
-    const onlyPaths = this.#narrowedScan(options.changedPaths);
+    let onlyPaths = this.#narrowedScan(options.changedPaths);
     return this.#exclusive(async ({ shadow, log }) => {
       const open = this.#open;
       if (open === undefined) {
         throw new ToolError('DISPATCH_NOT_OPEN', 'No dispatch is open; call beginDispatch first.');
       }
+      if (open.observed !== undefined) {
+        // Only the files written through the Workspace (and any the host names) can have
+        // changed; the index holds what they were before the dispatch.
+        const written = [...open.observed];
+        onlyPaths =
+          options.changedPaths !== undefined && onlyPaths === undefined
+            ? undefined
+            : [...new Set([...written, ...(onlyPaths ?? [])])];
+        const baseTree = await shadow.indexTree();
+        open.baseCommit = await this.#recordIfChanged(shadow, log, baseTree, 'workspace before a dispatch');
+        open.baseTree = baseTree;
+      }
+      const baseTree = open.baseTree!;
       const snapshot = await shadow.snapshot(undefined, onlyPaths);
       const message = open.label === undefined ? open.id : `${open.id}: ${open.label}`;
       const head = log.head!;
-      const unchanged = snapshot.tree === open.baseTree && (await shadow.treeOf(head)) === snapshot.tree;
+      const unchanged = snapshot.tree === baseTree && (await shadow.treeOf(head)) === snapshot.tree;
       const [commit, changedFiles] = unchanged
         ? [head, []]
         : await Promise.all([
             shadow.commit(snapshot.tree, head, message),
-            shadow.changedFiles(open.baseTree, snapshot.tree),
+            shadow.changedFiles(baseTree, snapshot.tree),
           ]);
       const record: CheckpointRecord = {
         id: open.id,
@@ -212,6 +264,51 @@ export class DispatchCheckpoints {
       this.#open = undefined;
       return { id: record.id, commit, changedFiles, skippedLargeFiles: snapshot.skippedLargeFiles };
     });
+  }
+
+  /**
+   * Tells an observed dispatch (see {@link BeginDispatchOptions.observedWrites}) that something
+   * is about to change files without going through the Workspace. The dispatch settles where it
+   * began (one full scan, the files already written put back to what they were before) and ends
+   * with a full scan. Does nothing when no observed dispatch is open.
+   */
+  async noteUnobservedChanges(): Promise<void> {
+    if (this.#open?.observed === undefined) return;
+    await this.#exclusive(({ shadow, log }) => this.#settleObservedBase(shadow, log));
+  }
+
+  /** Records a file's content before an observed dispatch writes it for the first time. */
+  async #beforeWorkspaceWrite(relativePaths: readonly string[]): Promise<void> {
+    if (this.#open?.observed === undefined || this.#closed) return;
+    await this.#exclusive(async ({ shadow, log }) => {
+      const observed = this.#open?.observed;
+      if (observed === undefined) return;
+      const fresh = [...new Set(relativePaths)].filter((file) => !observed.has(file));
+      if (fresh.length === 0) return;
+      if (observed.size + fresh.length > MAX_CHANGED_PATHS_HINT) {
+        // Too many files to follow one by one: settle the base with a full scan instead (the
+        // files in `fresh` are not written yet, so the scan sees what they were).
+        await this.#settleObservedBase(shadow, log);
+        return;
+      }
+      await shadow.snapshot(undefined, fresh);
+      for (const file of fresh) observed.add(file);
+    });
+  }
+
+  /** Turns an observed dispatch into a scanned one whose base is what the workspace was at its start. */
+  async #settleObservedBase(shadow: ShadowRepository, log: DispatchLog): Promise<void> {
+    const open = this.#open;
+    if (open?.observed === undefined) return;
+    const written = [...open.observed];
+    // The index holds the written files as they were before the dispatch; keep that, then let a
+    // full scan record everything else (edits made since the last checkpoint included).
+    const before = await shadow.indexEntries(written);
+    const snapshot = await shadow.snapshot();
+    const baseTree = written.length === 0 ? snapshot.tree : await shadow.buildTree(snapshot.tree, before);
+    open.baseCommit = await this.#recordIfChanged(shadow, log, baseTree, 'workspace before a dispatch');
+    open.baseTree = baseTree;
+    delete open.observed;
   }
 
   /** Forgets the open dispatch without recording it (its changes stay in the workspace). */
@@ -294,6 +391,8 @@ export class DispatchCheckpoints {
     signal?: AbortSignal,
   ): Promise<Result> {
     return this.#exclusive(async ({ shadow, log }) => {
+      // A full scan would record the files an observed dispatch wrote: settle its base first.
+      await this.#settleObservedBase(shadow, log);
       const baseline = await resolveBaseline({
         shadow,
         log,
@@ -309,6 +408,7 @@ export class DispatchCheckpoints {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#stopObserving?.();
     await this.#mutex.run(async () => {
       if (this.#temporaryStorage !== undefined) {
         await removePath(this.#temporaryStorage);
@@ -413,12 +513,12 @@ export class DispatchCheckpoints {
   async #recordIfChanged(
     shadow: ShadowRepository,
     log: DispatchLog,
-    snapshot: WorkspaceSnapshot,
+    tree: string,
     message: string,
   ): Promise<string> {
     const head = log.head!;
-    if ((await shadow.treeOf(head)) === snapshot.tree) return head;
-    const commit = await shadow.commit(snapshot.tree, head, message);
+    if ((await shadow.treeOf(head)) === tree) return head;
+    const commit = await shadow.commit(tree, head, message);
     await Promise.all([shadow.setHead(commit), log.setHead(commit)]);
     return commit;
   }
@@ -435,12 +535,36 @@ export class DispatchCheckpoints {
     kind: 'undo' | 'redo',
     signal: AbortSignal | undefined,
   ): Promise<ReversalOutcome> {
-    const snapshot = await shadow.snapshot(signal);
-    if (this.#open !== undefined && snapshot.tree !== this.#open.baseTree) {
+    const open = this.#open;
+    if (open?.observed !== undefined && open.observed.size > 0) {
       throw new ToolError(
         'UNDO_DURING_DISPATCH',
-        `Dispatch ${this.#open.id} is open and has already changed files; an undo must run before any other change of its dispatch. Nothing was changed.`,
-        { details: { open: this.#open.id } },
+        `Dispatch ${open.id} is open and has already changed files; an undo must run before any other change of its dispatch. Nothing was changed.`,
+        { details: { open: open.id } },
+      );
+    }
+    // Only the files the reversed entries changed are looked at: they are all an undo checks
+    // and writes. Edits elsewhere wait for the next full scan, as edits between dispatches.
+    const touched = new Set<string>();
+    for (const target of targets) {
+      for (const file of target.changedFiles) {
+        touched.add(file.path);
+        if (file.previousPath !== undefined) touched.add(file.previousPath);
+      }
+    }
+    // A scanned open dispatch needs the full scan to prove it changed nothing yet.
+    const narrowed =
+      (open === undefined || open.observed !== undefined) &&
+      touched.size > 0 &&
+      touched.size <= MAX_CHANGED_PATHS_HINT
+        ? [...touched]
+        : undefined;
+    const snapshot = await shadow.snapshot(signal, narrowed);
+    if (open !== undefined && open.observed === undefined && snapshot.tree !== open.baseTree) {
+      throw new ToolError(
+        'UNDO_DURING_DISPATCH',
+        `Dispatch ${open.id} is open and has already changed files; an undo must run before any other change of its dispatch. Nothing was changed.`,
+        { details: { open: open.id } },
       );
     }
     const conflicts: UndoConflict[] = [];
@@ -457,7 +581,7 @@ export class DispatchCheckpoints {
     }
     if (signal?.aborted)
       throw new ToolError('CANCELLED', 'The undo was cancelled before it changed anything.');
-    const baseCommit = await this.#recordIfChanged(shadow, log, snapshot, `workspace before ${kind}`);
+    const baseCommit = await this.#recordIfChanged(shadow, log, snapshot.tree, `workspace before ${kind}`);
     const id = log.nextId(kind);
     const reversed = targets.map((target) => target.id);
     // The commit and the change list do not depend on the checkout, so all three run at once; a
@@ -480,9 +604,10 @@ export class DispatchCheckpoints {
     };
     await this.#append(shadow, log, record);
     if (this.#open !== undefined) {
-      // The open dispatch had changed nothing; its own changes start after the undo.
+      // The open dispatch had changed nothing; its own changes start after the undo (an
+      // observed one settles its base from the index, which now holds the undo's result).
       this.#open.baseCommit = commit;
-      this.#open.baseTree = targetTree;
+      if (this.#open.observed === undefined) this.#open.baseTree = targetTree;
     }
     return { id, kind, commit, reversed, changedFiles };
   }

@@ -214,15 +214,28 @@ export class ShadowRepository {
     // into a nested repository's files) leave the index, like files grown over the size limit.
     // Only a changed ignore file, a new nested repository or a new session (fresh exclusion
     // rules) can make a recorded file ignored, so the check is skipped otherwise.
-    const rulesMayHaveChanged =
-      !this.#ignoredChecked ||
+    const ignoreFileChanged =
       changes.nestedRepositories.length > 0 ||
       changes.update.some((file) => file === '.gitignore' || file.endsWith('/.gitignore'));
-    const ignored = rulesMayHaveChanged
-      ? splitNul(
-          await this.git.run(['ls-files', '-z', '--cached', '--ignored', '--exclude-standard'], { signal }),
-        )
-      : [];
+    // A narrowed snapshot checks only its own paths, unless an ignore file changed (its rules
+    // reach everywhere); the session's first full snapshot checks the whole index.
+    const checkPaths = ignoreFileChanged ? undefined : onlyPaths;
+    const ignored =
+      ignoreFileChanged || !this.#ignoredChecked
+        ? splitNul(
+            await this.git.run(
+              [
+                'ls-files',
+                '-z',
+                '--cached',
+                '--ignored',
+                '--exclude-standard',
+                ...(checkPaths === undefined ? [] : ['--', ...checkPaths]),
+              ],
+              { signal },
+            ),
+          )
+        : [];
     const forceRemove = [...changes.forceRemove, ...ignored];
     if (forceRemove.length > 0) {
       this.#indexTree = undefined;
@@ -236,12 +249,31 @@ export class ShadowRepository {
       tree = (await this.git.run(['write-tree'], { signal })).trim();
       this.#indexTree = tree;
     }
-    this.#ignoredChecked = true;
+    if (checkPaths === undefined) this.#ignoredChecked = true;
     return {
       tree,
       skippedLargeFiles: changes.skippedLargeFiles,
       nestedRepositories: changes.nestedRepositories,
     };
+  }
+
+  /** The tree the shadow index holds now (no git process when it is already known). */
+  async indexTree(): Promise<string> {
+    if (this.#indexTree === undefined) this.#indexTree = (await this.git.run(['write-tree'])).trim();
+    return this.#indexTree;
+  }
+
+  /** What the shadow index holds for each of `paths` (undefined: not recorded). */
+  async indexEntries(paths: readonly string[]): Promise<Map<string, TreeEntry | undefined>> {
+    const entries = new Map<string, TreeEntry | undefined>(paths.map((file) => [file, undefined]));
+    if (paths.length === 0) return entries;
+    const output = await this.git.run(['ls-files', '-z', '--stage', '--', ...paths]);
+    for (const line of splitNul(output)) {
+      const tab = line.indexOf('\t');
+      const [mode, object] = line.slice(0, tab).split(' ');
+      entries.set(line.slice(tab + 1), { mode: mode!, object: object! });
+    }
+    return entries;
   }
 
   /** Creates a checkpoint commit of `tree` on top of `parent` (not yet pointed at by any ref). */

@@ -1,0 +1,233 @@
+import { createHash } from 'node:crypto';
+import { readFile, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { type ToolError, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createUndoTools, type UndoToolFamily } from '../src/index.js';
+import { makeTemporaryDirectory, removeDirectory, workspaceState, write } from './helpers.js';
+
+let root: string;
+let workspace: Workspace;
+let family: UndoToolFamily;
+
+async function open(directory: string): Promise<void> {
+  workspace = await Workspace.open(directory);
+  family = createUndoTools({ workspace });
+  await family.checkpoints.ready();
+}
+
+/** Writes through the Workspace, as write_file and edit_file do. */
+async function toolWrite(relative: string, content: string): Promise<void> {
+  const current = await readFile(path.join(workspace.root, relative)).catch(() => undefined);
+  await workspace.writeFiles([
+    {
+      path: relative,
+      bytes: Buffer.from(content),
+      ...(current === undefined ? {} : { expectedHash: createHash('sha256').update(current).digest('hex') }),
+    },
+  ]);
+}
+
+describe('observed dispatches (the catalogue marks every call)', () => {
+  beforeEach(async () => {
+    root = await makeTemporaryDirectory('undo-observed-');
+  });
+  afterEach(async () => {
+    await family?.close();
+    await removeDirectory(root);
+  });
+
+  it('records only the written files, keeping earlier user edits of them in the base', async () => {
+    await write(root, 'a.txt', 'a0\n');
+    await write(root, 'b.txt', 'b0\n');
+    await open(root);
+    // The user edits both files between dispatches (nothing scans the workspace).
+    await write(root, 'a.txt', 'a-user\n');
+    await write(root, 'b.txt', 'b-user\n');
+    await family.checkpoints.beginDispatch('write a', { observedWrites: true });
+    await toolWrite('a.txt', 'a-agent\n');
+    await toolWrite('new/c.txt', 'c\n');
+    const ended = await family.checkpoints.endDispatch();
+    expect(ended.changedFiles.map((file) => [file.path, file.status]).sort()).toEqual([
+      ['a.txt', 'modified'],
+      ['new/c.txt', 'added'],
+    ]);
+    await family.checkpoints.undoDispatches(1);
+    // The user's version of a.txt comes back (not the session's first one); b.txt is untouched.
+    expect(await workspaceState(root)).toEqual(
+      await (async () => {
+        const expected = await makeTemporaryDirectory('undo-observed-expected-');
+        await write(expected, 'a.txt', 'a-user\n');
+        await write(expected, 'b.txt', 'b-user\n');
+        const state = await workspaceState(expected);
+        await removeDirectory(expected);
+        return state;
+      })(),
+    );
+  });
+
+  it('settles the base when something writes outside the Workspace mid-dispatch', async () => {
+    await write(root, 'a.txt', 'a0\n');
+    await write(root, 'b.txt', 'b0\n');
+    await open(root);
+    await write(root, 'elsewhere.txt', 'user edit before the dispatch\n');
+    await family.checkpoints.beginDispatch('mixed', { observedWrites: true });
+    await toolWrite('a.txt', 'a1\n');
+    await family.checkpoints.noteUnobservedChanges();
+    // A command changes another file and deletes one.
+    await write(root, 'b.txt', 'b1\n');
+    await toolWrite('a.txt', 'a2\n');
+    const ended = await family.checkpoints.endDispatch();
+    expect(ended.changedFiles.map((file) => file.path).sort()).toEqual(['a.txt', 'b.txt']);
+    await family.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a0\n');
+    expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('b0\n');
+    expect(await readFile(path.join(root, 'elsewhere.txt'), 'utf8')).toBe('user edit before the dispatch\n');
+  });
+
+  it("shows the open observed dispatch's writes in workspace_diff and still undoes exactly", async () => {
+    await write(root, 'a.txt', 'a0\n');
+    await open(root);
+    await family.checkpoints.beginDispatch('diff', { observedWrites: true });
+    await toolWrite('a.txt', 'a1\n');
+    const runtime = new ToolRuntime({ workspace, tools: family.tools });
+    const diff = await runtime.call('workspace_diff', {});
+    expect((diff.content[0] as { text: string }).text).toContain('+a1');
+    await toolWrite('a.txt', 'a2\n');
+    await family.checkpoints.endDispatch();
+    await family.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a0\n');
+  });
+
+  it('refuses an undo inside an observed dispatch that already wrote, changing nothing', async () => {
+    await write(root, 'a.txt', 'a0\n');
+    await open(root);
+    await family.checkpoints.beginDispatch('one', { observedWrites: true });
+    await toolWrite('a.txt', 'a1\n');
+    await family.checkpoints.endDispatch();
+    await family.checkpoints.beginDispatch('two', { observedWrites: true });
+    await toolWrite('a.txt', 'a2\n');
+    const refused = await family.checkpoints.undoDispatches(1).catch((error: unknown) => error);
+    expect((refused as ToolError).code).toBe('UNDO_DURING_DISPATCH');
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a2\n');
+    await family.checkpoints.endDispatch();
+  });
+});
+
+/** One step of a random session. */
+type Step =
+  | { kind: 'user'; file: number; content: number | null }
+  | {
+      kind: 'dispatch';
+      observed: boolean;
+      writes: { file: number; content: number | null }[];
+      unobservedAt: number;
+    }
+  | { kind: 'undo'; touchAfter: number | null };
+
+const FILES = ['a.txt', 'dir/b.txt', 'dir/deep/c.bin', 'd.txt'];
+const contentOf = (file: number, value: number): Buffer =>
+  file === 2 ? Buffer.from([0, 255, value % 256, 10, 13, 10]) : Buffer.from(`line ${value}\r\nnext\n`);
+
+const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({
+    kind: fc.constant('user' as const),
+    file: fc.nat(FILES.length - 1),
+    content: fc.option(fc.nat(50), { nil: null }),
+  }),
+  fc.record({
+    kind: fc.constant('dispatch' as const),
+    observed: fc.boolean(),
+    writes: fc.array(
+      fc.record({ file: fc.nat(FILES.length - 1), content: fc.option(fc.nat(50), { nil: null }) }),
+      { minLength: 1, maxLength: 4 },
+    ),
+    unobservedAt: fc.nat(5),
+  }),
+  fc.record({
+    kind: fc.constant('undo' as const),
+    touchAfter: fc.option(fc.nat(FILES.length - 1), { nil: null }),
+  }),
+);
+
+describe('property: undo restores exactly the workspace before the dispatch', () => {
+  it('matches a plain copy byte for byte, or refuses with UNDO_CONFLICT changing nothing', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(stepArbitrary, { minLength: 2, maxLength: 7 }), async (steps) => {
+        const directory = await makeTemporaryDirectory('undo-property-');
+        try {
+          for (const [index, file] of FILES.entries()) await write(directory, file, contentOf(index, 0));
+          await open(directory);
+          // Plain copies of the workspace just before and just after the newest dispatch.
+          let before: Record<string, string> | undefined;
+          let after: Record<string, string> = {};
+          for (const step of steps) {
+            if (step.kind === 'user') {
+              await applyDirect(directory, step.file, step.content);
+              continue;
+            }
+            if (step.kind === 'dispatch') {
+              before = await workspaceState(directory);
+              await family.checkpoints.beginDispatch('random', { observedWrites: step.observed });
+              for (const [position, change] of step.writes.entries()) {
+                const direct = !step.observed || position >= step.unobservedAt || change.content === null;
+                if (step.observed && direct) await family.checkpoints.noteUnobservedChanges();
+                if (direct) await applyDirect(directory, change.file, change.content);
+                else
+                  await toolWrite(
+                    FILES[change.file]!,
+                    contentOf(change.file, change.content!).toString('latin1'),
+                  );
+              }
+              const ended = await family.checkpoints.endDispatch();
+              after = await workspaceState(directory);
+              if (ended.changedFiles.length === 0) before = undefined;
+              continue;
+            }
+            if (before === undefined) continue;
+            if (step.touchAfter !== null) {
+              const file = path.join(directory, FILES[step.touchAfter]!);
+              const bytes = await readFile(file).catch(() => Buffer.alloc(0));
+              await write(directory, FILES[step.touchAfter]!, Buffer.concat([bytes, Buffer.from('!')]));
+            }
+            // What the dispatch changed; the undo must refuse if any of it changed since, and
+            // otherwise give those files back as they were and leave every other file as it is.
+            const current = await workspaceState(directory);
+            const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+              (file) => before![file] !== after[file],
+            );
+            const conflict = changed.some((file) => current[file] !== after[file]);
+            const expected = { ...current };
+            for (const file of changed) {
+              if (before[file] === undefined) delete expected[file];
+              else expected[file] = before[file]!;
+            }
+            const outcome = await family.checkpoints.undoDispatches(1).catch((error: unknown) => error);
+            if (conflict) {
+              expect((outcome as ToolError).code).toBe('UNDO_CONFLICT');
+              expect(await workspaceState(directory)).toEqual(current);
+            } else {
+              expect(outcome).not.toBeInstanceOf(Error);
+              expect(await workspaceState(directory)).toEqual(expected);
+            }
+            before = undefined;
+          }
+        } finally {
+          await family.close();
+          await removeDirectory(directory);
+        }
+      }),
+      { numRuns: 10 },
+    );
+  }, 120_000);
+});
+
+/** A change made outside the Workspace (the user, or a command): write or delete. */
+async function applyDirect(directory: string, file: number, content: number | null): Promise<void> {
+  if (content === null) {
+    await unlink(path.join(directory, FILES[file]!)).catch(() => {});
+    return;
+  }
+  await write(directory, FILES[file]!, contentOf(file, content));
+}
