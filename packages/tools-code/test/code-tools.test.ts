@@ -4,6 +4,7 @@ import { sha256Hex, type ToolResult, ToolRuntime, Workspace } from '@assistant-k
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CodeToolFamily, createCodeTools } from '../src/index.js';
 import { copySampleProject } from './helpers/fixture-workspace.js';
+import { sandboxedProcessLauncher } from './helpers/process-launcher.js';
 
 // The machine is shared: language servers can be slow to load a project under load.
 vi.setConfig({ testTimeout: 240_000 });
@@ -45,7 +46,7 @@ beforeAll(async () => {
   ({ root, remove: removeFixture } = await copySampleProject());
   const workspace = await Workspace.open(root);
   family = createCodeTools({ workspace, requestTimeoutMs: 180_000 });
-  runtime = new ToolRuntime({ workspace, tools: family.tools });
+  runtime = new ToolRuntime({ workspace, tools: family.tools, processes: sandboxedProcessLauncher() });
 });
 
 afterAll(async () => {

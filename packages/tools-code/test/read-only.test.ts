@@ -9,6 +9,7 @@ import {
   createCodeTools,
 } from '../src/index.js';
 import { copySampleProject } from './helpers/fixture-workspace.js';
+import { sandboxedProcessLauncher } from './helpers/process-launcher.js';
 
 vi.setConfig({ testTimeout: 240_000 });
 
@@ -21,7 +22,7 @@ beforeAll(async () => {
   ({ root, remove: removeFixture } = await copySampleProject());
   const workspace = await Workspace.open(root, { readOnly: true });
   family = createCodeTools({ workspace, requestTimeoutMs: 180_000 });
-  runtime = new ToolRuntime({ workspace, tools: family.tools });
+  runtime = new ToolRuntime({ workspace, tools: family.tools, processes: sandboxedProcessLauncher() });
 });
 
 afterAll(async () => {

@@ -29,6 +29,8 @@ export interface TestFramework {
 
 export interface ProjectProfile {
   name: string;
+  /** The root manifest's one-line description, when it has one. */
+  description?: string;
   languages: { name: string; files: number }[];
   manifests: string[];
   package_managers: string[];
@@ -173,6 +175,7 @@ export async function detectProjectProfile(
   const frameworks: TestFramework[] = [];
   const packageManagers = new Set<string>();
   let name = path.basename(root);
+  let description: string | undefined;
   const testFiles = files.filter((file) => isTestFile(file.relative));
   const pythonTests = testFiles.filter((file) => file.relative.endsWith('.py'));
   const pythonFolders = new Map<string, string>();
@@ -198,6 +201,7 @@ export async function detectProjectProfile(
       const json = await readJson(workspace, manifest);
       if (json === undefined) continue;
       if (folder === '.' && typeof json.name === 'string') name = json.name;
+      if (folder === '.' && typeof json.description === 'string') description = json.description;
       const manager =
         relativeSet.has(inFolder('pnpm-lock.yaml')) || relativeSet.has('pnpm-lock.yaml')
           ? 'pnpm'
@@ -287,8 +291,10 @@ export async function detectProjectProfile(
       const text = (await readWorkspaceText(workspace, manifest)) ?? '';
       if (base === 'pyproject.toml') {
         const projectName = /^\s*name\s*=\s*["']([^"']+)["']/m.exec(text)?.[1];
-        if (folder === '.' && projectName !== undefined && !relativeSet.has('package.json'))
+        if (folder === '.' && projectName !== undefined && !relativeSet.has('package.json')) {
           name = projectName;
+          description = /^\s*description\s*=\s*["']([^"']+)["']/m.exec(text)?.[1];
+        }
         packageManagers.add(
           /\[tool\.poetry\]/.test(text)
             ? 'poetry'
@@ -381,6 +387,7 @@ export async function detectProjectProfile(
   });
   return {
     name,
+    ...(description === undefined ? {} : { description }),
     languages: [...languageCounts]
       .map(([language, count]) => ({ name: language, files: count }))
       .sort((a, b) => b.files - a.files),

@@ -1,10 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CodeContext } from '../engine/code-context.js';
 import { throwIfCancelled } from '../errors.js';
 import { isAssetPath, languageOfPath } from '../languages.js';
-import { detectProjectProfile } from '../project/project-profile.js';
-import { isTestFile } from '../project/test-files.js';
+import { detectProjectProfile, readWorkspaceText } from '../project/project-profile.js';
+import { frameworkFor } from '../project/related-tests.js';
+import { isTestFile, isTestSupportFile } from '../project/test-files.js';
+import { isTestRunner, selectionArgv, type TestRunner } from '../project/test-runners.js';
 import type { RepoMapSection } from '../schemas.js';
 import { ownersOf, parseCodeowners } from './codeowners.js';
 import { ReferenceGraph } from './reference-graph.js';
@@ -67,14 +68,45 @@ const ENTRYPOINT_PATTERNS = [
   /^([^/]+\/)?index\.html?$/,
 ];
 
-function firstLineSummary(text: string): string {
-  const heading = /^#\s+(.+)$/m.exec(text)?.[1];
-  const firstLine =
-    text
+/** Characters of an instruction file's summary. */
+const SUMMARY_CHARACTERS = 200;
+
+/**
+ * What a README or instructions file is about: its first prose paragraph. HTML blocks, badges,
+ * headings, code fences, tables and link-only lines are skipped (a README often opens with a logo
+ * in HTML and a row of badges); a blockquote tagline counts as prose.
+ */
+export function proseSummary(text: string): string {
+  const withoutHtml = text
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/^```[\s\S]*?^```/gm, '')
+    .replace(/^<(\w+)[^>]*>[\s\S]*?^<\/\1>\s*$/gm, '');
+  const paragraphs = withoutHtml.split(/\n\s*\n/);
+  for (const paragraph of paragraphs) {
+    const lines = paragraph
       .split('\n')
-      .find((line) => line.trim() !== '')
-      ?.trim() ?? '';
-  return (heading ?? firstLine).slice(0, 120);
+      .map((line) => line.trim().replace(/^>\s?/, ''))
+      .filter(
+        (line) =>
+          line !== '' &&
+          !/^</.test(line) &&
+          !/^#{1,6}\s/.test(line) &&
+          !/^[|=-]/.test(line) &&
+          !/^(\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)\s*|!\[[^\]]*\]\([^)]*\)\s*|\[[^\]]*\]\([^)]*\)\s*)+$/.test(
+            line,
+          ),
+      );
+    const prose = lines
+      .join(' ')
+      .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/<[^>]+>/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
+    if (/[A-Za-z]{3,}/.test(prose))
+      return prose.length > SUMMARY_CHARACTERS ? `${prose.slice(0, SUMMARY_CHARACTERS - 1)}…` : prose;
+  }
+  return '';
 }
 
 function packageEntrypoints(
@@ -159,6 +191,7 @@ export async function buildRepoMap(
     sections.push(
       [
         '## project',
+        ...(profile.description === undefined ? [] : [`${profile.name}: ${profile.description}`]),
         `${profile.name}: ${files.length} files${snapshot.truncated ? ' (walk capped)' : ''}; languages: ${profile.languages.map((language) => `${language.name} ${language.files}`).join(', ') || 'none'}`,
         `manifests: ${profile.manifests.join(', ') || 'none'}; package managers: ${profile.package_managers.join(', ') || 'none'}`,
         'commands:',
@@ -175,9 +208,13 @@ export async function buildRepoMap(
     for (const manifest of files.filter(
       (file) => path.posix.basename(file) === 'package.json' && file.split('/').length <= 3,
     )) {
-      const json = await readFile(path.join(context.workspace.root, manifest), 'utf8')
-        .then((text) => JSON.parse(text) as Record<string, unknown>)
-        .catch(() => undefined);
+      const json = await readWorkspaceText(context.workspace, manifest).then((text) => {
+        try {
+          return text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
+        } catch {
+          return undefined;
+        }
+      });
       if (json !== undefined)
         entrypoints.push(...packageEntrypoints(path.posix.dirname(manifest), json, fileSet));
     }
@@ -275,9 +312,15 @@ export async function buildRepoMap(
 
   if (include.has('routes')) {
     const routes: { method: string; path: string; file: string; line?: number }[] = [];
-    for (const [file, analysis] of snapshot.analyses)
+    // Routes of test servers and test helpers are not the application's.
+    const inTests = (file: string) =>
+      isTestFile(file) || isTestSupportFile(file) || /(^|\/)(test|tests|__tests__|spec|e2e)\//.test(file);
+    for (const [file, analysis] of snapshot.analyses) {
+      if (inTests(file)) continue;
       for (const route of analysis.routes) routes.push({ ...route, file });
+    }
     for (const file of files) {
+      if (inTests(file)) continue;
       const next = /(^|\/)app\/(.*\/)?(page|route)\.[cm]?[jt]sx?$/.exec(file);
       if (next !== null) {
         routes.push({
@@ -342,16 +385,34 @@ export async function buildRepoMap(
     const kept = testFiles.slice(0, options.maxResults);
     const frameworks = profile?.test_frameworks ?? [];
     const commands = (profile?.commands ?? []).filter((command) => command.kind === 'test');
+    // How to run one test file, the first thing a newcomer wants after the list.
+    const example = testFiles
+      .map((file) => ({ file, command: profile === undefined ? undefined : frameworkFor(file, profile) }))
+      .find((entry) => entry.command !== undefined && isTestRunner(entry.command.framework));
+    const exampleArgv =
+      example === undefined
+        ? undefined
+        : selectionArgv(example.command!.framework as TestRunner, example.command!.argv, {
+            files: [
+              example.command!.cwd === '.'
+                ? example.file
+                : path.posix.relative(example.command!.cwd, example.file),
+            ],
+          });
     structured.tests = {
       total: testFiles.length,
       files: kept,
       frameworks,
       commands: commands.map((command) => command.command_id),
+      ...(exampleArgv === undefined ? {} : { run_one_file: { path: example!.file, argv: exampleArgv } }),
     };
     sections.push(
       [
         '## tests',
         `${testFiles.length} test files; frameworks: ${frameworks.map((framework) => framework.name).join(', ') || 'none detected'}; commands: ${commands.map((command) => command.command_id).join(', ') || 'none'}`,
+        ...(exampleArgv === undefined
+          ? []
+          : [`one file: run_tests path=${example!.file} (runs ${exampleArgv.join(' ')})`]),
         ...kept.map((file) => `  ${file}`),
         ...(testFiles.length > kept.length
           ? [`  [${testFiles.length - kept.length} more: raise max_results]`]
@@ -364,7 +425,8 @@ export async function buildRepoMap(
     let text: string | undefined;
     let source: string | undefined;
     for (const candidate of ['CODEOWNERS', '.github/CODEOWNERS', 'docs/CODEOWNERS', '.gitlab/CODEOWNERS']) {
-      text = await readFile(path.join(context.workspace.root, candidate), 'utf8').catch(() => undefined);
+      // Through the Workspace: a CODEOWNERS symlinked out of the workspace is not read.
+      text = fileSet.has(candidate) ? await readWorkspaceText(context.workspace, candidate) : undefined;
       if (text !== undefined) {
         source = candidate;
         break;
@@ -407,8 +469,8 @@ export async function buildRepoMap(
         NESTED_INSTRUCTION_FILES.test(name) ||
         file.relative.startsWith('.cursor/rules/')
       ) {
-        const text = await readFile(file.absolute, 'utf8').catch(() => '');
-        instructions.push({ path: file.relative, summary: firstLineSummary(text), bytes: file.size });
+        const text = (await readWorkspaceText(context.workspace, file.relative)) ?? '';
+        instructions.push({ path: file.relative, summary: proseSummary(text), bytes: file.size });
       }
     }
     const kept = instructions.slice(0, options.maxResults);

@@ -1,0 +1,56 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { callOk, type FixtureSession, openFixtureProject } from './helpers/fixture-projects.js';
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
+
+/**
+ * A command the agent ran (or a cloned repository) can plant symlinks in the workspace. Reading a
+ * file through one must never show what lies outside the workspace.
+ */
+describe('symlinks planted in the workspace', () => {
+  let session: FixtureSession;
+  let outside: string;
+  const SECRET = 'outside-secret-7f3a9c';
+
+  beforeAll(async () => {
+    session = await openFixtureProject('js-ava', { modules: 'none' });
+    outside = await mkdtemp(path.join(tmpdir(), 'tools-code-outside-'));
+    await writeFile(path.join(outside, 'CODEOWNERS'), `* @${SECRET}\n`);
+    await writeFile(
+      path.join(outside, 'package.json'),
+      JSON.stringify({ name: SECRET, scripts: { test: 'ava' } }),
+    );
+    await writeFile(path.join(outside, 'AGENTS.md'), `# ${SECRET}\n`);
+    await mkdir(path.join(session.root, '.github'));
+    await symlink('/etc/passwd', path.join(session.root, '.github/CODEOWNERS'));
+    await symlink(path.join(outside, 'CODEOWNERS'), path.join(session.root, 'CODEOWNERS'));
+    await symlink(path.join(outside, 'AGENTS.md'), path.join(session.root, 'AGENTS.md'));
+    await mkdir(path.join(session.root, 'packages/evil'), { recursive: true });
+    await symlink(path.join(outside, 'package.json'), path.join(session.root, 'packages/evil/package.json'));
+    await symlink(outside, path.join(session.root, 'linked-folder'));
+  });
+
+  afterAll(async () => {
+    await session?.close();
+    await rm(outside, { recursive: true, force: true });
+  });
+
+  it('repo_map never shows the target of a CODEOWNERS, manifest, instructions or folder symlink', async () => {
+    const { data, text } = await callOk(session, 'repo_map', {});
+    const everything = `${text}\n${JSON.stringify(data)}`;
+    expect(everything).not.toContain('root:x:0:0');
+    expect(everything).not.toContain(SECRET);
+    expect(data.ownership).toEqual({ source: null, rules: [] });
+  });
+
+  it('code_project_profile and code_related_tests do not read through them either', async () => {
+    const profile = await callOk(session, 'code_project_profile', {});
+    const related = await callOk(session, 'code_related_tests', { path: 'source/queue.js' });
+    for (const result of [profile, related]) {
+      expect(`${result.text}\n${JSON.stringify(result.data)}`).not.toContain(SECRET);
+    }
+  });
+});
