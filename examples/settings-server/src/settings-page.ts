@@ -163,6 +163,20 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
 
+// Option values are stable ids (SPEC 2.1); people read words. The value stays the id.
+const OPTION_LABELS: Record<string, string> = {
+  'app-dark': 'Dark',
+  'app-light': 'Light',
+  system: 'Match system',
+  'high-contrast-dark': 'High contrast dark',
+  'high-contrast-light': 'High contrast light',
+};
+
+function optionLabel(option: string): string {
+  const label = OPTION_LABELS[option] ?? option.replace(/[-_]/g, ' ');
+  return label.charAt(0).toUpperCase() + label.slice(1);
+}
+
 function inputHtml(control: PageControl, describedBy: string): string {
   const id = escapeHtml(control.id);
   const common = `id="${id}" name="${escapeHtml(control.field)}" data-field="${escapeHtml(control.field)}"${
@@ -171,7 +185,7 @@ function inputHtml(control: PageControl, describedBy: string): string {
   switch (control.kind) {
     case 'select':
       return `<select ${common}>${(control.options ?? [])
-        .map((option) => `<option value="${escapeHtml(option)}">${escapeHtml(option)}</option>`)
+        .map((option) => `<option value="${escapeHtml(option)}">${escapeHtml(optionLabel(option))}</option>`)
         .join('')}</select>`;
     case 'toggle':
       return `<input type="checkbox" role="switch" class="switch" ${common}>`;

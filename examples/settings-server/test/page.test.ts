@@ -94,7 +94,7 @@ describe('settings page in headless Chromium', () => {
     await expect.poll(() => page.textContent('#status'), WAIT).toBe('Saved');
     await expectNoSecretInDom();
     expect(await page.inputValue('#apiKeyInput')).toBe('');
-    expect(await page.textContent('#apiKeyInputStatus')).toBe('Key set');
+    expect(await page.textContent('#apiKeyInputStatus')).toBe('Set');
 
     await page.reload();
     await ready();
@@ -103,8 +103,8 @@ describe('settings page in headless Chromium', () => {
     expect(await page.inputValue('#maxParallelAgentsInput')).toBe('6');
     expect(await page.inputValue('#temperatureInput')).toBe('0.5');
     expect(await page.inputValue('#chatDirectoryInput')).toBe('./data/my-chats');
-    expect(await page.textContent('#apiKeyInputStatus')).toBe('Key set');
-    expect(await page.textContent('#codingApiKeyInputStatus')).toBe('Key set');
+    expect(await page.textContent('#apiKeyInputStatus')).toBe('Set');
+    expect(await page.textContent('#codingApiKeyInputStatus')).toBe('Set');
     await expectNoSecretInDom();
   });
 
@@ -116,7 +116,10 @@ describe('settings page in headless Chromium', () => {
     await page.fill('#maxParallelAgentsInput', '');
     await page.click('#saveButton');
     await expect.poll(() => page.textContent('#status'), WAIT).toMatch(/^Not saved/);
-    expect(await page.textContent('#problems')).toContain('/maxParallelAgents');
+    // The message sits next to its field, which is marked invalid and takes the focus.
+    expect(await page.textContent('#maxParallelAgentsInputError')).not.toBe('');
+    expect(await page.getAttribute('#maxParallelAgentsInput', 'aria-invalid')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('maxParallelAgentsInput');
     await page.reload();
     await ready();
     expect(await page.inputValue('#maxParallelAgentsInput')).toBe('6');

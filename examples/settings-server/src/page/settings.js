@@ -62,7 +62,10 @@ function showProblems(problems) {
       return item;
     }),
   );
-  first?.focus();
+  if (first) {
+    first.focus({ preventScroll: true });
+    first.scrollIntoView({ block: 'center' });
+  }
 }
 
 function showCredential(control) {
