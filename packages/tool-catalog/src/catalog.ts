@@ -187,6 +187,21 @@ export class ToolCatalog {
         ),
       );
     }
+    if (this.#definitions.find((tool) => tool.name === name)?.effects.includes('process')) {
+      // A process may change files without the Workspace seeing it: the open dispatch (observed,
+      // see beginDispatch) first records where it began with a full scan.
+      try {
+        await this.#checkpoints.noteUnobservedChanges();
+      } catch (error) {
+        return errorResult(
+          error instanceof ToolError
+            ? error
+            : new ToolError('INTERNAL_ERROR', 'Could not record the workspace before the call.', {
+                cause: error,
+              }),
+        );
+      }
+    }
     const runtime = this.#mode.planFilter ? this.#planRuntime : this.#runtime;
     const deadline = this.#deadlines.start(this.#executionTimeoutMs);
     const callerSignal = options.signal;
@@ -245,9 +260,15 @@ export class ToolCatalog {
    * Marks the beginning of a dispatch (one unit of the agent's work that undo_workspace_dispatches
    * can reverse) by recording an undo checkpoint. Pair with {@link endDispatch}, or use
    * {@link dispatch}. Throws DISPATCH_ALREADY_OPEN while another dispatch is open.
+   *
+   * The catalogue sees every change a dispatch makes through it: tools write through the
+   * Workspace, and a call that starts a process first makes the dispatch record the workspace
+   * with a full scan. So the dispatch begins without scanning and, when only file tools ran,
+   * ends by recording just the files they wrote. A host that also changes files itself between
+   * beginDispatch and endDispatch must pass `{ observedWrites: false }`.
    */
-  beginDispatch(label?: string): Promise<OpenDispatch> {
-    return this.#checkpoints.beginDispatch(label);
+  beginDispatch(label?: string, options: { observedWrites?: boolean } = {}): Promise<OpenDispatch> {
+    return this.#checkpoints.beginDispatch(label, { observedWrites: options.observedWrites ?? true });
   }
 
   /** Ends the open dispatch and records its checkpoint; throws DISPATCH_NOT_OPEN without one. */

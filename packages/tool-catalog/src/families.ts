@@ -19,8 +19,10 @@ export interface FamilyOptions {
 
 /** Marks the beginning and end of a dispatch for undo checkpoints (the undo family's checkpoints). */
 export interface DispatchCheckpoints {
-  beginDispatch(label?: string): Promise<OpenDispatch>;
+  beginDispatch(label?: string, options?: { observedWrites?: boolean }): Promise<OpenDispatch>;
   endDispatch(): Promise<EndedDispatch>;
+  /** Before a call that may change files outside the Workspace (see tools-undo). */
+  noteUnobservedChanges(): Promise<void>;
 }
 
 export interface AssembledFamilies {
