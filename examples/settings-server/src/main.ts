@@ -3,13 +3,20 @@
 import { parseArgs } from 'node:util';
 import { createSettingsServer } from './app.js';
 
+// `pnpm start -- --port 0` hands the script a literal `--` before the options (pnpm passes it
+// through); parseArgs would read everything after it as positionals, so drop a leading one.
+const argv = process.argv.slice(2);
+if (argv[0] === '--') argv.shift();
+
 const { values } = parseArgs({
+  args: argv,
   options: {
     port: { type: 'string', default: process.env.PORT ?? '3000' },
     host: { type: 'string', default: process.env.HOST ?? '127.0.0.1' },
     data: { type: 'string', default: process.env.ASSISTANT_KIT_DATA ?? './data' },
     postgres: { type: 'string', default: process.env.DATABASE_URL },
     keychain: { type: 'boolean', default: process.env.ASSISTANT_KIT_KEYCHAIN === '1' },
+    'allowed-host': { type: 'string', multiple: true },
     help: { type: 'boolean', default: false },
   },
 });
@@ -20,7 +27,10 @@ if (values.help) {
   --host <addr>       address (default 127.0.0.1, env HOST)
   --data <dir>        data directory (default ./data, env ASSISTANT_KIT_DATA)
   --postgres <url>    store settings in PostgreSQL (env DATABASE_URL)
-  --keychain          keep credentials in the OS keychain (env ASSISTANT_KIT_KEYCHAIN=1)`);
+  --keychain          keep credentials in the OS keychain (env ASSISTANT_KIT_KEYCHAIN=1)
+  --allowed-host <h>  a host name the server answers for (repeatable; default localhost,
+                      127.0.0.1 and [::1]; env ALLOWED_HOSTS, comma-separated). Others get 421.
+Example: pnpm start -- --port 0 --data /tmp/assistant-kit-data`);
   process.exit(0);
 }
 
@@ -28,8 +38,15 @@ const server = await createSettingsServer({
   dataDirectory: values.data,
   ...(values.postgres ? { postgresUrl: values.postgres } : {}),
   keychain: values.keychain,
+  ...allowedHosts(),
   logger: { level: process.env.LOG_LEVEL ?? 'info' },
 });
+function allowedHosts(): { allowedHosts?: string[] } {
+  const given = values['allowed-host'] ?? process.env.ALLOWED_HOSTS?.split(',');
+  const hosts = given?.map((host) => host.trim()).filter((host) => host !== '');
+  return hosts && hosts.length > 0 ? { allowedHosts: hosts } : {};
+}
+
 const address = await server.app.listen({ port: Number(values.port), host: values.host });
 if (server.keychainWarning) console.warn(`Keychain not used: ${server.keychainWarning}`);
 console.log(`

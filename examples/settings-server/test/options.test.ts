@@ -56,6 +56,34 @@ describe('example server storage options', () => {
     }
   });
 
+  it('on PostgreSQL, sign-out and the sign-in lockout hold across instances', async () => {
+    const options = { dataDirectory: directory, postgresUrl: cluster.connectionString, logger: false };
+    const first = await createSettingsServer(options);
+    const second = await createSettingsServer(options);
+    try {
+      const firstOrigin = await first.app.listen({ port: 0, host: '127.0.0.1' });
+      const secondOrigin = await second.app.listen({ port: 0, host: '127.0.0.1' });
+      const client = new TestClient(firstOrigin);
+      expect((await client.signIn(first.demo.username, first.demo.password)).status).toBe(200);
+      const copy = new TestClient(secondOrigin);
+      copy.cookie = client.cookie;
+      expect((await copy.request('GET', '/api/session')).status).toBe(200);
+      expect((await client.request('DELETE', '/api/session')).status).toBe(204);
+      expect((await copy.request('GET', '/api/session')).status).toBe(401);
+      // Wrong passwords on one instance lock the name on the other.
+      for (let attempt = 0; attempt < 5; attempt += 1) {
+        const instance = new TestClient(attempt % 2 ? secondOrigin : firstOrigin);
+        expect((await instance.signIn('demo', `wrong-${attempt}`)).status).toBe(401);
+      }
+      const locked = await new TestClient(secondOrigin).signIn('demo', second.demo.password);
+      expect(locked.status).toBe(429);
+      expect(locked.json.error.code).toBe('ACCOUNT_LOCKED');
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
   it('asked for the keychain without a D-Bus session, it falls back to the vault and says why', async () => {
     const saved = process.env.DBUS_SESSION_BUS_ADDRESS;
     delete process.env.DBUS_SESSION_BUS_ADDRESS;
