@@ -1,0 +1,24 @@
+/** Public API of @assistant-kit/ai-sdk. */
+export type { LanguageModel, ProviderOptions, ToolModelOutput, ToolSet } from './ai-types.js';
+export {
+  type CatalogLike,
+  type CatalogToolsOptions,
+  createCatalogTools,
+  toModelOutputOf,
+} from './catalog-tools.js';
+export { CREDENTIAL_HEADERS, credentialGuardedFetch } from './credential-fetch.js';
+export { AiSdkAdapterError, type AiSdkAdapterErrorCode } from './errors.js';
+export { loadPeer, type PeerPackage } from './peer-modules.js';
+export {
+  type DroppedProviderField,
+  type ProviderOptionsResult,
+  providerOptionsFor,
+} from './provider-options.js';
+export {
+  PROVIDER_ROUTES,
+  type Provider,
+  type ProviderPackage,
+  type ProviderRoute,
+  routeOf,
+} from './provider-routes.js';
+export { createTurnModel, type TurnModel, type TurnModelOptions } from './turn-model.js';
