@@ -1,7 +1,10 @@
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readConfinedText } from '../src/files/confined-fs.js';
+import { loadIgnoreLayer } from '../src/files/folder-scan.js';
+import { walkWorkspace } from '../src/files/workspace-walker.js';
 import { callOk, type FixtureSession, openFixtureProject } from './helpers/fixture-projects.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
@@ -52,5 +55,39 @@ describe('symlinks planted in the workspace', () => {
     for (const result of [profile, related]) {
       expect(`${result.text}\n${JSON.stringify(result.data)}`).not.toContain(SECRET);
     }
+  });
+});
+
+describe('the file index reads (confined-fs)', () => {
+  let root: string;
+  let outside: string;
+  beforeAll(async () => {
+    root = await realpath(await mkdtemp(path.join(tmpdir(), 'tools-code-root-')));
+    outside = await realpath(await mkdtemp(path.join(tmpdir(), 'tools-code-outside-')));
+    await writeFile(path.join(outside, 'secret.ts'), 'export const secret = 1;\n');
+    await writeFile(path.join(outside, '.gitignore'), 'src/\n');
+    await mkdir(path.join(root, 'src'));
+    await writeFile(path.join(root, 'src/own.ts'), 'export const own = 1;\n');
+    await symlink(path.join(outside, 'secret.ts'), path.join(root, 'src/link.ts'));
+    await symlink(outside, path.join(root, 'linked'));
+    await symlink(path.join(outside, '.gitignore'), path.join(root, '.gitignore'));
+  });
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+    await rm(outside, { recursive: true, force: true });
+  });
+
+  it('reads a regular file, and nothing through a symlinked file or folder or outside the root', () => {
+    expect(readConfinedText(root, path.join(root, 'src/own.ts'))).toBe('export const own = 1;\n');
+    expect(readConfinedText(root, path.join(root, 'src/link.ts'))).toBeUndefined();
+    expect(readConfinedText(root, path.join(root, 'linked/secret.ts'))).toBeUndefined();
+    expect(readConfinedText(root, path.join(outside, 'secret.ts'))).toBeUndefined();
+    expect(readConfinedText(root, path.join(root, 'src/own.ts'), 4)).toBeUndefined();
+  });
+
+  it('walks neither symlinks nor the rules of a symlinked .gitignore', async () => {
+    expect(loadIgnoreLayer(root, '')).toBeUndefined();
+    const walk = await walkWorkspace(root);
+    expect(walk.files.map((file) => file.relative)).toEqual(['src/own.ts']);
   });
 });

@@ -1,6 +1,6 @@
-import { type Dirent, readdirSync, readFileSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { listFolder, lstatOrUndefined, readConfinedText } from './confined-fs.js';
 
 /** One regular file found by a walk. */
 export interface WalkedFile {
@@ -45,9 +45,14 @@ export interface FolderScan {
   inode: number;
 }
 
-export function loadIgnoreLayer(absoluteFolder: string, relativeFolder: string): IgnoreLayer | undefined {
+/** Largest .gitignore read. */
+const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+
+/** The rules of a folder's `.gitignore` (a symlinked one is not followed). */
+export function loadIgnoreLayer(root: string, relativeFolder: string): IgnoreLayer | undefined {
+  const text = readConfinedText(root, path.join(root, relativeFolder, '.gitignore'), MAX_IGNORE_FILE_BYTES);
+  if (text === undefined) return undefined;
   try {
-    const text = readFileSync(path.join(absoluteFolder, '.gitignore'), 'utf8');
     return { base: relativeFolder, text, rules: ignore().add(text) };
   } catch {
     return undefined;
@@ -67,14 +72,6 @@ export function childPath(relativeFolder: string, name: string): string {
   return relativeFolder === '' ? name : `${relativeFolder}/${name}`;
 }
 
-function statOrUndefined(absolute: string): Stats | undefined {
-  try {
-    return statSync(absolute, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Lists one folder: its kept files with size and mtime, and its subfolders to descend into,
  * honouring the inherited `.gitignore` layers and the folder's own. Symlinks are neither files nor
@@ -91,15 +88,12 @@ export function scanFolder(
   inherited: readonly IgnoreLayer[],
 ): FolderScan | undefined {
   const absoluteFolder = path.join(root, relativeFolder);
-  const folderStatus = statOrUndefined(absoluteFolder);
+  // lstat: a folder swapped for a symlink since its parent was listed is not entered.
+  const folderStatus = lstatOrUndefined(absoluteFolder);
   if (folderStatus === undefined || !folderStatus.isDirectory()) return undefined;
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(absoluteFolder, { withFileTypes: true });
-  } catch {
-    return undefined;
-  }
-  const own = loadIgnoreLayer(absoluteFolder, relativeFolder);
+  const entries = listFolder(absoluteFolder);
+  if (entries === undefined) return undefined;
+  const own = loadIgnoreLayer(root, relativeFolder);
   const layers = own === undefined ? [...inherited] : [...inherited, own];
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const files: WalkedFile[] = [];
@@ -112,7 +106,7 @@ export function scanFolder(
     } else if (entry.isFile()) {
       if (isIgnored(layers, relative, false)) continue;
       const absolute = path.join(absoluteFolder, entry.name);
-      const status = statOrUndefined(absolute);
+      const status = lstatOrUndefined(absolute);
       if (status === undefined || !status.isFile()) continue;
       files.push({ relative, absolute, size: status.size, mtimeMs: status.mtimeMs });
     }

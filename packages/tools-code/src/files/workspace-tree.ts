@@ -1,6 +1,6 @@
-import { type FSWatcher, lstatSync, type Stats, watch } from 'node:fs';
 import path from 'node:path';
 import { throwIfCancelled } from '../errors.js';
+import { type FSWatcher, lstatOrUndefined, watchFolder } from './confined-fs.js';
 import {
   ALWAYS_SKIPPED,
   childPath,
@@ -47,14 +47,6 @@ export interface WorkspaceTreeOptions {
 function parentOf(relative: string): string {
   const slash = relative.lastIndexOf('/');
   return slash === -1 ? '' : relative.slice(0, slash);
-}
-
-function lstatOrUndefined(absolute: string): Stats | undefined {
-  try {
-    return lstatSync(absolute, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -220,8 +212,8 @@ export class WorkspaceTree {
     }
     let watcher: FSWatcher;
     try {
-      watcher = watch(path.join(this.root, relative), { persistent: false }, (_event, name) =>
-        this.#mark(relative, typeof name === 'string' && name !== '' ? name : '*'),
+      watcher = watchFolder(path.join(this.root, relative), (name) =>
+        this.#mark(relative, name !== null && name !== '' ? name : '*'),
       );
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -264,7 +256,7 @@ export class WorkspaceTree {
   /** Re-reads one folder's entries (its .gitignore may have changed: then its subtree too). */
   #rescanFolder(node: FolderNode, changes: TreeChanges): void {
     const ownBefore = node.layers.length > node.inherited.length ? node.layers.at(-1)!.text : undefined;
-    const ownAfter = loadIgnoreLayer(path.join(this.root, node.relative), node.relative)?.text;
+    const ownAfter = loadIgnoreLayer(this.root, node.relative)?.text;
     if (ownBefore !== ownAfter) {
       this.#rebuildSubtree(node, changes);
       return;

@@ -43,7 +43,7 @@ export async function walkWorkspace(root: string, options: WalkOptions = {}): Pr
   const scopeParts = scope === '' ? [] : scope.split('/');
   for (let depth = 0; depth <= scopeParts.length - 1; depth++) {
     const relativeFolder = scopeParts.slice(0, depth).join('/');
-    const layer = loadIgnoreLayer(path.join(root, relativeFolder), relativeFolder);
+    const layer = loadIgnoreLayer(root, relativeFolder);
     if (layer !== undefined) rootLayers.push(layer);
   }
 

@@ -1,3 +1,5 @@
+// node:fs is allowed here: it touches only this package's own files (the built worker script and
+// the bundle cache in its node_modules/.cache), never the workspace.
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
@@ -81,6 +83,7 @@ export function defaultAnalysisWorkers(): number {
  * left over in its own thread.
  */
 export async function analyzeOnWorkers(
+  root: string,
   files: readonly { relative: string; absolute: string }[],
   workerCount: number,
   onAnalysis: (index: number, analysis: FileAnalysis | undefined) => void,
@@ -128,6 +131,7 @@ export async function analyzeOnWorkers(
         next += batch.length;
         worker.postMessage({
           id,
+          root,
           files: batch.map(({ relative, absolute }) => ({ relative, absolute })),
         } satisfies AnalysisRequest);
       };

@@ -3,13 +3,15 @@
  * `analyzeText` as in the main thread) and posts the analyses back, so a cold index parses on
  * every core. Started by {@link ./analysis-pool.ts}.
  */
-import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
+import { readConfinedText } from '../files/confined-fs.js';
 import { analyzeText } from './analyze-file.js';
 import type { FileAnalysis } from './symbols.js';
 
 export interface AnalysisRequest {
   id: number;
+  /** Workspace root: files are read only inside it, never through a symlink. */
+  root: string;
   files: { relative: string; absolute: string }[];
 }
 
@@ -24,7 +26,8 @@ parentPort?.on('message', async (request: AnalysisRequest) => {
   for (const file of request.files) {
     let analysis: FileAnalysis | undefined;
     try {
-      analysis = await analyzeText(file.relative, readFileSync(file.absolute, 'utf8'));
+      const text = readConfinedText(request.root, file.absolute);
+      analysis = text === undefined ? undefined : await analyzeText(file.relative, text);
     } catch {
       analysis = undefined;
     }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { throwIfCancelled } from '../errors.js';
+import { readConfinedText } from '../files/confined-fs.js';
 import { yieldToEventLoop } from '../files/folder-scan.js';
 import { WorkspaceTree } from '../files/workspace-tree.js';
 import {
@@ -94,7 +94,7 @@ export class SyntaxIndex {
     }
     let analysis: FileAnalysis | undefined;
     if (needsParse(file)) {
-      const text = readTextOrUndefined(file.absolute);
+      const text = readConfinedText(this.root, file.absolute);
       if (text !== undefined) analysis = await analyzeText(file.relative, text);
     }
     this.#store(file, analysis);
@@ -197,6 +197,7 @@ export class SyntaxIndex {
     const workers = workerCountFor(parsable.length, this.#maxWorkers);
     if (workers > 0) {
       await analyzeOnWorkers(
+        this.root,
         parsable,
         workers,
         (index, analysis) => {
@@ -210,7 +211,7 @@ export class SyntaxIndex {
     for (const [index, file] of parsable.entries()) {
       if (done[index]) continue;
       throwIfCancelled(signal);
-      const text = readTextOrUndefined(file.absolute);
+      const text = readConfinedText(this.root, file.absolute);
       this.#store(file, text === undefined ? undefined : await analyzeText(file.relative, text));
       if (++sinceYield >= PARSES_PER_SLICE) {
         sinceYield = 0;
@@ -230,14 +231,6 @@ export class SyntaxIndex {
 
   #forget(relative: string): void {
     if (this.#cache.delete(relative)) this.#generation++;
-  }
-}
-
-function readTextOrUndefined(absolute: string): string | undefined {
-  try {
-    return readFileSync(absolute, 'utf8');
-  } catch {
-    return undefined;
   }
 }
 

@@ -1,0 +1,114 @@
+/**
+ * The one module of the code family's file index that touches `node:fs` directly (allowed: the
+ * watched file index and the parse of thousands of files need synchronous readdir/lstat, native
+ * watchers and plain reads; tool-core's Workspace resolves, realpaths and hashes every file, which
+ * costs more than the parse of a small file). Everything here is confined to the workspace root:
+ *
+ * - listings and stats use lstat semantics, so a symlink is never a file or a folder of the tree;
+ * - file contents are read through a descriptor opened with O_NOFOLLOW, checked to be a regular
+ *   file and, through /proc/self/fd on Linux (realpath elsewhere), to lie inside the root, so a
+ *   file swapped for a symlink (or a parent folder swapped for one) after the walk is not read;
+ * - a read is capped, so a huge or growing file cannot exhaust memory.
+ *
+ * Handlers and other modules read workspace files through tool-core's Workspace; tools reach this
+ * module only through the walker, the watched tree and the syntax index.
+ */
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  type FSWatcher,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  type Stats,
+  watch,
+} from 'node:fs';
+import path from 'node:path';
+
+export type { Dirent, FSWatcher, Stats };
+
+/** Largest file read whole for parsing or as a .gitignore. */
+export const MAX_CONFINED_READ_BYTES = 8 * 1024 * 1024;
+
+/** lstat that returns undefined for a missing or unreadable path (never follows a symlink). */
+export function lstatOrUndefined(absolute: string): Stats | undefined {
+  try {
+    return lstatSync(absolute, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The entries of a folder (names and lstat types), or undefined when it cannot be listed. */
+export function listFolder(absoluteFolder: string): Dirent[] | undefined {
+  try {
+    return readdirSync(absoluteFolder, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+}
+
+/** A non-recursive watcher of one folder. Throws as fs.watch does (ENOENT, ENOSPC…). */
+export function watchFolder(absoluteFolder: string, onChange: (name: string | null) => void): FSWatcher {
+  return watch(absoluteFolder, { persistent: false }, (_event, name) =>
+    onChange(typeof name === 'string' ? name : null),
+  );
+}
+
+function isInside(root: string, absolute: string): boolean {
+  const relative = path.relative(root, absolute);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+function realPathOfDescriptor(descriptor: number, absolute: string): string | undefined {
+  try {
+    return readlinkSync(`/proc/self/fd/${descriptor}`);
+  } catch {
+    try {
+      return realpathSync(absolute);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/**
+ * Reads a regular file under `root` as UTF-8 without following symlinks, or returns undefined
+ * when it is missing, not a regular file, outside the root, or larger than `maxBytes`.
+ */
+export function readConfinedText(
+  root: string,
+  absolute: string,
+  maxBytes = MAX_CONFINED_READ_BYTES,
+): string | undefined {
+  if (!isInside(root, absolute)) return undefined;
+  let descriptor: number;
+  try {
+    descriptor = openSync(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const status = fstatSync(descriptor);
+    if (!status.isFile() || status.size > maxBytes) return undefined;
+    const real = realPathOfDescriptor(descriptor, absolute);
+    if (real === undefined || !isInside(root, real)) return undefined;
+    const buffer = Buffer.allocUnsafe(status.size);
+    let offset = 0;
+    while (offset < buffer.length) {
+      const read = readSync(descriptor, buffer, offset, buffer.length - offset, offset);
+      if (read === 0) break;
+      offset += read;
+    }
+    return buffer.subarray(0, offset).toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(descriptor);
+  }
+}
