@@ -138,7 +138,7 @@ export class DispatchCheckpoints {
   readonly maxFileBytes: number;
   readonly #exclude: readonly string[];
   readonly #mutex = new AsyncMutex();
-  readonly #ready: Promise<{ shadow: ShadowRepository; log: DispatchLog }>;
+  #readyPromise: Promise<{ shadow: ShadowRepository; log: DispatchLog }> | undefined;
   #temporaryStorage: string | undefined;
   #open: OpenState | undefined;
   #closed = false;
@@ -148,12 +148,22 @@ export class DispatchCheckpoints {
     this.workspace = workspace;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.#exclude = options.exclude ?? [];
-    this.#ready = this.#mutex.run(() => this.#initialise());
     if (!workspace.readOnly) {
+      // U and W: the shadow repository opens (and a first session records its baseline) in the
+      // background from the start. R does nothing until a call needs it.
+      void this.#ready;
       this.#stopObserving = workspace.onBeforeWrite((paths) => this.#beforeWorkspaceWrite(paths));
     }
-    // Failures surface on the first call that needs the repository.
-    this.#ready.catch(() => {});
+  }
+
+  /** The open repository and log, opened on first use. */
+  get #ready(): Promise<{ shadow: ShadowRepository; log: DispatchLog }> {
+    if (this.#readyPromise === undefined) {
+      this.#readyPromise = this.#mutex.run(() => this.#initialise());
+      // Failures surface on the first call that needs the repository.
+      this.#readyPromise.catch(() => {});
+    }
+    return this.#readyPromise;
   }
 
   /** Waits until the shadow repository is open and the session's baseline is recorded. */
@@ -455,6 +465,7 @@ export class DispatchCheckpoints {
   async #exclusive<Result>(
     task: (state: { shadow: ShadowRepository; log: DispatchLog }) => Promise<Result>,
   ): Promise<Result> {
+    if (this.#closed) throw new ToolError('INTERNAL_ERROR', 'The undo tools were closed.');
     const state = await this.#ready;
     return this.#mutex.run(() => {
       if (this.#closed) throw new ToolError('INTERNAL_ERROR', 'The undo tools were closed.');
