@@ -84,7 +84,9 @@ async function main(): Promise<void> {
     runtime.call('browser_open', { target: 'index.html' }).then(succeeded),
   );
 
-  const directArguments = chromiumArguments([], []);
+  // The reference runs the same flags without the guard proxy (direct connections), so the
+  // comparison shows what the guard and the page routing cost.
+  const directArguments = chromiumArguments('direct://', []);
   let directColdSnapshot = 0;
   const directCold = await timeOnce(async () => {
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: directArguments });

@@ -13,7 +13,7 @@ export const ERROR_KINDS = [
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 /** Kinds recorded in the complete log only (context for the errors). */
-export type InformationKind = 'console' | 'dialog' | 'navigation' | 'session' | 'popup';
+export type InformationKind = 'console' | 'dialog' | 'navigation' | 'session' | 'popup' | 'network_guard';
 export type DiagnosticKind = ErrorKind | InformationKind;
 
 export interface DiagnosticInput {

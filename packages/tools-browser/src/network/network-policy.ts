@@ -84,6 +84,31 @@ export class NetworkPolicy {
     this.#workspaceOrigins.delete(normalisedOrigin(new URL(origin)));
   }
 
+  /**
+   * The decision for a tunnel (`CONNECT host:port`), which shows no scheme and no path: allowed
+   * when a granted server or permitted origin has that host and port, or a permitted URL lives
+   * there (its path is then enforced by the page routing, which sees the URL).
+   */
+  decideAuthority(host: string, port: number): NetworkDecision {
+    let candidates: string[];
+    try {
+      candidates = ['http:', 'https:'].map((scheme) =>
+        normalisedOrigin(new URL(`${scheme}//${host}:${port}`)),
+      );
+    } catch {
+      return { allowed: false, reason: 'malformed' };
+    }
+    for (const origin of candidates) {
+      if (this.#workspaceOrigins.has(origin)) return { allowed: true, reason: 'workspace-server' };
+      if (this.#permittedOrigins.has(origin)) return { allowed: true, reason: 'permitted-origin' };
+    }
+    for (const url of this.#permittedUrls) {
+      if (candidates.includes(normalisedOrigin(new URL(url))))
+        return { allowed: true, reason: 'permitted-url' };
+    }
+    return { allowed: false, reason: 'not-permitted' };
+  }
+
   decide(rawUrl: string): NetworkDecision {
     let url: URL;
     try {

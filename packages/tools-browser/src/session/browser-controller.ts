@@ -13,6 +13,7 @@ import {
 } from '../diagnostics/diagnostic-ledger.js';
 import { type EntrypointVisit, judgeEntrypointVisit } from '../diagnostics/diagnostic-report.js';
 import { browserError } from '../errors.js';
+import { GuardProxy } from '../network/guard-proxy.js';
 import { NetworkPolicy } from '../network/network-policy.js';
 import { redactUrl } from '../network/redact-url.js';
 import {
@@ -76,6 +77,8 @@ export class BrowserController {
   readonly options: ResolvedBrowserToolsOptions;
   readonly policy: NetworkPolicy;
   readonly #staticServer: StaticServer;
+  // The guard proxy of each Chromium launch: it lives and dies with that browser process.
+  readonly #guardProxies = new Map<Promise<Browser>, GuardProxy>();
   #browser: Promise<Browser> | undefined;
   #session: BrowserSession | undefined;
   #idleTimer: NodeJS.Timeout | undefined;
@@ -241,6 +244,7 @@ export class BrowserController {
       await this.#closeSession('the tool family was closed');
       clearTimeout(this.#idleTimer);
       await this.#closeBrowser();
+      await Promise.all([...this.#guardProxies.values()].map((proxy) => proxy.close()));
       await this.#staticServer.close();
     });
     this.#unregisterExitCleanup();
@@ -358,15 +362,22 @@ export class BrowserController {
   #ensureBrowser(): Promise<Browser> {
     clearTimeout(this.#idleTimer);
     if (this.#browser === undefined) {
-      const launching = launchChromium(
-        this.options.chromiumPath,
-        this.policy.permittedHosts,
-        this.options.extraChromiumArguments,
-      );
+      const guardProxy = this.#createGuardProxy();
+      const launching = guardProxy
+        .start()
+        .then((guardProxyUrl) =>
+          launchChromium(this.options.chromiumPath, guardProxyUrl, this.options.extraChromiumArguments),
+        );
       this.#browser = launching;
+      this.#guardProxies.set(launching, guardProxy);
+      const retireProxy = () => {
+        this.#guardProxies.delete(launching);
+        void guardProxy.close();
+      };
       launching.then(
         (browser) => {
           browser.on('disconnected', () => {
+            retireProxy();
             if (this.#browser === launching) this.#browser = undefined;
             const session = this.#session;
             if (session !== undefined && !session.closed) {
@@ -379,11 +390,28 @@ export class BrowserController {
           });
         },
         () => {
+          retireProxy();
           if (this.#browser === launching) this.#browser = undefined;
         },
       );
     }
     return this.#browser;
+  }
+
+  /**
+   * The proxy a new Chromium sends every request through. The page routing attributes refused
+   * redirect hops to their page requests; the proxy's own refusals are recorded as information
+   * (they include Chromium's background requests, which are not the page's errors).
+   */
+  #createGuardProxy(): GuardProxy {
+    return new GuardProxy(this.policy, (refused) => {
+      this.session?.ledger.record({
+        kind: 'network_guard',
+        message: `The network guard refused ${refused.method} ${refused.url} (network grant none).`,
+        url: refused.url,
+        details: { reason: refused.reason },
+      });
+    });
   }
 
   #scheduleIdleShutdown(): void {
@@ -405,5 +433,8 @@ export class BrowserController {
     if (launching === undefined) return;
     const browser = await launching.catch(() => undefined);
     await browser?.close().catch(() => {});
+    const guardProxy = this.#guardProxies.get(launching);
+    this.#guardProxies.delete(launching);
+    await guardProxy?.close();
   }
 }

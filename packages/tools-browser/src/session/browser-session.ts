@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core';
 import type { AppProcess } from '../app/app-process-launcher.js';
 import type { DiagnosticLedger } from '../diagnostics/diagnostic-ledger.js';
+import { GUARD_REFUSAL_HEADER } from '../network/guard-proxy.js';
 import type { NetworkPolicy } from '../network/network-policy.js';
 import { redactUrl } from '../network/redact-url.js';
 
@@ -148,7 +149,26 @@ export class BrowserSession {
         webSocket.close({ code: 1008, reason: 'Blocked: network grant none' }).catch(() => {});
       },
     );
-    context.on('request', (request) => this.#inflight.add(request));
+    context.on('request', (request) => {
+      this.#inflight.add(request);
+      // Redirect targets never reach the page routing; the guard proxy refuses them, and this
+      // records the refusal against the page request that was redirected.
+      const redirectedFrom = request.redirectedFrom();
+      if (redirectedFrom === null) return;
+      const decision = policy.decide(request.url());
+      if (decision.allowed) return;
+      this.#blocked.add(request);
+      ledger.record({
+        kind: 'request_blocked',
+        message: `Blocked the redirect of ${request.method()} ${redactUrl(redirectedFrom.url())} to ${redactUrl(request.url())} (${request.resourceType()}): the browser may reach only the workspace's own servers and URLs the host permits (network grant none).`,
+        url: redactUrl(request.url()),
+        details: {
+          resourceType: request.resourceType(),
+          reason: decision.reason,
+          redirectedFrom: redactUrl(redirectedFrom.url()),
+        },
+      });
+    });
     context.on('requestfinished', (request) => this.#inflight.delete(request));
     context.on('requestfailed', (request) => {
       this.#inflight.delete(request);
@@ -164,6 +184,8 @@ export class BrowserSession {
     });
     context.on('response', (response) => {
       if (response.status() < 400) return;
+      // The guard proxy's refusal of a redirect hop is already recorded as request_blocked.
+      if (response.headers()[GUARD_REFUSAL_HEADER] !== undefined) return;
       const request = response.request();
       ledger.record({
         kind: 'http_error',

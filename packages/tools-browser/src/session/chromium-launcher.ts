@@ -3,18 +3,14 @@ import type { Browser } from 'playwright-core';
 import { browserError, describePlaywrightError } from '../errors.js';
 import { loadPlaywright } from '../playwright-loader.js';
 
-// A loopback port nobody serves: any request that escapes page routing and is not bypassed fails here.
-const DEAD_PROXY = 'http://127.0.0.1:1';
-
 /**
  * Chromium flags: headless without GPU, no background traffic of its own (updates, sync, safe
- * browsing, DNS prefetch, network prediction), WebRTC kept off the network, and two network
- * layers under the page routing: every host name except loopback and the permitted hosts
- * resolves to nothing, and every request that is not loopback or permitted goes to a dead proxy.
+ * browsing, DNS prefetch, network prediction), WebRTC kept off the network, every host name
+ * resolving to nothing (only the proxy's own loopback address is left), and every request,
+ * loopback included, sent through the family's guard proxy (`<-loopback>` removes Chromium's
+ * implicit loopback bypass), which checks each one, redirect hops included.
  */
-export function chromiumArguments(permittedHosts: readonly string[], extra: readonly string[]): string[] {
-  const reachableHosts = ['localhost', '127.0.0.1', '[::1]', ...permittedHosts];
-  const hostRules = ['MAP * ~NOTFOUND', ...reachableHosts.map((host) => `EXCLUDE ${host}`)].join(', ');
+export function chromiumArguments(guardProxyUrl: string, extra: readonly string[]): string[] {
   return [
     '--headless',
     '--disable-gpu',
@@ -32,9 +28,9 @@ export function chromiumArguments(permittedHosts: readonly string[], extra: read
     '--metrics-recording-only',
     '--force-webrtc-ip-handling-policy',
     '--webrtc-ip-handling-policy=disable_non_proxied_udp',
-    `--host-resolver-rules=${hostRules}`,
-    `--proxy-server=${DEAD_PROXY}`,
-    `--proxy-bypass-list=${reachableHosts.join(';')}`,
+    '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    `--proxy-server=${guardProxyUrl}`,
+    '--proxy-bypass-list=<-loopback>',
     ...extra,
   ];
 }
@@ -42,7 +38,7 @@ export function chromiumArguments(permittedHosts: readonly string[], extra: read
 /** Launches Chromium (with a fresh temporary profile, which Playwright creates and removes). */
 export async function launchChromium(
   chromiumPath: string,
-  permittedHosts: readonly string[],
+  guardProxyUrl: string,
   extra: readonly string[],
 ): Promise<Browser> {
   try {
@@ -59,7 +55,7 @@ export async function launchChromium(
     return await chromium.launch({
       executablePath: chromiumPath,
       headless: true,
-      args: chromiumArguments(permittedHosts, extra),
+      args: chromiumArguments(guardProxyUrl, extra),
       // Playwright's own handlers kill Chromium when the host process exits or is interrupted.
       handleSIGINT: true,
       handleSIGTERM: true,
