@@ -7,6 +7,7 @@ import {
   CLIENT_SETTINGS_FIELD_NAMES,
   type ClientSettings,
   type ClientSettingsFieldName,
+  CREDENTIAL_FIELDS,
   createDefaultClientSettings,
   createDefaultFieldValue,
   isClientSettingsField,
@@ -98,6 +99,48 @@ function sanitizeLayer(value: unknown, name: string) {
   }
 }
 
+/** How secret references of `@assistant-kit/secret-broker` begin (`akref1.<field>.<id>.<mac>`). */
+const SECRET_REFERENCE_PREFIX = 'akref1.';
+
+/**
+ * Refuses the two ways a stored layer is easily passed wrong, which would otherwise resolve a
+ * turn silently with the shipped defaults (`model: ""`) or send a reference as the key:
+ * a store's load result (`{ settings, revision, sanitized }`) instead of the settings, and
+ * settings whose credentials are still references instead of the keys.
+ */
+function assertStoredLayerShape(value: unknown, name: 'system' | 'account'): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+  const keys = Object.keys(value);
+  const envelope =
+    keys.includes('settings') &&
+    (keys.includes('revision') || keys.includes('sanitized')) &&
+    !keys.some((key) => isClientSettingsField(key));
+  if (envelope) {
+    throw new SettingsError(
+      'INVALID_ARGUMENT',
+      `The ${name} layer is a store load result ({ settings, revision, ... }), not settings: pass the ` +
+        'settings with their credentials resolved, e.g. (await settingsService.loadForTurn(accountId)).account.',
+    );
+  }
+  const record = value as Record<string, unknown>;
+  const skillMatcher = record.skillMatcherSettings as Record<string, unknown> | undefined;
+  const referenced = [
+    ...CREDENTIAL_FIELDS.filter((field) => isReference(record[field])),
+    ...(isReference(skillMatcher?.apiKey) ? ['skillMatcherSettings.apiKey'] : []),
+  ];
+  if (referenced.length > 0) {
+    throw new SettingsError(
+      'UNRESOLVED_CREDENTIAL_REFERENCE',
+      `The ${name} layer holds secret references in ${referenced.join(', ')}: resolve them to the keys ` +
+        'first (SecretBroker.resolve, or SettingsService.loadForTurn which does it).',
+    );
+  }
+}
+
+function isReference(value: unknown): boolean {
+  return typeof value === 'string' && value.startsWith(SECRET_REFERENCE_PREFIX);
+}
+
 function hasAnyField(record: SettingsRecord): boolean {
   for (const _ in record) return true;
   return false;
@@ -116,6 +159,8 @@ export function resolveSettingsWithStored(layers: SettingsLayers): ResolvedSetti
       'resolveSettings expects an object { system, account, request }',
     );
   }
+  assertStoredLayerShape(layers.system, 'system');
+  assertStoredLayerShape(layers.account, 'account');
   const system = sanitizeLayer(layers.system, 'system');
   const account = sanitizeLayer(layers.account, 'account');
   const request = sanitizeLayer(layers.request, 'request');
@@ -220,13 +265,15 @@ export function resolveSettingsWithStored(layers: SettingsLayers): ResolvedSetti
  * `default`). Invalid request values are refused.
  *
  * @throws {SettingsError} `NOT_AN_OBJECT` when a layer is not an object; `INVALID_REQUEST_SETTINGS`
- *   (with `problems`) when a request field has an invalid value.
+ *   (with `problems`) when a request field has an invalid value; `INVALID_ARGUMENT` when a stored
+ *   layer is a store's load result (`{ settings, revision, ... }`) instead of settings;
+ *   `UNRESOLVED_CREDENTIAL_REFERENCE` when a stored layer's credential is still a secret reference.
  *
  * @example
  * ```ts
  * const { settings, sources } = resolveSettings({
  *   system: systemConfig.clientDefaults,
- *   account: await store.load(userId),
+ *   account: (await settingsService.loadForTurn(userId)).account, // keys resolved
  *   request: { model: 'gpt-5-mini', apiKey: 'sk-from-body' },
  * });
  * settings.model;   // 'gpt-5-mini' (sources.model === 'request')
