@@ -118,8 +118,9 @@ export class ToolCatalog {
       .map((tool) => planVariantOf(tool, assembled.readOnlyCodeIntelligenceParameters));
     this.#planDescriptors = planDefinitions.map(describeTool);
     const outputCharacterCap = options.settings?.maxAttachmentChars ?? DEFAULT_MAX_ATTACHMENT_CHARS;
-    this.#runtime = new ToolRuntime({ workspace, tools: definitions, outputCharacterCap });
-    this.#planRuntime = new ToolRuntime({ workspace, tools: planDefinitions, outputCharacterCap });
+    const { processes } = assembled;
+    this.#runtime = new ToolRuntime({ workspace, tools: definitions, outputCharacterCap, processes });
+    this.#planRuntime = new ToolRuntime({ workspace, tools: planDefinitions, outputCharacterCap, processes });
     this.#mode = this.#modeFrom(options, options.settings);
     this.#executionTimeoutMs = minutesToMs(options.settings?.executionTimeoutMinutes);
     this.#installPolicies();

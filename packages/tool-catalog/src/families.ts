@@ -1,7 +1,7 @@
-import type { AnyToolDefinition, ToolFamily, Workspace } from '@assistant-kit/tool-core';
+import type { AnyToolDefinition, ProcessLauncher, ToolFamily, Workspace } from '@assistant-kit/tool-core';
 import type { createBrowserTools } from '@assistant-kit/tools-browser';
 import type { createCodeTools } from '@assistant-kit/tools-code';
-import type { createCommandTools } from '@assistant-kit/tools-commands';
+import type { createCommandTools, ProcessLauncherOptions } from '@assistant-kit/tools-commands';
 import type { createFileTools } from '@assistant-kit/tools-files';
 import type { createUndoTools, EndedDispatch, OpenDispatch } from '@assistant-kit/tools-undo';
 import type { Configuration } from './configurations.js';
@@ -11,7 +11,14 @@ type OptionsOf<Factory extends (options: never) => unknown> = Omit<Parameters<Fa
 /** Extra options passed to each family's factory (the catalogue sets workspace and the R switches). */
 export interface FamilyOptions {
   files?: Partial<OptionsOf<typeof createFileTools>>;
-  commands?: Partial<Omit<OptionsOf<typeof createCommandTools>, 'allowBackground'>>;
+  commands?: Partial<Omit<OptionsOf<typeof createCommandTools>, 'allowBackground'>> & {
+    /**
+     * The sandbox of every process a tool starts (run_command, run_tests, the browser's app
+     * servers): bubblewrap path, hidden and readable paths, limits. The catalogue builds one
+     * process launcher from it and gives it to its runtimes.
+     */
+    sandbox?: ProcessLauncherOptions;
+  };
   undo?: Partial<OptionsOf<typeof createUndoTools>>;
   browser?: Partial<OptionsOf<typeof createBrowserTools>>;
   code?: Partial<Omit<OptionsOf<typeof createCodeTools>, 'allowApply'>>;
@@ -29,6 +36,8 @@ export interface AssembledFamilies {
   families: ToolFamily[];
   tools: AnyToolDefinition[];
   checkpoints: DispatchCheckpoints;
+  /** The process launcher of every tool call (built once from `families.commands.sandbox`). */
+  processes: ProcessLauncher;
   /** code_intelligence's parameters without the apply operations (the family's R variant). */
   readOnlyCodeIntelligenceParameters: AnyToolDefinition['parameters'];
 }
@@ -58,13 +67,15 @@ export async function assembleFamilies(
     created.push(family);
     return family;
   };
+  const { sandbox, ...commandOptions } = options.commands ?? {};
+  const processes = commands.createProcessLauncher(sandbox);
   try {
     keep(await files.createFileTools({ ...options.files, workspace }));
     keep(
       await commands.createCommandTools({
         // A command may not outlive the execution timeout of a call.
         maxTimeoutSeconds: executionTimeoutSeconds,
-        ...options.commands,
+        ...commandOptions,
         workspace,
         allowBackground: !readOnly,
       }),
@@ -76,6 +87,7 @@ export async function assembleFamilies(
       families: created,
       tools: created.flatMap((family) => [...family.tools]),
       checkpoints: undoFamily.checkpoints,
+      processes,
       readOnlyCodeIntelligenceParameters: code.CodeIntelligenceParametersReadOnly,
     };
   } catch (error) {

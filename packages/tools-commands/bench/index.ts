@@ -18,7 +18,12 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
-import { createCommandTools, runProcess, startBackgroundProcess } from '@assistant-kit/tools-commands';
+import {
+  createCommandTools,
+  createProcessLauncher,
+  runProcess,
+  startBackgroundProcess,
+} from '@assistant-kit/tools-commands';
 import { type ComparisonRow, median, timeOnce } from '../../../bench-support/index.js';
 // Internal on purpose: bubblewrap alone is measured with exactly the runner's argument list.
 import { planLaunch } from '../src/process/launch.js';
@@ -81,7 +86,11 @@ try {
     bare: [] as number[],
   };
   const commandTools = createCommandTools({ workspace });
-  const runtime = new ToolRuntime({ workspace, tools: commandTools.tools });
+  const runtime = new ToolRuntime({
+    workspace,
+    tools: commandTools.tools,
+    processes: createProcessLauncher(),
+  });
   const contenders: [keyof typeof samples, () => Promise<unknown>][] = [
     [
       'tool',
@@ -101,6 +110,7 @@ try {
     }
   }
   const loadAfter = os.loadavg();
+  plan.cgroup?.remove();
   const sandboxedMedian = median(samples.sandboxed);
   const bubblewrapMedian = median(samples.bubblewrap);
   const bareMedian = median(samples.bare);

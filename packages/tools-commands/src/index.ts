@@ -1,13 +1,17 @@
 /** Public API of @assistant-kit/tools-commands. */
+
+export type {
+  BackgroundProcess,
+  BackgroundProcessRequest,
+  NewOutput,
+  ProcessLauncher,
+  ProcessRequest,
+  WaitOutcome,
+} from '@assistant-kit/tool-core';
 export { COMMAND_ERROR_CODES, type CommandErrorCode } from './errors.js';
-export {
-  type BackgroundProcess,
-  type BackgroundProcessSpec,
-  type NewOutput,
-  startBackgroundProcess,
-  type WaitOutcome,
-} from './process/background-process.js';
+export { type BackgroundProcessSpec, startBackgroundProcess } from './process/background-process.js';
 export { DEFAULT_OUTPUT_CAP_BYTES } from './process/bounded-output.js';
+export { createProcessLauncher, type ProcessLauncherOptions } from './process/process-launcher.js';
 export type {
   CommandShell,
   ExecutionContext,
@@ -18,7 +22,11 @@ export type {
 export { runProcess } from './process/run-process.js';
 export { DEFAULT_KILL_GRACE_MS } from './process/supervised-process.js';
 export { isSandboxAvailable, type SandboxStatus } from './sandbox/bubblewrap.js';
-export type { SandboxOptions } from './sandbox/sandbox-options.js';
+export {
+  DEFAULT_SANDBOX_LIMITS,
+  type SandboxLimits,
+  type SandboxOptions,
+} from './sandbox/sandbox-options.js';
 export { DEFAULT_MAX_BACKGROUND_PROCESSES } from './tools/background-registry.js';
 export {
   type CommandToolsOptions,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createEffectPolicy, sha256Hex, ToolRuntime, type Workspace } from '@assistant-kit/tool-core';
 import {
   createCommandTools,
+  createProcessLauncher,
   RunCommandParameters,
   RunCommandParametersReadOnly,
   WaitCommandParameters,
@@ -27,7 +28,7 @@ describe('run_command and wait_command', () => {
   beforeAll(async () => {
     ({ workspace, root, remove } = await createTemporaryWorkspace());
     family = createCommandTools({ workspace, maxBackgroundProcesses: 2 });
-    runtime = new ToolRuntime({ workspace, tools: family.tools });
+    runtime = new ToolRuntime({ workspace, tools: family.tools, processes: createProcessLauncher() });
   });
   afterAll(async () => {
     await family.close();
@@ -236,6 +237,7 @@ describe('run_command and wait_command', () => {
     const permissive = new ToolRuntime({
       workspace,
       tools: family.tools,
+      processes: createProcessLauncher(),
       policy: createEffectPolicy({ effects: { process: 'allow', read: 'allow' }, hostExecution: 'allow' }),
     });
     const allowed = await permissive.call('run_command', { argv: ['true'], execution_context: 'host' });
@@ -248,7 +250,7 @@ describe('the family lifecycle', () => {
     const { workspace, remove } = await createTemporaryWorkspace();
     try {
       const family = createCommandTools({ workspace });
-      const runtime = new ToolRuntime({ workspace, tools: family.tools });
+      const runtime = new ToolRuntime({ workspace, tools: family.tools, processes: createProcessLauncher() });
       const marker = uniqueSleepMarker();
       for (let index = 0; index < 3; index++) {
         const started = await runtime.call('run_command', {
@@ -277,7 +279,7 @@ describe('the family lifecycle', () => {
     const { workspace, remove } = await createTemporaryWorkspace({ readOnly: true });
     try {
       const family = createCommandTools({ workspace });
-      const runtime = new ToolRuntime({ workspace, tools: family.tools });
+      const runtime = new ToolRuntime({ workspace, tools: family.tools, processes: createProcessLauncher() });
       expect(family.tools[0]!.parameters).toBe(RunCommandParametersReadOnly);
       const background = await runtime.call('run_command', { argv: ['true'], background: true });
       expect(errorCodeOf(background)).toBe('INVALID_ARGUMENTS');

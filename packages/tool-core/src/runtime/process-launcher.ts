@@ -85,6 +85,14 @@ export interface ProcessResult {
   executionContext: ExecutionContext;
   /** Working directory, workspace-relative. */
   cwd: string;
+  /**
+   * Set when the process most likely ended at one of the launcher's sandbox limits: which limit,
+   * and a message saying how a host raises it.
+   */
+  limitReached?: {
+    limit: 'memory' | 'processes' | 'cpu' | 'fileSize';
+    message: string;
+  };
 }
 
 /** Output printed since the previous read. */

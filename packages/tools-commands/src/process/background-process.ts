@@ -2,6 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type {
+  BackgroundProcess,
+  BackgroundProcessRequest,
+  NewOutput,
+  WaitOutcome,
+} from '@assistant-kit/tool-core';
 import { commandError } from '../errors.js';
 import { BoundedOutput, DEFAULT_OUTPUT_CAP_BYTES } from './bounded-output.js';
 import type { Companion } from './launch.js';
@@ -10,48 +16,11 @@ import type { ProcessResult, ProcessSpec } from './process-spec.js';
 import { applyLimits, startSupervisedProcess } from './run-process.js';
 import type { SupervisedProcess } from './supervised-process.js';
 
-/** A background process spec; `timeoutMs` limits its whole lifetime. */
-export interface BackgroundProcessSpec extends ProcessSpec {
-  /**
-   * A TCP port the command will listen on inside its namespace. It is bridged to an ephemeral
-   * host loopback port ({@link BackgroundProcess.hostPort}) without giving the command network.
-   */
-  exposePort?: number;
-}
-
-/** Output printed since the previous read. */
-export interface NewOutput {
-  stdout: string;
-  stderr: string;
-  /** Bytes printed since the previous read but cut (the read keeps head and tail per stream). */
-  omittedBytes: number;
-}
-
-/** What ended a wait. */
-export type WaitOutcome = 'output' | 'exited' | 'timeout' | 'cancelled';
-
-/** A command running in the background. */
-export interface BackgroundProcess {
-  /** Stable handle (also what wait_command takes). */
-  readonly id: string;
-  /** Host PID of its supervisor (the process group id of the tree). */
-  readonly pid: number;
-  /** Host loopback port bridged to `exposePort`, when one was asked for. */
-  readonly hostPort?: number;
-  /** False once it has exited and its result is ready. */
-  readonly running: boolean;
-  /** Output since the last call (bounded by the output cap per stream). */
-  readNewOutput(): NewOutput;
-  /**
-   * Resolves when there is unread output, the process has exited, the time is up, or `signal`
-   * aborts, whichever comes first. Never polls.
-   */
-  waitForOutputOrExit(timeoutMs: number, signal?: AbortSignal): Promise<WaitOutcome>;
-  /** The final result (head and tail of the whole output). */
-  readonly exited: Promise<ProcessResult>;
-  /** Ends the whole tree (SIGTERM, SIGKILL after the grace period); resolves once it is gone. */
-  kill(): Promise<void>;
-}
+/**
+ * A background process spec: a tool-core {@link BackgroundProcessRequest} (which adds
+ * `exposePort`) plus the workspace and sandbox set-up of {@link ProcessSpec}.
+ */
+export interface BackgroundProcessSpec extends ProcessSpec, BackgroundProcessRequest {}
 
 class BackgroundProcessHandle implements BackgroundProcess {
   readonly id = `cmd_${randomUUID().replace(/-/g, '').slice(0, 16)}`;

@@ -2,10 +2,12 @@ import os from 'node:os';
 import { isToolError } from '@assistant-kit/tool-core';
 import { commandError } from '../errors.js';
 import { HOST_ISOLATION_FLAGS, isSandboxAvailable, SANDBOX_ISOLATION_FLAGS } from '../sandbox/bubblewrap.js';
+import { type ResolvedLimits, resolveLimits, sandboxPrelude } from '../sandbox/limits.js';
 import { buildSandboxMounts, SANDBOX_HOME } from '../sandbox/mount-plan.js';
+import { createPidsCgroup, enterCgroupArgv, type PidsCgroup } from '../sandbox/pids-cgroup.js';
 import { buildCommandEnvironment } from './environment.js';
 import type { ExecutionContext, ProcessSpec } from './process-spec.js';
-import { scriptArgv } from './shell.js';
+import { findOnPath, scriptArgv } from './shell.js';
 
 /** File descriptor on which bubblewrap reports the namespace's PID 1 (`--info-fd`). */
 export const INFO_FD = 3;
@@ -20,6 +22,10 @@ export interface LaunchPlan {
   cwd: string;
   /** The argv run inside bubblewrap (for error messages). */
   commandArgv: string[];
+  /** The limits the command runs under (to name the one it reached). */
+  limits: ResolvedLimits;
+  /** The command's pids cgroup, when the service can create one; removed after the exit. */
+  cgroup?: PidsCgroup;
 }
 
 /** Something run beside the command in the same namespaces (the port bridge's forwarder). */
@@ -117,8 +123,22 @@ export async function planLaunch(spec: ProcessSpec, companion?: Companion): Prom
       { details: { bubblewrapPath: status.bubblewrapPath, executionContext } },
     );
   }
+  const limits = resolveLimits(spec.sandbox?.limits);
+  const bash = findOnPath(['bash'], searchPath);
+  if (bash === undefined) {
+    throw commandError(
+      'SHELL_UNAVAILABLE',
+      'bash is not installed on this machine (not on PATH); the sandbox needs it to close inherited file descriptors and set limits before a command runs.',
+    );
+  }
   const file = status.bubblewrapPath;
-  const argv = withCompanion(commandArgv, companion);
+  const argv = [
+    bash,
+    '-c',
+    sandboxPrelude(limits),
+    'assistant-kit-sandbox',
+    ...withCompanion(commandArgv, companion),
+  ];
   if (executionContext === 'host') {
     // Configuration R never changes a workspace file, not even through host execution.
     const workspaceMount = spec.workspace.readOnly
@@ -140,7 +160,15 @@ export async function planLaunch(spec: ProcessSpec, companion?: Companion): Prom
       sandboxed: false,
       extra: spec.env,
     });
-    return { file, args, env, executionContext, cwd: workingDirectory.relative, commandArgv };
+    return withCgroup({
+      file,
+      args,
+      env,
+      executionContext,
+      cwd: workingDirectory.relative,
+      commandArgv,
+      limits,
+    });
   }
   const mounts = buildSandboxMounts({
     workspaceRoot: spec.workspace.root,
@@ -155,12 +183,21 @@ export async function planLaunch(spec: ProcessSpec, companion?: Companion): Prom
     sandboxed: true,
     extra: spec.env,
   });
-  return {
+  return withCgroup({
     file,
     args: ['--info-fd', String(INFO_FD), ...SANDBOX_ISOLATION_FLAGS, ...mounts, '--', ...argv],
     env,
     executionContext,
     cwd: workingDirectory.relative,
     commandArgv,
-  };
+    limits,
+  });
+}
+
+/** Puts the whole sandbox into a fresh pids cgroup when there is a process limit and one can be made. */
+function withCgroup(plan: LaunchPlan): LaunchPlan {
+  if (plan.limits.processes === null) return plan;
+  const cgroup = createPidsCgroup(plan.limits.processes);
+  if (cgroup === undefined) return plan;
+  return { ...plan, file: '/bin/sh', args: enterCgroupArgv(cgroup, plan.file, plan.args), cgroup };
 }

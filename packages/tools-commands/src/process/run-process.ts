@@ -9,20 +9,31 @@ import { SupervisedProcess } from './supervised-process.js';
  * command's own exit.
  */
 export function startFailureOf(result: ProcessResult, plan: LaunchPlan): Error | undefined {
+  const executable = plan.commandArgv[0];
+  const details = { details: { executable, executionContext: plan.executionContext } };
+  // The sandbox's prelude ends in `exec "$@"`; bash reports an executable it cannot find or run
+  // with exit 127 / 126 and this prefix before the command has run at all.
+  const prelude = /^assistant-kit-sandbox: line \d+: exec: (.*)$/m.exec(result.stderr);
+  if (prelude && result.stdoutBytes === 0 && (result.exitCode === 127 || result.exitCode === 126)) {
+    return result.exitCode === 127
+      ? commandError(
+          'COMMAND_NOT_FOUND',
+          `"${executable}" was not found on PATH in the ${plan.executionContext} (${prelude[1]}).`,
+          details,
+        )
+      : commandError('COMMAND_START_FAILED', `The command could not start: ${prelude[1]}`, details);
+  }
   if (result.exitCode !== 1 || result.stdoutBytes !== 0 || !result.stderr.startsWith('bwrap: '))
     return undefined;
   const message = result.stderr.trim();
-  const executable = plan.commandArgv[0];
   if (message.startsWith('bwrap: execvp') && message.includes('No such file or directory')) {
     return commandError(
       'COMMAND_NOT_FOUND',
       `"${executable}" was not found on PATH in the ${plan.executionContext} (${message.slice(7)}).`,
-      { details: { executable, executionContext: plan.executionContext } },
+      details,
     );
   }
-  return commandError('COMMAND_START_FAILED', `The command could not start: ${message.slice(7)}`, {
-    details: { executable, executionContext: plan.executionContext },
-  });
+  return commandError('COMMAND_START_FAILED', `The command could not start: ${message.slice(7)}`, details);
 }
 
 /** Starts a spec's process (the launch plan and its supervisor) without waiting for it. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { commandError } from '../errors.js';
 import type { CommandShell } from './process-spec.js';
 
-function findOnPath(names: readonly string[], searchPath: string): string | undefined {
+export function findOnPath(names: readonly string[], searchPath: string): string | undefined {
   for (const directory of searchPath.split(path.delimiter)) {
     if (directory === '') continue;
     for (const name of names) {

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { commandError } from '../errors.js';
+import { limitReachedOf } from '../sandbox/limits.js';
 import { BoundedOutput, DEFAULT_OUTPUT_CAP_BYTES } from './bounded-output.js';
 import { INFO_FD, type LaunchPlan } from './launch.js';
 import type { OutputChunk, ProcessResult } from './process-spec.js';
@@ -100,13 +101,23 @@ export class SupervisedProcess {
         const finish = () => {
           if (this.#settled) return;
           this.#settled = true;
+          const stderr = this.stderr.text('stderr');
+          const timedOut = this.#terminationReason === 'timeout';
+          const cancelled = this.#terminationReason === 'cancelled';
+          const forksRefused = plan.cgroup?.forksRefused() ?? false;
+          plan.cgroup?.remove();
+          const limitReached = limitReachedOf(
+            { exitCode, signal, stderr, timedOut, cancelled },
+            plan.limits,
+            forksRefused,
+          );
           resolve({
             exitCode,
             signal,
             stdout: this.stdout.text('stdout'),
-            stderr: this.stderr.text('stderr'),
-            timedOut: this.#terminationReason === 'timeout',
-            cancelled: this.#terminationReason === 'cancelled',
+            stderr,
+            timedOut,
+            cancelled,
             durationMs: Math.round(performance.now() - startedAt),
             truncated: this.stdout.truncated || this.stderr.truncated,
             stdoutBytes: this.stdout.totalBytes,
@@ -115,6 +126,7 @@ export class SupervisedProcess {
             stderrOmittedBytes: this.stderr.omittedBytes,
             executionContext: plan.executionContext,
             cwd: plan.cwd,
+            ...(limitReached === undefined ? {} : { limitReached }),
           });
           for (const listener of this.#exitListeners) listener();
         };
@@ -144,13 +156,14 @@ export class SupervisedProcess {
         // a command could inject keystrokes into.
         detached: true,
       });
-      child.once('error', (error) =>
+      child.once('error', (error) => {
+        plan.cgroup?.remove();
         reject(
           commandError('COMMAND_START_FAILED', `The process could not start: ${error.message}`, {
             cause: error,
           }),
-        ),
-      );
+        );
+      });
       // stdin is ignored, stdout and stderr are pipes; the info pipe is read through child.stdio.
       const piped = child as unknown as ChildProcessByStdio<null, Readable, Readable>;
       child.once('spawn', () => resolve(new SupervisedProcess(piped, plan, options)));

@@ -1,3 +1,34 @@
+/**
+ * What one sandboxed command may take. Each value is a limit per command; `null` switches that
+ * limit off. Defaults: {@link DEFAULT_SANDBOX_LIMITS}.
+ */
+export interface SandboxLimits {
+  /**
+   * Bytes of data memory (heap, anonymous writable mappings) each process may allocate
+   * (RLIMIT_DATA). Default 2 GiB. Address space merely reserved (V8, Go, the JVM reserve far
+   * more than they use) does not count, so runtimes start normally.
+   */
+  memoryBytes?: number | null;
+  /**
+   * Processes and threads the command may have at once: a pids cgroup per command when the
+   * service may create one (it counts every process of the sandbox, whoever runs it), and
+   * RLIMIT_NPROC in any case (the kernel ignores it for root). Default 512.
+   */
+  processes?: number | null;
+  /** CPU seconds each process may use (RLIMIT_CPU: SIGXCPU, then SIGKILL one second later). Default 3,600. */
+  cpuSeconds?: number | null;
+  /** Largest file, in bytes, a process may write (RLIMIT_FSIZE: SIGXFSZ). Default 8 GiB. */
+  fileSizeBytes?: number | null;
+}
+
+/** The limits a command gets unless the host configures others. */
+export const DEFAULT_SANDBOX_LIMITS: Readonly<Required<SandboxLimits>> = Object.freeze({
+  memoryBytes: 2 * 1024 ** 3,
+  processes: 512,
+  cpuSeconds: 3_600,
+  fileSizeBytes: 8 * 1024 ** 3,
+});
+
 /** How sandboxed execution is set up; every field has a safe default. */
 export interface SandboxOptions {
   /**
@@ -14,4 +45,9 @@ export interface SandboxOptions {
   hiddenPaths?: readonly string[];
   /** Host paths to show read-only although a hidden path covers them (for example a toolchain in HOME). */
   readablePaths?: readonly string[];
+  /**
+   * What each command may take (memory, processes, CPU time, file size); a field left out keeps
+   * its default ({@link DEFAULT_SANDBOX_LIMITS}). The limits apply to host execution too.
+   */
+  limits?: SandboxLimits;
 }

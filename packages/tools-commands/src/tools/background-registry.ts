@@ -1,5 +1,5 @@
+import type { BackgroundProcess } from '@assistant-kit/tool-core';
 import { commandError } from '../errors.js';
-import type { BackgroundProcess } from '../process/background-process.js';
 
 /** Default number of background commands that may run at once per session. */
 export const DEFAULT_MAX_BACKGROUND_PROCESSES = 8;

@@ -1,9 +1,12 @@
-import { defineTool, type ToolFamily, textResult, type Workspace } from '@assistant-kit/tool-core';
+import {
+  defineTool,
+  type ProcessRequest,
+  type ToolFamily,
+  textResult,
+  type Workspace,
+} from '@assistant-kit/tool-core';
 import { commandError } from '../errors.js';
-import { startBackgroundProcess } from '../process/background-process.js';
-import type { ExecutionContext, ProcessSpec } from '../process/process-spec.js';
-import { runProcess } from '../process/run-process.js';
-import type { SandboxOptions } from '../sandbox/sandbox-options.js';
+import type { ExecutionContext } from '../process/process-spec.js';
 import { BackgroundRegistry, DEFAULT_MAX_BACKGROUND_PROCESSES } from './background-registry.js';
 import { outcomeLine, outputSections, structuredResult } from './format.js';
 import {
@@ -38,7 +41,6 @@ export interface CommandToolsOptions {
   killGraceMs?: number;
   /** Variables given to every command, after the environment is scrubbed. */
   env?: Record<string, string>;
-  sandbox?: SandboxOptions;
 }
 
 /**
@@ -53,6 +55,13 @@ export interface CommandToolsOptions {
  * await family.close();
  */
 export function createCommandTools(options: CommandToolsOptions): ToolFamily {
+  if ('sandbox' in options) {
+    // Silently dropping a host's hidden paths or limits would be a security hole.
+    throw commandError(
+      'INVALID_ARGUMENTS',
+      'createCommandTools no longer takes sandbox options: give them to createProcessLauncher and pass the launcher to the ToolRuntime as `processes` (the tool catalogue does this from families.commands.sandbox).',
+    );
+  }
   const { workspace } = options;
   const allowBackground = options.allowBackground ?? !workspace.readOnly;
   const outputCap = options.outputCap ?? DEFAULT_TOOL_OUTPUT_CAP_BYTES;
@@ -115,8 +124,7 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
             : defaultTimeoutSeconds
           : Math.min(requestedTimeout, maxTimeoutSeconds);
       const signal = AbortSignal.any([context.signal, session.signal]);
-      const spec: ProcessSpec = {
-        workspace,
+      const request: ProcessRequest = {
         argv: args.argv,
         command: args.command,
         shell: args.shell,
@@ -125,7 +133,6 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
         timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
         env: options.env,
         outputCap,
-        sandbox: options.sandbox,
         killGraceMs: options.killGraceMs,
       };
       const notes: string[] = [];
@@ -135,7 +142,10 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
 
       if (args.background === true) {
         registry.assertRoom();
-        const background = await startBackgroundProcess({ ...spec, signal: session.signal });
+        const background = await context.processes.startBackground(workspace, {
+          ...request,
+          signal: session.signal,
+        });
         registry.add(background);
         const provenance = sources.length > 0 ? await recordSources(sources, workspace) : undefined;
         const text = [
@@ -152,16 +162,22 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
         });
       }
 
+      // Progress counts the bytes the command has printed (a client sees it is alive and moving),
+      // throttled to once a second.
       let lastProgress = 0;
-      const result = await runProcess({
-        ...spec,
+      let printedBytes = 0;
+      const result = await context.processes.run(workspace, {
+        ...request,
         signal,
-        onOutput: () => {
-          // Progress tells a waiting client the command is alive; throttled to once a second.
+        onOutput: (chunk) => {
+          printedBytes += Buffer.byteLength(chunk.text);
           const now = Date.now();
           if (now - lastProgress < 1000) return;
           lastProgress = now;
-          context.reportProgress({ progress: now, message: 'command is producing output' });
+          context.reportProgress({
+            progress: printedBytes,
+            message: `${printedBytes} bytes of output so far`,
+          });
         },
       });
       if (result.cancelled && context.signal.aborted) {
@@ -186,6 +202,7 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
         : [];
       const text = [
         outcomeLine(result, timeoutSeconds),
+        ...(result.limitReached === undefined ? [] : [result.limitReached.message]),
         ...notes,
         ...truncation,
         outputSections(result.stdout, result.stderr),
@@ -247,6 +264,7 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
       return textResult(
         [
           `${args.handle}: finished, ${outcomeLine(result)}. The handle is now collected.`,
+          ...(result.limitReached === undefined ? [] : [result.limitReached.message]),
           ...cut,
           outputSections(output.stdout, output.stderr),
         ].join('\n'),
@@ -262,6 +280,7 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
           cancelled: result.cancelled,
           duration_ms: result.durationMs,
           execution_context: result.executionContext,
+          ...(result.limitReached === undefined ? {} : { limit_reached: result.limitReached }),
         },
       );
     },

@@ -43,5 +43,6 @@ export function structuredResult(result: ProcessResult): Record<string, unknown>
     stderr_bytes: result.stderrBytes,
     stdout_omitted_bytes: result.stdoutOmittedBytes,
     stderr_omitted_bytes: result.stderrOmittedBytes,
+    ...(result.limitReached === undefined ? {} : { limit_reached: result.limitReached }),
   };
 }
