@@ -19,6 +19,12 @@ export const TOOL_ERROR_CODES = {
   PATH_INVALID: 'PATH_INVALID',
   /** The path resolves outside the workspace (`..`, absolute, prefix look-alike, symlink). */
   PATH_OUTSIDE_WORKSPACE: 'PATH_OUTSIDE_WORKSPACE',
+  /**
+   * The path is version-control metadata (`.git`, any git directory) or the service's own state
+   * (the hidden `.assistant-kit/` folder): tools may not write it (nor read the undo shadow
+   * repository). `details.protection` is `version-control` or `service-state`.
+   */
+  PATH_PROTECTED: 'PATH_PROTECTED',
   /** The path names a device, FIFO, socket or other non-regular file. */
   PATH_NOT_REGULAR_FILE: 'PATH_NOT_REGULAR_FILE',
   /** The path does not exist. */

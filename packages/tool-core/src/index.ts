@@ -2,6 +2,8 @@
  * Public API of @assistant-kit/tool-core: tool definitions and effect classes, the confined
  * Workspace with its observed-file ledger, and the call runtime.
  */
+
+export { QUOTED_ARGUMENT_MAX_CHARACTERS, quoteArgument } from './bounded-quote.js';
 export {
   type AnyToolDefinition,
   defineTool,
@@ -69,6 +71,14 @@ export { StringEnum } from './schema-helpers.js';
 export { DEFAULT_OUTPUT_CHARACTER_CAP, type TruncatedText, truncateText } from './truncate.js';
 export { ObservedFileLedger, type ObservedFileVersion } from './workspace/observed-file-ledger.js';
 export { isInsideDirectory, MAX_PATH_BYTES, toWorkspaceRelative } from './workspace/path-confinement.js';
+export {
+  isUnreadableServiceArea,
+  looksLikeGitDirectory,
+  type PathProtection,
+  type PathProtectionKind,
+  protectionByName,
+  UNREADABLE_SERVICE_AREAS,
+} from './workspace/protected-paths.js';
 export {
   HIDDEN_DIRECTORY_NAME,
   type ReadWorkspaceFileOptions,

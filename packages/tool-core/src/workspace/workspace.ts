@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { link, mkdir, open, realpath, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, open, realpath, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
 import { sha256Hex } from '../hash.js';
@@ -11,6 +11,11 @@ import {
   stageFile,
   writeFileAtomically,
 } from './atomic-write.js';
+import {
+  createDirectoriesInside,
+  type OpenedDirectory,
+  openDirectoryInside,
+} from './confined-directories.js';
 import { ObservedFileLedger } from './observed-file-ledger.js';
 import {
   isInsideDirectory,
@@ -18,9 +23,16 @@ import {
   resolveRealPath,
   toWorkspaceRelative,
 } from './path-confinement.js';
+import {
+  HIDDEN_DIRECTORY_NAME,
+  isUnreadableServiceArea,
+  type PathProtection,
+  protectedPathError,
+  unreadableServiceAreaError,
+  writeProtectionOf,
+} from './protected-paths.js';
 
-/** Name of the app's hidden folder inside a workspace (shots, logs, undo checkpoints). */
-export const HIDDEN_DIRECTORY_NAME = '.assistant-kit';
+export { HIDDEN_DIRECTORY_NAME };
 
 export type WorkspacePathKind = 'file' | 'directory' | 'missing';
 
@@ -128,7 +140,9 @@ export class Workspace {
    * so nothing in it becomes part of a deliverable. Returns its absolute path.
    */
   async ensureHiddenDirectory(...segments: string[]): Promise<string> {
-    await mkdir(this.hiddenDirectory, { recursive: true });
+    // Created component by component like every write's parents: a planted `.assistant-kit`
+    // symlink cannot make the service create its folders outside the workspace.
+    await createDirectoriesInside(this.root, this.hiddenDirectory, HIDDEN_DIRECTORY_NAME);
     const ignoreFile = path.join(this.hiddenDirectory, '.gitignore');
     await writeFile(ignoreFile, '*\n', { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'EEXIST') throw error;
@@ -137,7 +151,7 @@ export class Workspace {
     if (!isInsideDirectory(this.hiddenDirectory, directory)) {
       throw new ToolError('PATH_OUTSIDE_WORKSPACE', 'Hidden folder segments must stay inside it.');
     }
-    await mkdir(directory, { recursive: true });
+    await createDirectoriesInside(this.root, directory, toWorkspaceRelative(this.root, directory));
     return directory;
   }
 
@@ -158,7 +172,15 @@ export class Workspace {
    */
   async resolve(input: string): Promise<WorkspacePath> {
     const lexical = resolveLexically(this.root, input);
+    // The undo shadow repository is refused before anything is looked up: its config is read by
+    // the service's own git, so a tool may neither read nor write it (issue 12).
+    if (isUnreadableServiceArea(toWorkspaceRelative(this.root, lexical))) {
+      throw unreadableServiceAreaError(toWorkspaceRelative(this.root, lexical));
+    }
     const real = await resolveRealPath(this.root, lexical, input);
+    if (isUnreadableServiceArea(toWorkspaceRelative(this.root, real))) {
+      throw unreadableServiceAreaError(toWorkspaceRelative(this.root, real));
+    }
     let kind: WorkspacePathKind = 'missing';
     let size = 0;
     let mode = 0o644;
@@ -246,32 +268,38 @@ export class Workspace {
   async createFile(input: string, bytes: Uint8Array): Promise<WorkspacePath> {
     this.assertWritable();
     const resolved = await this.resolve(input);
+    await this.#assertNotProtected(resolved);
     if (resolved.kind !== 'missing') {
       throw new ToolError('FILE_EXISTS', `"${resolved.relative}" already exists.`, {
         details: { path: resolved.relative },
       });
     }
     await this.#notifyBeforeWrite([resolved.relative]);
-    await this.createParentDirectories(resolved);
-    // Staged in a temp file and hard-linked into place: link() fails when the name exists (an
-    // exclusive create) and publishes the complete content at once, so a crash never leaves a
-    // partly written new file.
-    let staged: StagedFile;
+    const parent = await this.#openParentDirectory(resolved, true);
     try {
-      staged = await stageFile(this.root, resolved.absolute, bytes, resolved.relative, 0o644);
-    } catch (error) {
-      if (error instanceof ToolError) throw error;
-      throw new ToolError('WRITE_FAILED', `Could not create "${resolved.relative}".`, { cause: error });
-    }
-    try {
-      await link(staged.temporaryPath, resolved.absolute);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-        throw new ToolError('FILE_EXISTS', `"${resolved.relative}" already exists.`, { cause: error });
+      // Staged in a temp file and hard-linked into place: link() fails when the name exists (an
+      // exclusive create) and publishes the complete content at once, so a crash never leaves a
+      // partly written new file. Both name the opened parent, never a path that could be swapped.
+      const target = path.join(parent.path, path.basename(resolved.absolute));
+      let staged: StagedFile;
+      try {
+        staged = await stageFile(this.root, target, bytes, resolved.relative, 0o644);
+      } catch (error) {
+        if (error instanceof ToolError) throw error;
+        throw new ToolError('WRITE_FAILED', `Could not create "${resolved.relative}".`, { cause: error });
       }
-      throw new ToolError('WRITE_FAILED', `Could not create "${resolved.relative}".`, { cause: error });
+      try {
+        await link(staged.temporaryPath, target);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+          throw new ToolError('FILE_EXISTS', `"${resolved.relative}" already exists.`, { cause: error });
+        }
+        throw new ToolError('WRITE_FAILED', `Could not create "${resolved.relative}".`, { cause: error });
+      } finally {
+        await discardStagedFile(staged);
+      }
     } finally {
-      await discardStagedFile(staged);
+      await parent.close();
     }
     this.ledger.record(resolved.relative, { hash: sha256Hex(bytes), size: bytes.length });
     return { ...resolved, kind: 'file', size: bytes.length };
@@ -289,16 +317,21 @@ export class Workspace {
   ): Promise<WorkspacePath> {
     this.assertWritable();
     const resolved = await this.resolveFile(input);
+    await this.#assertNotProtected(resolved);
     const current = await this.readBytesNoFollow(resolved);
     this.assertCurrentVersion(resolved.relative, current, options.expectedHash);
     await this.#notifyBeforeWrite([resolved.relative]);
+    const parent = await this.#openParentDirectory(resolved, false);
     try {
-      await writeFileAtomically(this.root, resolved.absolute, bytes, resolved.relative, resolved.mode);
+      const target = path.join(parent.path, path.basename(resolved.absolute));
+      await writeFileAtomically(this.root, target, bytes, resolved.relative, resolved.mode);
     } catch (error) {
       if (error instanceof ToolError) throw error;
       throw new ToolError('WRITE_FAILED', `Could not write "${resolved.relative}"; it is unchanged.`, {
         cause: error,
       });
+    } finally {
+      await parent.close();
     }
     this.ledger.record(resolved.relative, { hash: sha256Hex(bytes), size: bytes.length });
     return { ...resolved, size: bytes.length };
@@ -315,6 +348,7 @@ export class Workspace {
       [];
     for (const change of changes) {
       const resolved = await this.resolve(change.path);
+      await this.#assertNotProtected(resolved);
       if (resolved.kind === 'directory') {
         throw new ToolError('PATH_IS_DIRECTORY', `"${change.path}" is a directory, not a file.`);
       }
@@ -327,42 +361,63 @@ export class Workspace {
     }
     await this.#notifyBeforeWrite(prepared.map(({ resolved }) => resolved.relative));
     const staged: StagedFile[] = [];
+    const parents: OpenedDirectory[] = [];
     try {
-      for (const { resolved, change } of prepared) {
-        await this.createParentDirectories(resolved);
-        staged.push(
-          await stageFile(this.root, resolved.absolute, change.bytes, resolved.relative, resolved.mode),
+      try {
+        for (const { resolved, change } of prepared) {
+          const parent = await this.#openParentDirectory(resolved, true);
+          parents.push(parent);
+          const target = path.join(parent.path, path.basename(resolved.absolute));
+          staged.push(await stageFile(this.root, target, change.bytes, resolved.relative, resolved.mode));
+        }
+      } catch (error) {
+        await Promise.all(staged.map(discardStagedFile));
+        throw error instanceof ToolError
+          ? error
+          : new ToolError('WRITE_FAILED', 'Could not prepare the writes; no file was changed.', {
+              cause: error,
+            });
+      }
+      const committed: number[] = [];
+      try {
+        for (const [index, file] of staged.entries()) {
+          await commitStagedFile(file);
+          committed.push(index);
+        }
+      } catch (error) {
+        await Promise.all(staged.slice(committed.length).map(discardStagedFile));
+        await this.rollBack(prepared, committed);
+        throw new ToolError(
+          'WRITE_FAILED',
+          'A write failed; every file was restored to its previous content.',
+          {
+            cause: error,
+          },
         );
       }
-    } catch (error) {
-      await Promise.all(staged.map(discardStagedFile));
-      throw error instanceof ToolError
-        ? error
-        : new ToolError('WRITE_FAILED', 'Could not prepare the writes; no file was changed.', {
-            cause: error,
-          });
-    }
-    const committed: number[] = [];
-    try {
-      for (const [index, file] of staged.entries()) {
-        await commitStagedFile(file);
-        committed.push(index);
-      }
-    } catch (error) {
-      await Promise.all(staged.slice(committed.length).map(discardStagedFile));
-      await this.rollBack(prepared, committed);
-      throw new ToolError(
-        'WRITE_FAILED',
-        'A write failed; every file was restored to its previous content.',
-        {
-          cause: error,
-        },
-      );
+    } finally {
+      await Promise.all(parents.map((parent) => parent.close()));
     }
     return prepared.map(({ resolved, change }) => {
       this.ledger.record(resolved.relative, { hash: sha256Hex(change.bytes), size: change.bytes.length });
       return { ...resolved, kind: 'file' as const, size: change.bytes.length };
     });
+  }
+
+  /**
+   * Why a tool may not write this path, or undefined when it may: `.git` (any depth, any case),
+   * any folder git would use as a git directory (gitdir targets of `.git` files, submodule
+   * modules, worktrees, bare repositories) and the hidden app folder. Every write of this class
+   * checks it; replace_in_files asks first so it can skip and list such files.
+   */
+  async writeProtection(input: string): Promise<PathProtection | undefined> {
+    const resolved = await this.resolve(input);
+    return writeProtectionOf(this.root, resolved.absolute, resolved.relative);
+  }
+
+  async #assertNotProtected(resolved: WorkspacePath): Promise<void> {
+    const protection = await writeProtectionOf(this.root, resolved.absolute, resolved.relative);
+    if (protection !== undefined) throw protectedPathError(protection, resolved.input);
   }
 
   /** Throws WORKSPACE_READ_ONLY when the workspace refuses changes. */
@@ -419,20 +474,17 @@ export class Workspace {
     }
   }
 
-  private async createParentDirectories(resolved: WorkspacePath): Promise<void> {
+  /**
+   * Opens (and with `create`, creates) the parent folder of a write one component at a time,
+   * relative to verified descriptors: a parent swapped for a symlink meanwhile can neither make
+   * mkdir create a folder outside the workspace nor receive the staged temp file.
+   */
+  async #openParentDirectory(resolved: WorkspacePath, create: boolean): Promise<OpenedDirectory> {
     const parent = path.dirname(resolved.absolute);
     if (!isInsideDirectory(this.root, parent)) {
-      throw new ToolError('PATH_OUTSIDE_WORKSPACE', `"${resolved.input}" is outside the workspace.`);
+      throw new ToolError('PATH_OUTSIDE_WORKSPACE', `"${resolved.relative}" is outside the workspace.`);
     }
-    await mkdir(parent, { recursive: true });
-    // mkdir followed any symlink that appeared meanwhile: confirm the parent is still inside.
-    const realParent = await realpath(parent);
-    if (!isInsideDirectory(this.root, realParent)) {
-      throw new ToolError(
-        'PATH_OUTSIDE_WORKSPACE',
-        `"${resolved.input}" was redirected outside the workspace.`,
-      );
-    }
+    return openDirectoryInside(this.root, parent, resolved.relative, { create });
   }
 
   private async readBytesNoFollow(resolved: WorkspacePath): Promise<Buffer> {

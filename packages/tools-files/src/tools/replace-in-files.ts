@@ -28,7 +28,14 @@ interface PlannedFile {
 
 interface SkippedFile {
   path: string;
-  reason: 'binary' | 'unknown-encoding' | 'not-lossless' | 'too-large' | 'unrepresentable' | 'unreadable';
+  reason:
+    | 'binary'
+    | 'unknown-encoding'
+    | 'not-lossless'
+    | 'too-large'
+    | 'unrepresentable'
+    | 'unreadable'
+    | 'protected';
   message: string;
 }
 
@@ -72,6 +79,7 @@ export function createReplaceInFilesTool(family: FamilyContext) {
         onEntry: async (entry) => {
           if (entry.kind !== 'file') return true;
           examined += 1;
+
           if (examined % 500 === 0)
             reportProgress({ progress: examined, message: `${examined} files examined` });
           if (entry.size > options.maxEditBytes) {
@@ -113,6 +121,13 @@ export function createReplaceInFilesTool(family: FamilyContext) {
           }
           const change = planReplacement(decoded.text, decoded.lineEndings, args.find, args.replace, regex);
           if (change === undefined) return true;
+          // Git directories the walker cannot tell by name (a `.git` file's gitdir target, a bare
+          // repository) are skipped and listed, never written; asked only of matching files.
+          const protection = await workspace.writeProtection(read.path.relative);
+          if (protection !== undefined) {
+            skipped.push({ path: read.path.relative, reason: 'protected', message: protection.message });
+            return true;
+          }
           let bytes: Buffer;
           try {
             bytes = encodeText(change.text, decoded.encoding, entry.relative);

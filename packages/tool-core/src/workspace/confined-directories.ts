@@ -1,0 +1,144 @@
+import { constants } from 'node:fs';
+import { type FileHandle, lstat, mkdir, open, realpath, rmdir } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolError } from '../errors.js';
+import { realPathOfDescriptor } from './atomic-write.js';
+import { isInsideDirectory } from './path-confinement.js';
+
+const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+
+function redirected(shownPath: string, cause?: unknown): ToolError {
+  return new ToolError(
+    'PATH_OUTSIDE_WORKSPACE',
+    `"${shownPath}" was redirected outside the workspace while its folders were created; nothing was written.`,
+    cause === undefined ? {} : { cause },
+  );
+}
+
+/** Where /proc/self/fd names an open directory, so a child can be named relative to it. */
+function procPathOf(handle: FileHandle, name: string): string {
+  return `/proc/self/fd/${handle.fd}/${name}`;
+}
+
+async function procAvailable(): Promise<boolean> {
+  if (process.platform !== 'linux') return false;
+  try {
+    await lstat('/proc/self/fd');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let procCheck: Promise<boolean> | undefined;
+
+/** An open, verified folder inside the workspace; name children through {@link path}. */
+export interface OpenedDirectory {
+  /**
+   * A path that names the opened folder itself: `/proc/self/fd/N` on Linux (the kernel resolves
+   * it to the open descriptor, so no later swap of a parent can redirect it), else its real path.
+   */
+  path: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens `directory` (an absolute path under the real workspace root, already confined), creating
+ * missing folders when `create` is set, one component at a time relative to an open, verified
+ * descriptor of its parent. On Linux each child is named through `/proc/self/fd/N/name`, which
+ * the kernel resolves to the opened folder itself: a parent swapped for a symlink after the
+ * checks cannot redirect the mkdir, so no folder is ever created outside the workspace. Every
+ * existing component is opened with O_NOFOLLOW (a symlink in a real path means a swap). Where
+ * /proc is missing, each created folder is verified with realpath afterwards and removed again
+ * if it landed outside (a narrower, documented fallback).
+ */
+export async function openDirectoryInside(
+  realRoot: string,
+  directory: string,
+  shownPath: string,
+  options: { create: boolean },
+): Promise<OpenedDirectory> {
+  if (!isInsideDirectory(realRoot, directory)) throw redirected(shownPath);
+  const components = path
+    .relative(realRoot, directory)
+    .split(path.sep)
+    .filter((part) => part !== '');
+  procCheck ??= procAvailable();
+  if (!(await procCheck)) {
+    const real = await walkWithRealpathChecks(realRoot, components, shownPath, options.create);
+    return { path: real, close: async () => {} };
+  }
+  let current = await open(realRoot, DIRECTORY_FLAGS);
+  try {
+    const rootReal = await realPathOfDescriptor(current.fd);
+    if (rootReal !== undefined && rootReal !== realRoot) throw redirected(shownPath);
+    for (const component of components) {
+      const childPath = procPathOf(current, component);
+      if (options.create) {
+        try {
+          await mkdir(childPath, { mode: 0o777 });
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        }
+      }
+      let child: FileHandle;
+      try {
+        child = await open(childPath, DIRECTORY_FLAGS);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ELOOP' || code === 'ENOTDIR') throw redirected(shownPath, error);
+        throw error;
+      }
+      const childReal = await realPathOfDescriptor(child.fd);
+      if (childReal !== undefined && !isInsideDirectory(realRoot, childReal)) {
+        await child.close();
+        throw redirected(shownPath);
+      }
+      await current.close();
+      current = child;
+    }
+  } catch (error) {
+    await current.close().catch(() => {});
+    throw error;
+  }
+  const opened = current;
+  return { path: `/proc/self/fd/${opened.fd}`, close: () => opened.close().catch(() => {}) };
+}
+
+/** Creates the missing folders of `directory` inside the workspace (see {@link openDirectoryInside}). */
+export async function createDirectoriesInside(
+  realRoot: string,
+  directory: string,
+  shownPath: string,
+): Promise<void> {
+  const opened = await openDirectoryInside(realRoot, directory, shownPath, { create: true });
+  await opened.close();
+}
+
+async function walkWithRealpathChecks(
+  realRoot: string,
+  components: string[],
+  shownPath: string,
+  create: boolean,
+): Promise<string> {
+  let current = realRoot;
+  for (const component of components) {
+    const next = path.join(current, component);
+    let created = false;
+    if (create) {
+      try {
+        await mkdir(next);
+        created = true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    }
+    const real = await realpath(next);
+    if (!isInsideDirectory(realRoot, real)) {
+      if (created) await rmdir(real).catch(() => {});
+      throw redirected(shownPath);
+    }
+    current = real;
+  }
+  return current;
+}
