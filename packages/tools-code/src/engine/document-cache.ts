@@ -1,19 +1,7 @@
-import { realpathSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
 import { isInsideDirectory, type Workspace, type WorkspacePath } from '@assistant-kit/tool-core';
 import { LineIndex } from '../positions.js';
-
-/**
- * Synchronous on purpose: one stat of a local file takes microseconds, while the thread-pool
- * round trip of the async version dominates a warm language-server query.
- */
-function statOrUndefined(absolute: string): Stats | undefined {
-  try {
-    return statSync(absolute, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
+import { realpathOrUndefined, statOrUndefined } from './file-status.js';
 
 /** A file's text as last read through the workspace, with what is derived from it. */
 export interface CachedDocument {
@@ -131,13 +119,8 @@ export class DocumentCache {
     const root = this.#workspace.root;
     const lexical = path.resolve(root, input === '' ? '.' : input);
     if (!isInsideDirectory(root, lexical)) return undefined;
-    let real: string;
-    try {
-      real = realpathSync.native(lexical);
-    } catch {
-      return undefined;
-    }
-    if (real !== entry.document.path.absolute) return undefined;
+    const real = realpathOrUndefined(lexical);
+    if (real === undefined || real !== entry.document.path.absolute) return undefined;
     const status = statOrUndefined(real);
     if (
       status === undefined ||

@@ -1,11 +1,16 @@
-import { statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isToolError, sha256Hex, type Workspace } from '@assistant-kit/tool-core';
-import type { Location, LocationLink, Range } from 'vscode-languageserver-protocol';
+import type {
+  Diagnostic,
+  DocumentDiagnosticReport,
+  Location,
+  LocationLink,
+  Range,
+} from 'vscode-languageserver-protocol';
 import type { LanguageServerPool } from '../lsp/language-server-pool.js';
 import type { LanguageServerProcess } from '../lsp/language-server-process.js';
+import { typescriptDiagnostics } from '../lsp/typescript-server.js';
 import { LineIndex } from '../positions.js';
 import { DocumentCache } from './document-cache.js';
 
@@ -59,7 +64,6 @@ export class LanguageService {
   readonly requestTimeoutMs: number;
   /** Texts of recently queried files, re-read only when their size or mtime changes. */
   readonly documents: DocumentCache;
-  readonly #lineCache = new Map<string, { mtimeMs: number; size: number; lines: LineIndex }>();
 
   constructor(workspace: Workspace, pool: LanguageServerPool, requestTimeoutMs: number) {
     this.workspace = workspace;
@@ -131,12 +135,47 @@ export class LanguageService {
     return document.server.request<Result>(method, params, { timeoutMs: this.requestTimeoutMs, signal });
   }
 
+  /**
+   * The file's diagnostics asked of its server now (LSP pull diagnostics, or tsserver's own
+   * requests for typescript-language-server), after `open` synced its current text; undefined
+   * when the server offers no way to ask (then only its published diagnostics remain).
+   */
+  async pullDiagnostics(
+    document: OpenedDocument,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<Diagnostic[] | undefined> {
+    const request = <Result>(method: string, params: unknown) =>
+      document.server.request<Result>(method, params, { timeoutMs, signal });
+    if (document.server.supportsPullDiagnostics) {
+      const report = await request<DocumentDiagnosticReport>('textDocument/diagnostic', {
+        textDocument: { uri: document.uri },
+      });
+      if (report.kind === 'full') return report.items;
+    }
+    return typescriptDiagnostics(document.server, document.uri, request);
+  }
+
   /** Re-sends files that changed on disk to every running server (after an apply). */
   async refreshAfterWrites(): Promise<void> {
     this.documents.clear();
     for (const registration of this.pool.registrations) {
-      await this.pool.running(registration.id)?.refreshOpenDocuments((text) => sha256Hex(text));
+      await this.pool.running(registration.id)?.refreshOpenDocuments(
+        (uri) => this.#readUri(uri),
+        (text) => sha256Hex(text),
+      );
     }
+  }
+
+  /** Current text of a file URI inside the workspace, read through the workspace. */
+  async #readUri(uri: string): Promise<string | undefined> {
+    if (!uri.startsWith('file:')) return undefined;
+    const absolute = fileURLToPath(uri);
+    if (!this.workspace.contains(absolute)) return undefined;
+    return this.documents
+      .read(this.#relativeOf(absolute), MAX_SERVER_FILE_BYTES)
+      .then((document) => document.text)
+      .catch(() => undefined);
   }
 
   /** Workspace-relative location of an LSP Location or LocationLink. */
@@ -174,25 +213,14 @@ export class LanguageService {
     return this.workspace.relativePath(absolute);
   }
 
+  /** Lines of a workspace file, read through the workspace's document cache; undefined when unreadable. */
   async linesOf(absolute: string, relative = this.#relativeOf(absolute)): Promise<LineIndex | undefined> {
     const fromDocuments = this.documents.cachedLines(relative, absolute);
     if (fromDocuments !== undefined) return fromDocuments;
-    const cached = this.#lineCache.get(absolute);
-    let status: { mtimeMs: number; size: number } | undefined;
-    try {
-      status = statSync(absolute, { throwIfNoEntry: false });
-    } catch {
-      status = undefined;
-    }
-    if (status === undefined) return undefined;
-    if (cached !== undefined && cached.mtimeMs === status.mtimeMs && cached.size === status.size)
-      return cached.lines;
-    const text = await readFile(absolute, 'utf8').catch(() => undefined);
-    if (text === undefined) return undefined;
-    const lines = new LineIndex(text);
-    if (this.#lineCache.size > 500) this.#lineCache.clear();
-    this.#lineCache.set(absolute, { mtimeMs: status.mtimeMs, size: status.size, lines });
-    return lines;
+    return this.documents
+      .read(relative, MAX_SERVER_FILE_BYTES)
+      .then((document) => document.lines)
+      .catch(() => undefined);
   }
 }
 

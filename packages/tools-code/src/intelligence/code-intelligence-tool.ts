@@ -1,4 +1,3 @@
-import { pathToFileURL } from 'node:url';
 import { defineTool, isToolError, ToolError, textResult } from '@assistant-kit/tool-core';
 import type {
   CallHierarchyIncomingCall,
@@ -20,6 +19,7 @@ import { openMentioningFiles, type UnanalysedFile, unanalysedNote } from '../eng
 import { findDeclarations, readText, resolvePosition } from '../engine/symbol-queries.js';
 import { boundedCount, codeError } from '../errors.js';
 import { hoverText } from '../lsp/conversions.js';
+import { TYPESCRIPT_APPLY_REFACTORING, typescriptRefactorEdit } from '../lsp/typescript-server.js';
 import { LineIndex, type ZeroBasedPosition } from '../positions.js';
 import {
   type CodeIntelligenceOperation,
@@ -46,43 +46,6 @@ interface IntelligenceArguments {
   edit_token?: string;
   tab_size?: number;
   insert_spaces?: boolean;
-}
-
-/** typescript-language-server's command that runs a refactoring (and writes files itself). */
-const TYPESCRIPT_APPLY_REFACTORING = '_typescript.applyRefactoring';
-/** typescript-language-server's pass-through of one tsserver request (no side effects of its own). */
-const TYPESCRIPT_SERVER_REQUEST = 'typescript.tsserverRequest';
-
-interface TsTextChange {
-  start: { line: number; offset: number };
-  end: { line: number; offset: number };
-  newText: string;
-}
-
-/**
- * tsserver's getEditsForRefactor answer (1-based line/offset per file) as a WorkspaceEdit. A new
- * file in the answer becomes a create operation, which previews refuse (text edits only).
- */
-function refactorEditsToWorkspaceEdit(answer: unknown): WorkspaceEdit | undefined {
-  const body = (answer as { body?: unknown } | undefined)?.body ?? answer;
-  const edits = (body as { edits?: unknown } | undefined)?.edits;
-  if (!Array.isArray(edits) || edits.length === 0) return undefined;
-  const documentChanges: NonNullable<WorkspaceEdit['documentChanges']> = [];
-  for (const file of edits as { fileName: string; textChanges: TsTextChange[]; isNewFile?: boolean }[]) {
-    const uri = pathToFileURL(file.fileName).href;
-    if (file.isNewFile) documentChanges.push({ kind: 'create', uri });
-    documentChanges.push({
-      textDocument: { uri, version: null },
-      edits: file.textChanges.map((change) => ({
-        range: {
-          start: { line: change.start.line - 1, character: change.start.offset - 1 },
-          end: { line: change.end.line - 1, character: change.end.offset - 1 },
-        },
-        newText: change.newText,
-      })),
-    });
-  }
-  return { documentChanges };
 }
 
 const APPLY_KIND: Partial<Record<CodeIntelligenceOperation, PreviewKind>> = {
@@ -511,13 +474,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
   ): Promise<WorkspaceEdit | undefined> {
     if (command.command !== TYPESCRIPT_APPLY_REFACTORING || document.server.registration.id !== 'typescript')
       return undefined;
-    const refactorArguments = command.arguments?.[0];
-    if (refactorArguments === null || typeof refactorArguments !== 'object') return undefined;
-    const answer = await request<unknown>('workspace/executeCommand', {
-      command: TYPESCRIPT_SERVER_REQUEST,
-      arguments: ['getEditsForRefactor', refactorArguments],
-    }).catch(() => undefined);
-    return refactorEditsToWorkspaceEdit(answer);
+    return typescriptRefactorEdit(request, command.arguments?.[0]);
   }
 
   async function previewResult(

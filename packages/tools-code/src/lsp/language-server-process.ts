@@ -1,5 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { ToolError } from '@assistant-kit/tool-core';
 import type {
@@ -12,6 +10,9 @@ import type {
 } from 'vscode-languageserver-protocol';
 import { codeError } from '../errors.js';
 import type { LanguageServerRegistration } from './registrations.js';
+import { processTreeResidentBytes, spawnLanguageServer } from './server-spawn.js';
+
+type ChildProcess = ReturnType<typeof spawnLanguageServer>;
 
 export type LanguageServerState = 'starting' | 'running' | 'stopped' | 'crashed';
 
@@ -79,6 +80,7 @@ function clientCapabilities() {
       formatting: {},
       rangeFormatting: {},
       callHierarchy: {},
+      diagnostic: { dynamicRegistration: true, relatedDocumentSupport: false },
       publishDiagnostics: { relatedInformation: true, versionSupport: true },
     },
   };
@@ -109,6 +111,8 @@ export class LanguageServerProcess {
   #diagnosticSequence = 0;
   readonly #diagnosticWaiters = new Set<() => void>();
   readonly #stderrTail: string[] = [];
+  /** Methods the server registered dynamically (pyright registers pull diagnostics this way). */
+  readonly #registeredMethods = new Set<string>();
   /** Receives edits the server asks the client to apply while a preview captures them. */
   editCapture: ((edit: WorkspaceEdit) => void) | undefined;
 
@@ -148,11 +152,7 @@ export class LanguageServerProcess {
     });
     this.#rpc = rpc;
     const { command, args, env } = await this.registration.command();
-    const child = spawn(command, args, {
-      cwd: this.root,
-      env: { ...process.env, ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawnLanguageServer(command, args, { cwd: this.root, env: { ...process.env, ...env } });
     this.#child = child;
     child.on('exit', () => {
       if (this.state !== 'stopped') this.state = 'crashed';
@@ -222,7 +222,10 @@ export class LanguageServerProcess {
     connection.onRequest('workspace/workspaceFolders', () => [
       { uri: pathToFileURL(this.root).href, name: 'workspace' },
     ]);
-    connection.onRequest('client/registerCapability', () => null);
+    connection.onRequest('client/registerCapability', (params: { registrations?: { method: string }[] }) => {
+      for (const registration of params.registrations ?? []) this.#registeredMethods.add(registration.method);
+      return null;
+    });
     connection.onRequest('client/unregisterCapability', () => null);
     connection.onRequest('window/workDoneProgress/create', () => null);
     connection.onRequest('window/showMessageRequest', () => null);
@@ -373,9 +376,12 @@ export class LanguageServerProcess {
   }
 
   /** Re-sends every open document whose file changed on disk (after edits made elsewhere). */
-  async refreshOpenDocuments(hashOf: (text: string) => string): Promise<void> {
+  async refreshOpenDocuments(
+    readText: (uri: string) => Promise<string | undefined>,
+    hashOf: (text: string) => string,
+  ): Promise<void> {
     for (const [uri, document] of this.#documents) {
-      const text = await readFile(new URL(uri), 'utf8').catch(() => undefined);
+      const text = await readText(uri);
       if (text === undefined) {
         this.#documents.delete(uri);
         await this.notify('textDocument/didClose', { textDocument: { uri } });
@@ -397,6 +403,14 @@ export class LanguageServerProcess {
 
   get diagnosticSequence(): number {
     return this.#diagnosticSequence;
+  }
+
+  /** Whether the server answers `textDocument/diagnostic` (pull diagnostics). */
+  get supportsPullDiagnostics(): boolean {
+    return (
+      this.capabilities.diagnosticProvider !== undefined ||
+      this.#registeredMethods.has('textDocument/diagnostic')
+    );
   }
 
   diagnosticsFor(uri: string): PublishedDiagnostics | undefined {
@@ -456,20 +470,7 @@ export class LanguageServerProcess {
   async residentMemoryBytes(): Promise<number | undefined> {
     const pid = this.pid;
     if (pid === undefined || this.state !== 'running') return undefined;
-    let total = 0;
-    const pending = [pid];
-    const seen = new Set<number>();
-    while (pending.length > 0) {
-      const current = pending.pop()!;
-      if (seen.has(current)) continue;
-      seen.add(current);
-      const status = await readFile(`/proc/${current}/status`, 'utf8').catch(() => undefined);
-      const match = status?.match(/VmRSS:\s+(\d+)\s+kB/);
-      if (match !== undefined && match !== null) total += Number(match[1]) * 1024;
-      const children = await readFile(`/proc/${current}/task/${current}/children`, 'utf8').catch(() => '');
-      for (const child of children.split(/\s+/)) if (child !== '') pending.push(Number(child));
-    }
-    return total === 0 ? undefined : total;
+    return processTreeResidentBytes(pid);
   }
 
   /** Shuts the server down politely, then kills it if it does not exit within a grace period. */

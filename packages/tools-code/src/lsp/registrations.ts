@@ -1,5 +1,7 @@
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { codeError } from '../errors.js';
+import { isExecutableFile } from './server-spawn.js';
 
 const requireFromHere = createRequire(import.meta.url);
 
@@ -60,11 +62,29 @@ function resolveInstalled(specifier: string, packageName: string): string {
   }
 }
 
+let hostPythonPath: string | null | undefined;
+
+/** Absolute path of the host's python3 (from PATH at first use), or undefined when none. */
+function hostPython(): string | undefined {
+  if (hostPythonPath === undefined) {
+    hostPythonPath = null;
+    for (const folder of (process.env.PATH ?? '').split(path.delimiter)) {
+      if (!path.isAbsolute(folder)) continue;
+      const candidate = path.join(folder, 'python3');
+      if (isExecutableFile(candidate)) {
+        hostPythonPath = candidate;
+        break;
+      }
+    }
+  }
+  return hostPythonPath ?? undefined;
+}
+
 function nodeScript(specifier: string, packageName: string): LanguageServerCommand {
   return { command: process.execPath, args: [resolveInstalled(specifier, packageName), '--stdio'] };
 }
 
-/** The built-in servers: TypeScript/JavaScript, HTML, CSS and JSON. */
+/** The built-in servers: TypeScript/JavaScript, Python (pyright), HTML, CSS and JSON. */
 export function defaultLanguageServers(): LanguageServerRegistration[] {
   return [
     {
@@ -85,6 +105,25 @@ export function defaultLanguageServers(): LanguageServerRegistration[] {
         preferences: { providePrefixAndSuffixTextForRename: false, allowRenameOfImportPath: false },
       },
       settings: {},
+    },
+    {
+      id: 'pyright',
+      languageIds: ['python'],
+      command: () => nodeScript('pyright/langserver.index.js', 'pyright'),
+      settings: {
+        python: {
+          // Pyright runs the interpreter to learn its search paths: name the host's python3
+          // explicitly rather than whichever `python` comes first on the workspace's PATH.
+          ...(hostPython() === undefined ? {} : { pythonPath: hostPython() }),
+          analysis: {
+            // Only files the tools open are checked, so a large repository costs no full analysis.
+            diagnosticMode: 'openFilesOnly',
+            autoSearchPaths: true,
+            useLibraryCodeForTypes: true,
+            typeCheckingMode: 'standard',
+          },
+        },
+      },
     },
     {
       id: 'html',

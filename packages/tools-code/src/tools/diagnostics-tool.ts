@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
 import type { Diagnostic } from 'vscode-languageserver-protocol';
 import type { CodeContext, EngineName } from '../engine/code-context.js';
@@ -79,6 +80,7 @@ export function codeDiagnosticsTool(context: CodeContext) {
       const engines = new Map<string, EngineName>();
       const notes: string[] = [];
       const opened: { document: OpenedDocument; server: string }[] = [];
+      const serverFailed = new Set<string>();
       let done = 0;
       for (const path of checked) {
         throwIfCancelled(signal);
@@ -91,6 +93,7 @@ export function codeDiagnosticsTool(context: CodeContext) {
             engines.set(path, 'language_server');
           } catch (error) {
             if (error instanceof ToolError && error.code === 'CANCELLED') throw error;
+            serverFailed.add(path);
             notes.push(
               `${path}: the ${server} language server failed (${(error as Error).message}); syntax checks only.`,
             );
@@ -106,46 +109,77 @@ export function codeDiagnosticsTool(context: CodeContext) {
         if (!engines.has(path))
           unresolved.push({ path, reason: 'the language server failed and no grammar covers it' });
       }
+      // One listener per request in flight on the call's signal (three per TypeScript file).
+      setMaxListeners(Math.max(10, opened.length * 4), signal);
+      /** Server-covered files the server gave no answer for (they got syntax checks only). */
+      const unanswered: string[] = [];
+      const fallBackToSyntax = (relative: string) => {
+        unanswered.push(relative);
+        engines.set(relative, 'syntax');
+        for (const problem of snapshot.analyses.get(relative)?.syntaxProblems ?? []) {
+          problems.push({
+            path: relative,
+            ...problem,
+            severity: 'error',
+            source: 'syntax',
+            engine: 'syntax',
+          });
+        }
+      };
+      for (const path of checked) if (serverFailed.has(path)) unanswered.push(path);
       await Promise.all(
         opened.map(async ({ document, server }) => {
-          const existing = document.server.diagnosticsFor(document.uri);
-          const fresh = !document.changed && existing !== undefined;
-          const published =
-            fresh ||
-            (await document.server.waitForDiagnostics(document.uri, document.diagnosticSequenceBefore, {
-              timeoutMs: context.diagnosticsTimeoutMs,
-              quietMs: DIAGNOSTICS_QUIET_MS,
+          let diagnostics: Diagnostic[] | undefined;
+          try {
+            diagnostics = await context.languages.pullDiagnostics(
+              document,
+              context.diagnosticsTimeoutMs,
               signal,
-            }));
-          done++;
-          reportProgress({ progress: done, total: opened.length, message: `checked ${document.relative}` });
-          if (!published) {
-            notes.push(
-              `${document.relative}: the ${server} language server published no diagnostics in time; syntax checks only.`,
             );
-            engines.set(document.relative, 'syntax');
-            for (const problem of snapshot.analyses.get(document.relative)?.syntaxProblems ?? []) {
-              problems.push({
-                path: document.relative,
-                ...problem,
-                severity: 'error',
-                source: 'syntax',
-                engine: 'syntax',
-              });
-            }
+          } catch (error) {
+            if (error instanceof ToolError && error.code === 'CANCELLED') throw error;
+            notes.push(
+              `${document.relative}: the ${server} language server failed (${(error as Error).message}).`,
+            );
+            done++;
+            fallBackToSyntax(document.relative);
             return;
           }
-          for (const diagnostic of document.server.diagnosticsFor(document.uri)?.diagnostics ?? []) {
-            problems.push(fromLsp(document.relative, diagnostic, server));
+          if (diagnostics === undefined) {
+            // The server only publishes: wait for a publish newer than this sync.
+            const existing = document.server.diagnosticsFor(document.uri);
+            const fresh = !document.changed && existing !== undefined;
+            const published =
+              fresh ||
+              (await document.server.waitForDiagnostics(document.uri, document.diagnosticSequenceBefore, {
+                timeoutMs: context.diagnosticsTimeoutMs,
+                quietMs: DIAGNOSTICS_QUIET_MS,
+                signal,
+              }));
+            if (published) diagnostics = document.server.diagnosticsFor(document.uri)?.diagnostics ?? [];
           }
+          done++;
+          reportProgress({ progress: done, total: opened.length, message: `checked ${document.relative}` });
+          if (diagnostics === undefined) {
+            notes.push(
+              `${document.relative}: the ${server} language server published no diagnostics within ${context.diagnosticsTimeoutMs} ms.`,
+            );
+            fallBackToSyntax(document.relative);
+            return;
+          }
+          for (const diagnostic of diagnostics) problems.push(fromLsp(document.relative, diagnostic, server));
         }),
       );
       throwIfCancelled(signal);
       problems.sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line || a.character - b.character);
       const counts = { error: 0, warning: 0, information: 0, hint: 0 };
       for (const problem of problems) counts[problem.severity]++;
+      const incomplete =
+        unanswered.length === 0
+          ? ''
+          : `INCOMPLETE: ${unanswered.length} of ${checked.length} files got no answer from their language server (type errors there are unknown; only syntax was checked): ${unanswered.slice(0, 5).join(', ')}${unanswered.length > 5 ? ', …' : ''}. `;
       const lines = [
-        `${checked.length} files checked: ${counts.error} errors, ${counts.warning} warnings, ${counts.information + counts.hint} notes; ${unresolved.length} unresolved.`,
+        `${incomplete}${checked.length} files checked: ${counts.error} errors, ${counts.warning} warnings, ${counts.information + counts.hint} notes; ${unresolved.length} unresolved.`,
         ...problems.map(
           (problem) =>
             `${problem.path}:${problem.line}:${problem.character} ${problem.severity} [${problem.source}${problem.code === undefined ? '' : ` ${problem.code}`}] ${problem.message.split('\n')[0]}`,
@@ -167,6 +201,8 @@ export function codeDiagnosticsTool(context: CodeContext) {
         unresolved: unresolved.slice(0, 1_000),
         unresolved_total: unresolved.length,
         ...(notes.length > 0 ? { notes } : {}),
+        complete: unanswered.length === 0,
+        ...(unanswered.length > 0 ? { unanswered } : {}),
         truncated: body.truncated,
       });
     },

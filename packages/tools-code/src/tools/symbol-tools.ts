@@ -1,7 +1,7 @@
-import { stat } from 'node:fs/promises';
 import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
 import type { SymbolInformation, WorkspaceSymbol } from 'vscode-languageserver-protocol';
 import type { CodeContext } from '../engine/code-context.js';
+import { statOrUndefined } from '../engine/file-status.js';
 import { documentSymbols, type LocatedSymbol, readText } from '../engine/symbol-queries.js';
 import { boundedCount, codeError } from '../errors.js';
 import { globMatcher } from '../files/glob.js';
@@ -30,15 +30,19 @@ export function fileOutlineTool(context: CodeContext) {
     handler: async ({ path }, { signal }) => {
       // The index caches each file's analysis by size and mtime: a warm outline skips parsing.
       // Stat before reading, so a write in between leaves an older version on the analysis.
-      const status = await stat((await context.workspace.resolveFile(path)).absolute);
+      const status = statOrUndefined((await context.workspace.resolveFile(path)).absolute);
       const { path: resolved, text } = await readText(context, path);
       const lineCount = new LineIndex(text).lineCount;
       let symbols = hasSyntaxSupport(languageOfPath(resolved.relative))
         ? (
-            await context.syntax.analyzeContent(resolved.relative, text, {
-              mtimeMs: status.mtimeMs,
-              size: status.size,
-            })
+            await context.syntax.analyzeContent(
+              resolved.relative,
+              text,
+              // A version no file has when the stat failed: the analysis is then never reused.
+              status === undefined
+                ? { mtimeMs: -1, size: -1 }
+                : { mtimeMs: status.mtimeMs, size: status.size },
+            )
           )?.symbols
         : undefined;
       let engine: 'syntax' | 'language_server' = 'syntax';
