@@ -1,6 +1,5 @@
 /** Public API of @assistant-kit/tools-browser. */
 export { APP_MANIFEST_FILE_NAME, type AppManifest, inferScriptPort } from './app/app-manifest.js';
-export type { AppProcess, AppProcessLauncher, AppProcessRequest } from './app/app-process-launcher.js';
 export { createBrowserTools } from './create-browser-tools.js';
 export {
   type DiagnosticLogReceipt,

@@ -1,5 +1,4 @@
 import type { Workspace } from '@assistant-kit/tool-core';
-import type { AppProcessLauncher } from './app/app-process-launcher.js';
 
 /** Options of {@link createBrowserTools}. */
 export interface BrowserToolsOptions {
@@ -29,8 +28,6 @@ export interface BrowserToolsOptions {
   idleBrowserMs?: number;
   /** Extra Chromium command-line flags (appended after the family's own). */
   extraChromiumArguments?: readonly string[];
-  /** Starts app manifests' runtimes; defaults to the commands family's sandboxed background processes. */
-  appProcessLauncher?: AppProcessLauncher;
 }
 
 /** The options after defaults were applied. */
@@ -46,7 +43,6 @@ export interface ResolvedBrowserToolsOptions {
   actionTimeoutMs: number;
   idleBrowserMs: number;
   extraChromiumArguments: readonly string[];
-  appProcessLauncher: AppProcessLauncher | undefined;
 }
 
 /** Default viewport of a new session. */
@@ -95,6 +91,5 @@ export function resolveBrowserToolsOptions(options: BrowserToolsOptions): Resolv
     actionTimeoutMs: Math.max(100, positiveInteger('actionTimeoutMs', options.actionTimeoutMs, 10_000)),
     idleBrowserMs: positiveInteger('idleBrowserMs', options.idleBrowserMs, 60_000),
     extraChromiumArguments: [...(options.extraChromiumArguments ?? [])],
-    appProcessLauncher: options.appProcessLauncher,
   };
 }

@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { ToolError } from '@assistant-kit/tool-core';
-import { isSandboxAvailable } from '@assistant-kit/tools-commands';
+import { createProcessLauncher, isSandboxAvailable } from '@assistant-kit/tools-commands';
 import { describe, expect, it } from 'vitest';
 import { findAppManifest } from '../src/app/app-manifest.js';
-import { type AppProcessLauncher, inferScriptPort } from '../src/index.js';
+import { inferScriptPort } from '../src/index.js';
+import { createHostProcessLauncher } from './fixtures/host-process-launcher.js';
 import { createHarness, errorCode, structured, textOf } from './helpers.js';
 
 const SERVER_SOURCE = `
@@ -18,44 +17,6 @@ http.createServer((request, response) => {
 
 // Sandboxed runs need bubblewrap with user namespaces; hosts without it use a custom launcher.
 const sandbox = await isSandboxAvailable();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-/** A launcher that runs the app as a plain host process on a free port (for hosts without bubblewrap). */
-const hostLauncher: AppProcessLauncher = async (request) => {
-  const port = await freePort();
-  const child = spawn(request.argv[0]!, request.argv.slice(1), {
-    cwd: `${request.workspace.root}/${request.cwd}`,
-    env: { ...process.env, ...request.env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  return {
-    hostPort: port,
-    exited,
-    kill: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-    recentOutput: () => output,
-  };
-};
 
 describe('app manifests', () => {
   it('infers the port of common development servers', () => {
@@ -109,20 +70,11 @@ describe('app manifests', () => {
   });
 
   it('starts an app manifest through the launcher, opens its URL and stops it on close', async () => {
-    let killed = 0;
-    const launcher: AppProcessLauncher = async (request) => {
-      const app = await hostLauncher(request);
-      return {
-        ...app,
-        kill: async () => {
-          killed += 1;
-          await app.kill();
-        },
-      };
-    };
+    const processes = createHostProcessLauncher();
     const harness = await createHarness(
-      { appProcessLauncher: launcher },
+      {},
       {
+        processes,
         files: {
           'web/server.js': SERVER_SOURCE,
           'web/assistant-app.json': JSON.stringify({
@@ -141,7 +93,26 @@ describe('app manifests', () => {
         /heading "Served on \d+\/hello"/,
       );
       structured(await harness.runtime.call('browser_close', { reason: 'done with the app' }));
-      expect(killed).toBe(1);
+      expect(processes.starts).toBe(1);
+      expect(processes.kills).toBe(1);
+    } finally {
+      await harness.close();
+    }
+  });
+
+  it('refuses to start an app when the runtime has no process launcher', async () => {
+    const harness = await createHarness(
+      {},
+      {
+        files: {
+          'web/server.js': SERVER_SOURCE,
+          'web/assistant-app.json': '{"command":["node","server.js"]}',
+        },
+      },
+    );
+    try {
+      const result = await harness.runtime.call('browser_open', { target: 'web' });
+      expect(errorCode(result)).toBe('PROCESS_LAUNCHER_MISSING');
     } finally {
       await harness.close();
     }
@@ -149,8 +120,9 @@ describe('app manifests', () => {
 
   it('reports an app that exits before answering, with its output', async () => {
     const harness = await createHarness(
-      { appProcessLauncher: hostLauncher },
+      {},
       {
+        processes: createHostProcessLauncher(),
         files: {
           'crash/package.json': JSON.stringify({
             scripts: { dev: 'echo "missing dependency xyz" >&2; exit 3' },
@@ -176,6 +148,7 @@ describe('app manifests', () => {
       const harness = await createHarness(
         {},
         {
+          processes: createProcessLauncher(),
           files: {
             'site/server.js': SERVER_SOURCE,
             'site/package.json': JSON.stringify({

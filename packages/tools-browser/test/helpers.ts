@@ -1,7 +1,7 @@
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type ToolResult, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
+import { type ProcessLauncher, type ToolResult, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { type BrowserToolsOptions, createBrowserTools } from '../src/index.js';
 import { TEST_APP_FILES, writeTestApp } from './fixtures/test-app.js';
 
@@ -15,13 +15,17 @@ export interface BrowserHarness {
 /** A temporary workspace holding the test app, with the browser family on a runtime. */
 export async function createHarness(
   options: Omit<BrowserToolsOptions, 'workspace'> = {},
-  setup: { readOnly?: boolean; files?: Record<string, string> } = {},
+  setup: { readOnly?: boolean; files?: Record<string, string>; processes?: ProcessLauncher } = {},
 ): Promise<BrowserHarness> {
   const root = await realpath(await mkdtemp(path.join(tmpdir(), 'tools-browser-')));
   await writeTestApp(root, { ...TEST_APP_FILES, ...setup.files });
   const workspace = await Workspace.open(root, { readOnly: setup.readOnly ?? false });
   const family = createBrowserTools({ workspace, idleBrowserMs: 0, ...options });
-  const runtime = new ToolRuntime({ workspace, tools: family.tools });
+  const runtime = new ToolRuntime({
+    workspace,
+    tools: family.tools,
+    ...(setup.processes === undefined ? {} : { processes: setup.processes }),
+  });
   return {
     root,
     workspace,

@@ -3,6 +3,7 @@ import { type AddressInfo, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GuardedRequest, GuardProxy } from '../src/network/guard-proxy.js';
 import { NetworkPolicy } from '../src/network/network-policy.js';
+import { createHostProcessLauncher } from './fixtures/host-process-launcher.js';
 import { type BrowserHarness, createHarness, structured, textOf } from './helpers.js';
 
 // Issue 12: a permitted page must not reach a loopback service it was not granted by redirecting
@@ -187,6 +188,50 @@ describe('redirects out of the grant (issue 12)', () => {
 
   it('never let a request reach the victim', () => {
     expect(victim.hits).toEqual([]);
+  });
+});
+
+describe('a workspace app redirecting out of the grant', () => {
+  it("blocks the app's 302 to another loopback service and records it", async () => {
+    const victim = await listen((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end(html(`<h1>${SECRET}</h1>`));
+    });
+    const harness = await createHarness(
+      {},
+      {
+        processes: createHostProcessLauncher(),
+        files: {
+          'web/server.js': `require('node:http').createServer((request, response) => {
+  response.writeHead(302, { location: process.env.VICTIM + '/' });
+  response.end();
+}).listen(Number(process.env.PORT), '127.0.0.1');`,
+          'web/assistant-app.json': JSON.stringify({
+            command: ['node', 'server.js'],
+            path: '/login',
+            env: { VICTIM: victim.origin },
+          }),
+        },
+      },
+    );
+    try {
+      await harness.runtime.call('browser_open', { target: 'web' });
+      const snapshot = textOf(await harness.runtime.call('browser_snapshot', {}));
+      const evaluated = structured(
+        await harness.runtime.call('browser_evaluate', { expression: 'document.documentElement.outerHTML' }),
+      );
+      expect(`${snapshot}${String(evaluated.value)}`).not.toContain(SECRET);
+      const report = structured(await harness.runtime.call('browser_errors', {}));
+      const entries = (report.errors as { entries: { kind: string; url?: string }[] }).entries;
+      expect(
+        entries.some((entry) => entry.kind === 'request_blocked' && entry.url?.startsWith(victim.origin)),
+      ).toBe(true);
+      // The app's readiness probe follows no redirects; only the browser was redirected.
+      expect(victim.hits).toEqual([]);
+    } finally {
+      await harness.close();
+      victim.server.close();
+    }
   });
 });
 

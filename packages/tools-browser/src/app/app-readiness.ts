@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { ToolError } from '@assistant-kit/tool-core';
 import { sleep } from '../cancellation.js';
 import { browserError } from '../errors.js';
-import type { AppProcess } from './app-process-launcher.js';
+import type { AppProcess } from './start-app-process.js';
 
 function answers(url: string): Promise<boolean> {
   return new Promise((resolve) => {
@@ -41,7 +41,7 @@ export async function waitUntilAppAnswers(
   while (true) {
     if (await answers(url)) return;
     if (exited) {
-      const output = (await app.recentOutput?.()) ?? '';
+      const output = app.recentOutput();
       throw browserError(
         'APP_START_FAILED',
         `The app exited before it answered on its port.${output === '' ? '' : ` Its last output:\n${output.slice(-2_000)}`}`,
@@ -49,7 +49,7 @@ export async function waitUntilAppAnswers(
     }
     const elapsed = Date.now() - started;
     if (elapsed >= timeoutMs) {
-      const output = (await app.recentOutput?.()) ?? '';
+      const output = app.recentOutput();
       throw browserError(
         'APP_START_FAILED',
         `The app did not answer within ${Math.round(timeoutMs / 1000)} s. Check that it listens on the port of its manifest (the PORT variable).${output === '' ? '' : ` Its last output:\n${output.slice(-2_000)}`}`,

@@ -3,9 +3,8 @@ import path from 'node:path';
 import type { ToolCallContext } from '@assistant-kit/tool-core';
 import type { Browser } from 'playwright-core';
 import type { AppManifest } from '../app/app-manifest.js';
-import type { AppProcess } from '../app/app-process-launcher.js';
 import { waitUntilAppAnswers } from '../app/app-readiness.js';
-import { commandsAppProcessLauncher } from '../app/commands-app-launcher.js';
+import { type AppProcess, startAppProcess } from '../app/start-app-process.js';
 import {
   DiagnosticLedger,
   type DiagnosticLogReceipt,
@@ -286,16 +285,9 @@ export class BrowserController {
   }
 
   async #startApp(manifest: AppManifest, deadline: number, context: ToolCallContext): Promise<RunningApp> {
-    const launcher = this.options.appProcessLauncher ?? commandsAppProcessLauncher;
     context.reportProgress({ progress: 1, total: 3, message: `Starting the app (${manifest.source})` });
-    const process = await launcher({
-      workspace: this.workspace,
-      argv: manifest.argv,
-      cwd: manifest.cwd,
-      env: manifest.env,
-      port: manifest.port,
-      signal: context.signal,
-    });
+    // The call context's launcher carries the host's sandbox options; the family has none of its own.
+    const process = await startAppProcess(context.processes, this.workspace, manifest);
     const origin = `http://127.0.0.1:${process.hostPort}`;
     try {
       await waitUntilAppAnswers(

@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core';
-import type { AppProcess } from '../app/app-process-launcher.js';
+import type { AppProcess } from '../app/start-app-process.js';
 import type { DiagnosticLedger } from '../diagnostics/diagnostic-ledger.js';
 import { GUARD_REFUSAL_HEADER } from '../network/guard-proxy.js';
 import type { NetworkPolicy } from '../network/network-policy.js';
