@@ -39,7 +39,23 @@ interface Snippet {
  * Blocks that fail today in READMEs this test's owner does not maintain, by "<readme>:<line>".
  * Each is expected to fail (it.fails): when one is fixed the test says so, and the entry goes.
  */
-const KNOWN_BROKEN = new Map<string, string>([]);
+const KNOWN_BROKEN = new Map<string, string>([
+  ['README.md:31', 'free variables systemDefaults, storedSettings, requestBody (needs declare comments)'],
+  ['packages/mcp-server/README.md:63', 'Client and StdioClientTransport are not imported'],
+  ['packages/tool-catalog/README.md:12', 'free variables askTheUser, call'],
+  ['packages/tool-core/README.md:11', 'runs against /srv/project, which does not exist (typecheck-only?)'],
+  ['packages/tools-browser/README.md:14', 'runs against /srv/project, which does not exist'],
+  ['packages/tools-code/README.md:34', 'runs against /srv/project, which does not exist'],
+  ['packages/tools-code/README.md:76', 'createCodeTools is not imported; free variable workspace'],
+  ['packages/tools-commands/README.md:15', 'runs against /srv/project, which does not exist'],
+  ['packages/tools-commands/README.md:81', 'ProcessResult is not imported'],
+  [
+    'packages/tools-commands/README.md:105',
+    'startBackgroundProcess not imported; free variables workspace, page',
+  ],
+  ['packages/tools-files/README.md:17', 'runs against /srv/project, which does not exist'],
+  ['packages/tools-undo/README.md:21', 'runs against /srv/project, which does not exist'],
+]);
 
 function readmes(): string[] {
   const found = ['README.md'];
@@ -154,12 +170,21 @@ describe('README snippets', () => {
       if (snippet.typecheckOnly) return;
       writeFileSync(snippet.file, moduleText(snippet));
       const cwd = mkdtempSync(join(tmpdir(), 'ak-snippet-'));
+      // tsx honours tsconfig paths: @assistant-kit/* resolves to the workspace sources even from
+      // a README whose folder does not depend on that package (the root README).
+      const tsconfig = join(cwd, 'tsconfig.json');
+      writeFileSync(
+        tsconfig,
+        JSON.stringify({
+          compilerOptions: { baseUrl: ROOT, paths: { '@assistant-kit/*': ['packages/*/src/index.ts'] } },
+        }),
+      );
       try {
         const run = spawnSync(process.execPath, ['--conditions=source', '--import', TSX, snippet.file], {
           cwd,
           encoding: 'utf8',
           timeout: 60_000,
-          env: { ...process.env, NODE_NO_WARNINGS: '1' },
+          env: { ...process.env, NODE_NO_WARNINGS: '1', TSX_TSCONFIG_PATH: tsconfig },
         });
         const output = `${run.stdout}\n${run.stderr}`.trim();
         expect(
