@@ -59,9 +59,11 @@ export function shadowRepositoryOverrides(emptyFile: string): ConfigOverride[] {
     // No attributes or excludes from outside: info/attributes and info/exclude are the rules.
     ['core.attributesFile', emptyFile],
     ['core.excludesFile', emptyFile],
-    // Objects, index and refs reach the disk before git reports success (git 2.36+).
+    // Objects, index and refs reach the disk before git reports success (git 2.36+). `batch`
+    // writes a command's loose objects out and flushes them with one fsync (per-object fsync made
+    // the first baseline of a 3,000-file tree take 28 s instead of 8 s on the shared machine).
     ['core.fsync', 'all'],
-    ['core.fsyncMethod', 'fsync'],
+    ['core.fsyncMethod', 'batch'],
     ['core.looseCompression', '1'],
   ];
 }

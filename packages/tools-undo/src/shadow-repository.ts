@@ -494,6 +494,7 @@ function repositoryConfig(noHooks: string, storage: string): string {
     // Checkpoints favour speed over a few bytes: fast zlib for loose objects.
     '\tlooseCompression = 1',
     '\tfsync = all',
+    '\tfsyncMethod = batch',
     `\texcludesFile = ${quoteConfigValue(empty)}`,
     `\tattributesFile = ${quoteConfigValue(empty)}`,
     '[gc]',

@@ -1,0 +1,248 @@
+/**
+ * Issue 19: undo checkpoints cost in proportion to the change, not to the tree. Each row sits
+ * beside its reference, measured in the same run on the same generated tree shaped like a real
+ * repository (generateRepositoryTree: ~8 files a folder, mixed languages, nested .gitignore
+ * files with ignored build output, an ignored node_modules), UNDO_BENCH_FILES tracked files
+ * (default 28,000, the headline size):
+ * 1. a changing file-tool call in U (observed dispatch: begin + a Workspace write of one file +
+ *    end) against the same write in W (no checkpoint): target U <= 1.5 x W + 15 ms;
+ *    the scanned dispatch (full scan at both ends, what every call cost before) is shown too;
+ * 2. undo of one dispatch of 10 files (the undo tool) against `git reset --hard HEAD~1` of a
+ *    10-file commit in the same tree: target undo <= reset;
+ * 3. catalogue start: what the constructor costs in the foreground (target < 5 ms; the first
+ *    baseline runs in the background), and the first call of a first and of a later session.
+ *
+ * Run: `pnpm --filter @assistant-kit/tools-undo bench`. Writes reports/bench/tools-undo-proportional.json.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
+import { createUndoTools, type UndoToolFamily } from '@assistant-kit/tools-undo';
+import { type ComparisonRow, median, timeOnce } from '../../../bench-support/index.js';
+import { generateRepositoryTree, seededRandom } from './generate-workspace.js';
+
+const run = promisify(execFile);
+const FILE_COUNT = Number(process.env.UNDO_BENCH_FILES ?? 28_000);
+const CALL_RUNS = 15;
+const SCANNED_RUNS = 3;
+const UNDO_RUNS = 5;
+const userEnvironment = {
+  PATH: process.env.PATH,
+  HOME: os.tmpdir(),
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.test',
+  GIT_COMMITTER_NAME: 'bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.test',
+};
+const userGit = (root: string, args: string[]) =>
+  run('git', args, { cwd: root, env: userEnvironment, maxBuffer: 256 * 1024 * 1024 });
+
+/** One file write through the Workspace, as write_file does it (checked against the disk). */
+async function workspaceWrite(workspace: Workspace, relative: string, text: string): Promise<void> {
+  const current = await readFile(path.join(workspace.root, relative));
+  await workspace.writeFiles([
+    {
+      path: relative,
+      bytes: Buffer.from(text),
+      expectedHash: createHash('sha256').update(current).digest('hex'),
+    },
+  ]);
+}
+
+const root = await mkdtemp(path.join(os.tmpdir(), 'tools-undo-bench-19-'));
+const rows: ComparisonRow[] = [];
+let family: UndoToolFamily | undefined;
+try {
+  const tree = await generateRepositoryTree(root, FILE_COUNT);
+  await userGit(root, ['init', '--quiet', '--initial-branch=main']);
+  await userGit(root, ['add', '-A']);
+  await userGit(root, ['commit', '--quiet', '-m', 'generated']);
+  const random = seededRandom(5);
+  const pick = () => tree.files[Math.floor(random() * tree.files.length)]!;
+  let round = 0;
+
+  // 3 (first part): the first session of this workspace.
+  const workspace = await Workspace.open(root);
+  const startMs = await timeOnce(async () => {
+    family = createUndoTools({ workspace });
+  });
+  const firstCallMs = await timeOnce(async () => {
+    await family!.checkpoints.beginDispatch('first call', { observedWrites: true });
+    await workspaceWrite(workspace, pick(), 'first call\n');
+    await family!.checkpoints.endDispatch();
+  });
+
+  // 1: a changing file-tool call in U against the same write in W, alternated.
+  const uTimes: number[] = [];
+  const wTimes: number[] = [];
+  for (let repetition = 0; repetition < CALL_RUNS; repetition += 1) {
+    round += 1;
+    const file = pick();
+    wTimes.push(await timeOnce(() => workspaceWrite(workspace, file, `w ${round}\n`)));
+    uTimes.push(
+      await timeOnce(async () => {
+        await family!.checkpoints.beginDispatch(`call ${round}`, { observedWrites: true });
+        await workspaceWrite(workspace, file, `u ${round}\n`);
+        await family!.checkpoints.endDispatch();
+      }),
+    );
+  }
+  const scannedTimes: number[] = [];
+  for (let repetition = 0; repetition < SCANNED_RUNS; repetition += 1) {
+    round += 1;
+    scannedTimes.push(
+      await timeOnce(async () => {
+        await family!.checkpoints.beginDispatch(`scanned ${round}`);
+        await workspaceWrite(workspace, pick(), `scanned ${round}\n`);
+        await family!.checkpoints.endDispatch();
+      }),
+    );
+  }
+  const uMs = median(uTimes);
+  const wMs = median(wTimes);
+  rows.push({
+    name: `changing file-tool call in U (observed dispatch, 1 file), ${FILE_COUNT} files (median ms)`,
+    value: uMs,
+    unit: 'ms',
+    reference: 'the same Workspace write in W (no checkpoint)',
+    referenceValue: wMs,
+    ratio: uMs / wMs,
+    target: '<= 1.5 x W + 15 ms',
+    met: uMs <= 1.5 * wMs + 15,
+  });
+  const scannedMs = median(scannedTimes);
+  rows.push({
+    name: `same call as a scanned dispatch (full scan at both ends, the old path) (median ms)`,
+    value: scannedMs,
+    unit: 'ms',
+    reference: 'the observed dispatch above',
+    referenceValue: uMs,
+    ratio: scannedMs / uMs,
+    target: 'informational',
+    met: null,
+  });
+
+  // 2: undo of one 10-file dispatch against git reset --hard HEAD~1 of a 10-file commit.
+  await userGit(root, ['add', '-A']);
+  await userGit(root, ['commit', '--quiet', '-m', 'settle', '--allow-empty']);
+  const runtime = new ToolRuntime({ workspace, tools: family!.tools });
+  const undoTimes: number[] = [];
+  const resetTimes: number[] = [];
+  for (let repetition = 0; repetition < UNDO_RUNS; repetition += 1) {
+    round += 1;
+    const files = [...new Set(Array.from({ length: 10 }, pick))];
+    await family!.checkpoints.beginDispatch(`undo ${round}`, { observedWrites: true });
+    for (const file of files) await workspaceWrite(workspace, file, `undo ${round}\n`);
+    await family!.checkpoints.endDispatch();
+    undoTimes.push(
+      await timeOnce(async () => {
+        const result = await runtime.call('undo_workspace_dispatches', { count: 1 });
+        if (result.isError) throw new Error(JSON.stringify(result.content));
+      }),
+    );
+    for (const file of files) await writeFile(path.join(root, file), `reset ${round}\n`);
+    await userGit(root, ['commit', '--quiet', '-am', `reset ${round}`]);
+    resetTimes.push(await timeOnce(() => userGit(root, ['reset', '--quiet', '--hard', 'HEAD~1'])));
+  }
+  const undoMs = median(undoTimes);
+  const resetMs = median(resetTimes);
+  rows.push({
+    name: `undo of one 10-file dispatch, ${FILE_COUNT} files (median ms)`,
+    value: undoMs,
+    unit: 'ms',
+    reference: 'git reset --hard HEAD~1 of a 10-file commit, same tree',
+    referenceValue: resetMs,
+    ratio: undoMs / resetMs,
+    target: '<= git reset --hard HEAD~1',
+    met: undoMs <= resetMs,
+  });
+  const baselineMs = await timeOnce(() => family!.checkpoints.ready());
+  await family!.close();
+
+  // 3 (second part): a later session of the same workspace.
+  let laterStartMs = 0;
+  const laterWorkspace = await Workspace.open(root);
+  laterStartMs = await timeOnce(async () => {
+    family = createUndoTools({ workspace: laterWorkspace });
+  });
+  const laterFirstCallMs = await timeOnce(async () => {
+    await family!.checkpoints.beginDispatch('later first call', { observedWrites: true });
+    await workspaceWrite(laterWorkspace, pick(), 'later first call\n');
+    await family!.checkpoints.endDispatch();
+  });
+  rows.push({
+    name: 'catalogue start: createUndoTools in the foreground (ms, once)',
+    value: startMs,
+    unit: 'ms',
+    reference: 'a later session of the same workspace',
+    referenceValue: laterStartMs,
+    ratio: startMs / Math.max(laterStartMs, 0.001),
+    target: '< 5 ms (baseline in the background)',
+    met: startMs < 5,
+  });
+  rows.push({
+    name: "first call of a workspace's first session (waits for the first baseline) (ms, once)",
+    value: firstCallMs,
+    unit: 'ms',
+    reference: 'first call of a later session',
+    referenceValue: laterFirstCallMs,
+    ratio: firstCallMs / laterFirstCallMs,
+    target: '<= 1.5 x W + 15 ms (never blocked by the baseline)',
+    met: firstCallMs <= 1.5 * wMs + 15,
+  });
+  rows.push({
+    name: 'first call of a later session (ms, once)',
+    value: laterFirstCallMs,
+    unit: 'ms',
+    reference: 'the W write (median)',
+    referenceValue: wMs,
+    ratio: laterFirstCallMs / wMs,
+    target: '<= 1.5 x W + 15 ms',
+    met: laterFirstCallMs <= 1.5 * wMs + 15,
+  });
+  void baselineMs;
+} finally {
+  await family?.close();
+  await rm(root, { recursive: true, force: true });
+}
+
+const format = (value: number) => (Math.abs(value) >= 100 ? value.toFixed(0) : value.toFixed(2));
+console.log(
+  `\n@assistant-kit/tools-undo issue-19 benchmarks, ${FILE_COUNT} files (${os.cpus().length} CPUs, Node ${process.version}, load ${os.loadavg()[0]!.toFixed(1)})\n`,
+);
+console.table(
+  rows.map((row) => ({
+    name: row.name,
+    value: format(row.value),
+    reference: `${format(row.referenceValue)} (${row.reference})`,
+    ratio: row.ratio.toFixed(3),
+    target: row.target,
+    'met?': row.met === null ? '-' : row.met ? 'yes' : 'NO',
+  })),
+);
+const reportFolder = path.join(fileURLToPath(new URL('../../../', import.meta.url)), 'reports', 'bench');
+mkdirSync(reportFolder, { recursive: true });
+writeFileSync(
+  path.join(reportFolder, 'tools-undo-proportional.json'),
+  `${JSON.stringify(
+    {
+      package: '@assistant-kit/tools-undo',
+      node: process.version,
+      cpus: os.cpus().length,
+      loadAverage: os.loadavg()[0],
+      date: new Date().toISOString(),
+      method: `generateRepositoryTree(${FILE_COUNT}, seed 19) committed in a user repository; medians of ${CALL_RUNS} U/W call pairs (alternated), ${SCANNED_RUNS} scanned dispatches, ${UNDO_RUNS} undo/reset pairs (alternated); start and first calls measured once`,
+      results: rows,
+    },
+    null,
+    2,
+  )}\n`,
+);
