@@ -292,8 +292,10 @@ async function findReferences(
         );
         const matchesGlob = globMatcher(request.glob);
         return {
+          // Sorted: servers answer in an order that depends on which files they happened to load.
           locations: locations
             .filter((location) => !location.external && matchesGlob(location.path))
+            .sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line || a.character - b.character)
             .map((location) => ({ ...location, engine: 'language_server' })),
           engine: 'language_server',
           server,
