@@ -41,6 +41,7 @@ interface Snippet {
  */
 const KNOWN_BROKEN = new Map<string, string>([
   ['README.md:31', 'free variables systemDefaults, storedSettings, requestBody (needs declare comments)'],
+  ['README.md:40', 'runs against /srv/project, which does not exist'],
   ['packages/mcp-server/README.md:63', 'Client and StdioClientTransport are not imported'],
   ['packages/tool-catalog/README.md:12', 'free variables askTheUser, call'],
   ['packages/tool-core/README.md:11', 'runs against /srv/project, which does not exist (typecheck-only?)'],
