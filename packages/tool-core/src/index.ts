@@ -28,6 +28,19 @@ export {
   type ToolErrorCode,
   type ToolErrorOptions,
 } from './errors.js';
+export {
+  commandEntriesOf,
+  type GitConfigEntry,
+  isCommandEntry,
+  parseGitConfig,
+} from './git-guard/git-config.js';
+export { type GitGuardSnapshot, scanGitState } from './git-guard/git-directory-scan.js';
+export {
+  describeGitGuardReport,
+  GitGuard,
+  type GitGuardFinding,
+  type GitGuardReport,
+} from './git-guard/git-guard.js';
 export { sha256Hex } from './hash.js';
 export {
   type ContentPart,

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyToolDefinition, ToolProgress } from '../definition.js';
 import { ToolError } from '../errors.js';
+import type { GitGuardSnapshot } from '../git-guard/git-directory-scan.js';
+import { describeGitGuardReport, GitGuard, type GitGuardReport } from '../git-guard/git-guard.js';
 import { errorResult, type ToolResult } from '../result.js';
 import { DEFAULT_OUTPUT_CHARACTER_CAP, truncateText } from '../truncate.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { type ArgumentValidator, compileArgumentValidator } from './argument-validation.js';
 import { defaultToolPolicy, type ToolPolicy } from './policy.js';
-import { type ProcessLauncher, refusingProcessLauncher } from './process-launcher.js';
+import { type BackgroundProcess, type ProcessLauncher, refusingProcessLauncher } from './process-launcher.js';
 import { SequentialQueue } from './sequential-queue.js';
 
 export interface ToolRuntimeOptions {
@@ -21,6 +23,11 @@ export interface ToolRuntimeOptions {
    * start is refused (`PROCESS_LAUNCHER_MISSING`).
    */
   processes?: ProcessLauncher;
+  /**
+   * Run the git guard after every call whose tool has the `process` effect (default true): it
+   * neutralises git configuration and hooks the call added that would make git run code.
+   */
+  gitGuard?: boolean;
 }
 
 export interface ToolCallOptions {
@@ -54,6 +61,45 @@ function queueFor(workspace: Workspace): SequentialQueue {
 
 const noProgress = () => {};
 
+/** Git guard state shared by every runtime on a workspace, like the sequential queue. */
+interface GuardState {
+  guard: GitGuard;
+  /** Guard passes never overlap: two process calls ending together must not edit one config twice. */
+  queue: SequentialQueue;
+  /** The state the last pass left, the baseline while background processes may be writing. */
+  lastAfter: GitGuardSnapshot | undefined;
+  /** Background processes started by process calls; changes they make count as added. */
+  background: Set<BackgroundProcess>;
+}
+
+const guardStates = new WeakMap<Workspace, GuardState>();
+
+function guardStateFor(workspace: Workspace): GuardState {
+  let state = guardStates.get(workspace);
+  if (state === undefined) {
+    state = {
+      guard: new GitGuard(workspace),
+      queue: new SequentialQueue(),
+      lastAfter: undefined,
+      background: new Set(),
+    };
+    guardStates.set(workspace, state);
+  }
+  return state;
+}
+
+/** A launcher that remembers the background processes it starts, for the git guard's baseline. */
+function trackingLauncher(launcher: ProcessLauncher, state: GuardState): ProcessLauncher {
+  return {
+    run: (workspace, request) => launcher.run(workspace, request),
+    startBackground: async (workspace, request) => {
+      const started = await launcher.startBackground(workspace, request);
+      state.background.add(started);
+      return started;
+    },
+  };
+}
+
 /**
  * Runs tool calls: validates arguments against each tool's schema (compiled once, on the tool's
  * first call, so creating a runtime stays cheap), asks the
@@ -70,9 +116,11 @@ export class ToolRuntime {
   readonly #tools = new Map<string, RegisteredTool>();
   #policy: ToolPolicy;
   readonly #outputCharacterCap: number;
+  readonly #gitGuard: boolean;
 
   constructor(options: ToolRuntimeOptions) {
     this.workspace = options.workspace;
+    this.#gitGuard = options.gitGuard ?? true;
     this.processes = options.processes ?? refusingProcessLauncher;
     this.#policy = options.policy ?? defaultToolPolicy;
     this.#outputCharacterCap = options.outputCharacterCap ?? DEFAULT_OUTPUT_CHARACTER_CAP;
@@ -154,16 +202,71 @@ export class ToolRuntime {
         new ToolError('PERMISSION_DENIED', `Authorisation of ${name} failed.`, { cause: error }),
       );
     }
-    const run = () => this.#runHandler(definition, validArguments, options);
+    const guarded = this.#gitGuard && definition.effects.includes('process');
+    const guardState = guarded ? guardStateFor(this.workspace) : undefined;
+    const run = async () => {
+      // The git guard's "before" is taken as the process call starts, inside the tool's queue turn.
+      const before = guardState === undefined ? undefined : await this.#guardBaseline(guardState);
+      const result = await this.#runHandler(definition, validArguments, options, guardState);
+      return guardState === undefined ? result : this.#applyGitGuard(guardState, before!, result);
+    };
     const result =
       definition.execution === 'sequential' ? await queueFor(this.workspace).run(run) : await run();
     return this.#finish(definition, result);
+  }
+
+  /**
+   * The state a process call is compared with: a fresh scan, except while a background process
+   * started by an earlier call may still be writing — then the state the last pass left, so
+   * what the background process planted meanwhile counts as added, not as the user's own.
+   */
+  async #guardBaseline(state: GuardState): Promise<GitGuardSnapshot | Error> {
+    try {
+      // A process in the set was still running when the last pass ended (or started since), so
+      // it may have written meanwhile, even if it has exited by now.
+      if (state.background.size > 0 && state.lastAfter !== undefined) return state.lastAfter;
+      return await state.queue.run(() => state.guard.snapshot());
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+  }
+
+  /** One place where every process call's git changes are checked (issue 12). */
+  async #applyGitGuard(
+    state: GuardState,
+    before: GitGuardSnapshot | Error,
+    result: ToolResult,
+  ): Promise<ToolResult> {
+    let report: GitGuardReport;
+    if (before instanceof Error) {
+      report = { neutralised: [], incomplete: `the scan before the call failed: ${before.message}` };
+    } else {
+      try {
+        const checked = await state.queue.run(() => state.guard.check(before));
+        report = checked.report;
+        state.lastAfter = checked.after;
+      } catch (error) {
+        report = {
+          neutralised: [],
+          incomplete: `the scan after the call failed: ${(error as Error).message}`,
+        };
+      }
+    }
+    for (const process of state.background) if (!process.running) state.background.delete(process);
+    const warning = describeGitGuardReport(report);
+    if (warning === undefined) return result;
+    return {
+      ...result,
+      content: [{ type: 'text', text: warning }, ...result.content],
+      structuredContent: { ...(result.structuredContent ?? {}), git_guard: report },
+    };
   }
 
   async #runHandler(
     definition: AnyToolDefinition,
     args: Record<string, unknown>,
     options: ToolCallOptions,
+    guardState: GuardState | undefined,
   ): Promise<ToolResult> {
     const signal = options.signal ?? new AbortController().signal;
     if (signal.aborted)
@@ -171,7 +274,7 @@ export class ToolRuntime {
     try {
       return await definition.handler(args, {
         workspace: this.workspace,
-        processes: this.processes,
+        processes: guardState === undefined ? this.processes : trackingLauncher(this.processes, guardState),
         signal,
         reportProgress: options.onProgress ?? noProgress,
         callId: options.callId ?? randomUUID(),

@@ -1,0 +1,216 @@
+import { createHash } from 'node:crypto';
+import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { isInsideDirectory, toWorkspaceRelative } from '../workspace/path-confinement.js';
+import { HIDDEN_DIRECTORY_NAME } from '../workspace/protected-paths.js';
+import { commandEntriesOf, type GitConfigEntry } from './git-config.js';
+
+/** Config files of a git directory that git reads. */
+const CONFIG_FILE_NAMES = ['config', 'config.worktree'];
+/** Folders inside a git directory that may hold further git directories. */
+const NESTED_GIT_DIRECTORY_HOLDERS = new Set(['modules', 'worktrees']);
+/** Folders read between two yields to the event loop (the walk uses fast synchronous calls). */
+const DIRECTORIES_PER_TURN = 128;
+/** Config files larger than this are not read whole; they are reported as unreadable. */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
+/** What one scan saw: every git directory and the code-running state in it. */
+export interface GitGuardSnapshot {
+  /** Workspace-relative git directories found (sorted). */
+  gitDirectories: string[];
+  /** Workspace-relative config file → its command entries. */
+  configs: Map<string, GitConfigEntry[]>;
+  /** Workspace-relative hook path → fingerprint (content hash or symlink target). */
+  hooks: Map<string, string>;
+  /** Folders the scan could not read (the result is incomplete for them). */
+  unreadable: string[];
+  /** Folders walked, for benchmarks. */
+  directoriesWalked: number;
+}
+
+function isFileAt(absolute: string): boolean {
+  try {
+    return lstatSync(absolute).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function isDirectoryAt(absolute: string): boolean {
+  try {
+    return lstatSync(absolute).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** git's own test (setup.c is_git_directory, relaxed): HEAD beside objects/ or a commondir file. */
+function isGitDirectory(directory: string, names?: ReadonlySet<string>): boolean {
+  if (names !== undefined && !names.has('HEAD')) return false;
+  if (!isFileAt(path.join(directory, 'HEAD'))) return false;
+  return isDirectoryAt(path.join(directory, 'objects')) || isFileAt(path.join(directory, 'commondir'));
+}
+
+/** Reads the first line of a `.git` file or `commondir`/`gitdir` pointer and resolves it. */
+function readPointer(file: string, prefix: string): string | undefined {
+  try {
+    const text = readFileSync(file, 'utf8').slice(0, 4096);
+    const line = text.split('\n')[0]!.trim();
+    const target = prefix === '' ? line : line.startsWith(prefix) ? line.slice(prefix.length).trim() : '';
+    return target === '' ? undefined : path.resolve(path.dirname(file), target);
+  } catch {
+    return undefined;
+  }
+}
+
+function fingerprintHook(absolute: string): string | undefined {
+  let status: ReturnType<typeof lstatSync>;
+  try {
+    status = lstatSync(absolute);
+  } catch {
+    return undefined;
+  }
+  if (status.isSymbolicLink()) {
+    try {
+      return `link ${realpathSync(absolute)}`;
+    } catch {
+      return 'link (dangling)';
+    }
+  }
+  if (!status.isFile()) return undefined;
+  // git runs only executable hooks; a non-executable one is recorded too, so that making it
+  // executable later counts as a change.
+  const executable = (status.mode & 0o111) !== 0;
+  const hash = createHash('sha256').update(readFileSync(absolute)).digest('hex');
+  return `${executable ? 'exec' : 'plain'} ${hash}`;
+}
+
+/** True when a hook fingerprint is one git would run. */
+export function isRunnableHook(fingerprint: string): boolean {
+  return fingerprint.startsWith('exec ') || fingerprint.startsWith('link ');
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Walks the whole workspace (directories only, nothing skipped that git would use) and records
+ * every git directory: `.git` folders and files at any depth (their gitdir targets), folders git
+ * would accept as a git directory whatever their name (bare repositories, `modules/*`,
+ * `worktrees/*`), and the `commondir` each points to. For each, the command entries of its
+ * `config` and `config.worktree` (and of config files they include inside the workspace) and
+ * the fingerprints of its hooks.
+ */
+export async function scanGitState(realRoot: string): Promise<GitGuardSnapshot> {
+  const snapshot: GitGuardSnapshot = {
+    gitDirectories: [],
+    configs: new Map(),
+    hooks: new Map(),
+    unreadable: [],
+    directoriesWalked: 0,
+  };
+  const gitDirectories = new Set<string>();
+  const quarantine = path.join(realRoot, HIDDEN_DIRECTORY_NAME, 'quarantine');
+  const addCandidate = (target: string | undefined) => {
+    if (target === undefined || !isInsideDirectory(realRoot, target)) return;
+    let real: string;
+    try {
+      real = realpathSync(target);
+    } catch {
+      return;
+    }
+    if (isInsideDirectory(realRoot, real) && isGitDirectory(real)) gitDirectories.add(real);
+  };
+  const pending = [realRoot];
+  while (pending.length > 0) {
+    const directory = pending.pop()!;
+    snapshot.directoriesWalked += 1;
+    if (snapshot.directoriesWalked % DIRECTORIES_PER_TURN === 0) await yieldToEventLoop();
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(directory, { withFileTypes: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR')
+        snapshot.unreadable.push(toWorkspaceRelative(realRoot, directory));
+      continue;
+    }
+    const names = new Set(entries.map((entry) => entry.name));
+    const isGit = isGitDirectory(directory, names);
+    if (isGit) gitDirectories.add(directory);
+    for (const entry of entries) {
+      const child = path.join(directory, entry.name);
+      if (entry.name === '.git' && !entry.isDirectory()) {
+        // A `.git` file names the real git directory; a `.git` symlink points at one.
+        addCandidate(entry.isSymbolicLink() ? child : readPointer(child, 'gitdir:'));
+        continue;
+      }
+      if (!entry.isDirectory()) {
+        if (isGit && (entry.name === 'commondir' || entry.name === 'gitdir')) {
+          if (entry.name === 'commondir') addCandidateCommon(readPointer(child, ''));
+        }
+        continue;
+      }
+      if (child === quarantine) continue;
+      // Inside a git directory only the folders that hold more git directories are walked:
+      // objects/ and refs/ are large and git runs nothing from them.
+      if (isGit && !NESTED_GIT_DIRECTORY_HOLDERS.has(entry.name)) continue;
+      pending.push(child);
+    }
+  }
+  function addCandidateCommon(target: string | undefined) {
+    // A commondir needs no HEAD of its own: it is the shared part of a linked worktree.
+    if (target === undefined) return;
+    try {
+      const real = realpathSync(target);
+      if (isInsideDirectory(realRoot, real) && statSync(real).isDirectory()) gitDirectories.add(real);
+    } catch {
+      // A dangling commondir makes the worktree unusable to git; nothing runs from it.
+    }
+  }
+  snapshot.gitDirectories = [...gitDirectories]
+    .map((directory) => toWorkspaceRelative(realRoot, directory))
+    .sort();
+  for (const directory of gitDirectories) {
+    const configFiles = CONFIG_FILE_NAMES.map((name) => path.join(directory, name));
+    const seenConfigs = new Set<string>();
+    while (configFiles.length > 0) {
+      const file = configFiles.shift()!;
+      if (seenConfigs.has(file) || !isFileAt(file)) continue;
+      seenConfigs.add(file);
+      let text: string;
+      try {
+        if (statSync(file).size > MAX_CONFIG_BYTES) {
+          snapshot.unreadable.push(toWorkspaceRelative(realRoot, file));
+          continue;
+        }
+        text = readFileSync(file, 'utf8');
+      } catch {
+        snapshot.unreadable.push(toWorkspaceRelative(realRoot, file));
+        continue;
+      }
+      const entries = commandEntriesOf(text);
+      snapshot.configs.set(toWorkspaceRelative(realRoot, file), entries);
+      // Included files inside the workspace are part of this configuration too.
+      for (const entry of entries) {
+        if (entry.name !== 'path' || (entry.section !== 'include' && entry.section !== 'includeif')) continue;
+        if (entry.value.startsWith('~')) continue;
+        const included = path.resolve(path.dirname(file), entry.value);
+        if (isInsideDirectory(realRoot, included)) configFiles.push(included);
+      }
+    }
+    const hooksDirectory = path.join(directory, 'hooks');
+    let hookEntries: Dirent[] = [];
+    try {
+      hookEntries = readdirSync(hooksDirectory, { withFileTypes: true });
+    } catch {
+      // No hooks folder: nothing to record.
+    }
+    for (const entry of hookEntries) {
+      if (entry.name.endsWith('.sample') || entry.isDirectory()) continue;
+      const hook = path.join(hooksDirectory, entry.name);
+      const fingerprint = fingerprintHook(hook);
+      if (fingerprint !== undefined) snapshot.hooks.set(toWorkspaceRelative(realRoot, hook), fingerprint);
+    }
+  }
+  return snapshot;
+}
