@@ -33,7 +33,7 @@ import { HttpProblem, type Session, SessionManager } from './sessions.js';
 import { PAGE_CONTENT_SECURITY_POLICY, settingsPageHtml } from './settings-page.js';
 import { DEFAULT_SIGN_IN_LIMITS, SignInGuard, type SignInLimits } from './sign-in-guard.js';
 import { type CleanupReport, cleanUpAfterCrash } from './startup-cleanup.js';
-import { registerTurnRoute } from './turn-route.js';
+import { registerTurnRoute, type TurnRouteOptions } from './turn-route.js';
 import { type DemoSignIn, UserDirectory } from './users.js';
 
 /** Options of {@link createSettingsServer}. */
@@ -55,6 +55,10 @@ export interface SettingsServerOptions {
   allowedHosts?: readonly string[];
   /** Sign-in throttling (default {@link DEFAULT_SIGN_IN_LIMITS}). */
   signInLimits?: Partial<SignInLimits>;
+  /** Root of the per-account workspaces the turns work in (default `<dataDirectory>/workspaces`). */
+  workspaceDirectory?: string;
+  /** Provider retries and a test-only turn bound (see TurnRouteOptions). */
+  turns?: Pick<TurnRouteOptions, 'providerRetries' | 'turnTimeoutMs'>;
 }
 
 /** A built server and what it runs on. */
@@ -275,7 +279,12 @@ export async function createSettingsServer(options: SettingsServerOptions = {}):
     service,
     authenticate: (request) => request.accountSession?.accountId ?? null,
   });
-  registerTurnRoute(app, { service, accountOf });
+  registerTurnRoute(app, {
+    service,
+    accountOf,
+    workspaceRoot: resolve(options.workspaceDirectory ?? join(dataDirectory, 'workspaces')),
+    ...options.turns,
+  });
 
   return {
     app,

@@ -1,12 +1,26 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { AiSdkAdapterError, createTurnModel, type TurnModel } from '@assistant-kit/ai-sdk';
 import type { SettingsService } from '@assistant-kit/settings-http';
 import { type ResolvedTurn, resolveTurn } from '@assistant-kit/settings-resolver';
+import { type CatalogSettings, createToolCatalog } from '@assistant-kit/tool-catalog';
+import type { ModelMessage } from 'ai';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type ChatMessage, ProviderError, streamChatCompletion } from './provider-stream.js';
 import { HttpProblem } from './sessions.js';
+import { AccountWorkspaces } from './turns/account-workspaces.js';
+import { runCodingTurn } from './turns/run-turn.js';
+import type { TurnEvent } from './turns/turn-events.js';
 
 const MAX_MESSAGES = 200;
 const MAX_TURN_BODY = 2 * 1024 * 1024;
 const ROLES = new Set(['system', 'user', 'assistant']);
+const PAGE_DIRECTORY = new URL('./page/', import.meta.url);
+
+/** One chat message of a turn, as the client sends it. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
 
 function parseMessages(value: unknown): ChatMessage[] {
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_MESSAGES) {
@@ -29,37 +43,90 @@ function parseMessages(value: unknown): ChatMessage[] {
   });
 }
 
-function writeEvent(reply: FastifyReply, event: string, data: unknown): void {
+function writeEvent(reply: FastifyReply, { event, data }: TurnEvent): void {
+  if (reply.raw.writableEnded || reply.raw.destroyed) return;
   reply.raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
-function turnSummary(turn: ResolvedTurn, missingCredentials: string[]) {
+function catalogSettingsOf(turn: ResolvedTurn): CatalogSettings {
+  const { permissionMode, permissionsEnabled, executionTimeoutMinutes, maxAttachmentChars } = turn.settings;
+  return { permissionMode, permissionsEnabled, executionTimeoutMinutes, maxAttachmentChars };
+}
+
+function turnSummary(turn: ResolvedTurn, model: TurnModel, missingCredentials: string[], tools: number) {
   const main = turn.connections.main;
+  const settings = turn.settings;
   return {
     provider: main.provider,
     model: main.model,
+    api: model.route.package,
     endpoint: main.baseUrl ? new URL(main.baseUrl).origin : '',
     keySent: main.apiKey !== '',
     thinking: main.thinking,
-    warnings: turn.warnings.map(({ code, role, field, message }) => ({ code, role, field, message })),
+    warnings: [
+      ...turn.warnings.map(({ code, role, field, message }) => ({ code, role, field, message })),
+      ...model.droppedFields.map(({ field, message }) => ({
+        code: 'PROVIDER_FIELD_DROPPED',
+        field,
+        message,
+      })),
+    ],
     missingCredentials,
+    workspace: {
+      configuration: 'U',
+      permissionMode: settings.permissionMode,
+      permissionsEnabled: settings.permissionsEnabled,
+      tools,
+    },
+    limits: {
+      executionTimeoutMinutes: settings.executionTimeoutMinutes,
+      contextTokenLimit: settings.contextTokenLimit,
+      compactionThresholdPercent: settings.compactionThresholdPercent,
+      maxOutputTokens: settings.maxOutputTokens,
+      maxAttachmentChars: settings.maxAttachmentChars,
+      temperature: model.temperature ?? null,
+    },
   };
 }
 
+export interface TurnRouteOptions {
+  service: SettingsService;
+  accountOf: (request: FastifyRequest, reply: FastifyReply) => Promise<string>;
+  /** Root of the per-account workspace folders (default `./data/workspaces`). */
+  workspaceRoot?: string;
+  /** Retries of a failed provider call (default 2, the AI SDK's). */
+  providerRetries?: number;
+  /** Test hook: bounds each turn by this many milliseconds instead of `executionTimeoutMinutes`. */
+  turnTimeoutMs?: number;
+}
+
 /**
- * `POST /api/turns`: `{ messages, ...settings fields }`. The settings fields overlay the
- * account's for this turn (SPEC 4.2); credentials are pinned to the account's keys, a key is
- * sent only to the endpoint it was saved for, thinking fields come from the model's
- * capabilities. The main connection is called over chat completions and the answer streams
- * back as server-sent events: `turn`, then `reasoning`/`delta`, then `done` or `error`.
+ * The coding turn of the example (issue 15).
+ *
+ * `POST /api/turns` with `{ messages, ...settings fields }`: the settings fields overlay the
+ * account's for this turn (SPEC 4.2); credentials stay pinned to the account's keys and a key goes
+ * only to the endpoint it was saved for. The main connection runs through `@assistant-kit/ai-sdk`
+ * (each provider's own API and thinking options) with the U workspace tools of the account's
+ * workspace under the settings' permission mode (plan mode offers only the plan tools). The turn
+ * is one undo dispatch. Server-sent events: `turn`, then `reasoning` / `delta` / `tool-call` /
+ * `tool-result` / `compaction`, then `done` or `error` (see turns/turn-events.ts).
+ *
+ * `POST /api/turns/undo`: reverses the account's last turn (undo_workspace_dispatches, count 1).
+ *
+ * `GET /chat-panel.js` and `/chat-panel.css`: the settings page's chat panel.
  */
-export function registerTurnRoute(
-  app: FastifyInstance,
-  options: {
-    service: SettingsService;
-    accountOf: (request: FastifyRequest, reply: FastifyReply) => Promise<string>;
-  },
-): void {
+export function registerTurnRoute(app: FastifyInstance, options: TurnRouteOptions): void {
+  const workspaces = new AccountWorkspaces(options.workspaceRoot ?? resolve('data', 'workspaces'));
+
+  for (const [name, type] of [
+    ['chat-panel.js', 'text/javascript'],
+    ['chat-panel.css', 'text/css'],
+  ] as const) {
+    app.get(`/${name}`, async (_request, reply) =>
+      reply.type(`${type}; charset=utf-8`).send(await readFile(new URL(name, PAGE_DIRECTORY))),
+    );
+  }
+
   app.post('/api/turns', { bodyLimit: MAX_TURN_BODY }, async (request, reply) => {
     const accountId = await options.accountOf(request, reply);
     const body = request.body;
@@ -86,46 +153,86 @@ export function registerTurnRoute(
       throw error;
     }
     const main = turn.connections.main;
-    if (main.dialect !== 'openai' && main.dialect !== 'openrouter') {
-      throw new HttpProblem(
-        400,
-        'PROVIDER_DIALECT_UNSUPPORTED',
-        `The example forwards turns over OpenAI-compatible chat completions; provider "${main.provider}" uses another API.`,
-      );
-    }
-    if (!main.baseUrl || !main.model) {
-      throw new HttpProblem(
-        400,
-        'MAIN_CONNECTION_INCOMPLETE',
-        'Set a base URL and a model for the main provider first.',
-      );
+    let model: TurnModel;
+    try {
+      model = await createTurnModel(main);
+    } catch (error) {
+      if (error instanceof AiSdkAdapterError) throw new HttpProblem(400, error.code, error.message);
+      throw error;
     }
 
-    const abort = new AbortController();
-    // The response closes when it is finished or when the client goes away; only the latter aborts.
-    reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) abort.abort();
-    });
-    reply.hijack();
-    reply.raw.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-accel-buffering': 'no',
-    });
-    writeEvent(reply, 'turn', turnSummary(turn, layers.missingCredentials));
-    try {
-      for await (const event of streamChatCompletion(main, messages, abort.signal)) {
-        if (event.type === 'done') writeEvent(reply, 'done', { finishReason: event.finishReason });
-        else writeEvent(reply, event.type, { text: event.text });
-      }
-    } catch (error) {
-      if (error instanceof ProviderError) {
-        writeEvent(reply, 'error', { code: error.code, message: error.message, status: error.status });
-      } else if (!abort.signal.aborted) {
+    await workspaces.exclusive(accountId, async () => {
+      const catalog = await createToolCatalog({
+        configuration: 'U',
+        workspace: await workspaces.open(accountId),
+        settings: catalogSettingsOf(turn),
+      });
+      const clientGone = new AbortController();
+      // The response closes when it is finished or when the client goes away; only the latter aborts.
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) clientGone.abort();
+      });
+      reply.hijack();
+      try {
+        reply.raw.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-store',
+          'x-accel-buffering': 'no',
+        });
+        writeEvent(reply, {
+          event: 'turn',
+          data: turnSummary(turn, model, layers.missingCredentials, catalog.tools.length),
+        });
+        const outcome = await runCodingTurn({
+          model,
+          catalog,
+          messages: messages as ModelMessage[],
+          limits: turn.settings,
+          timeoutMinutes: turn.settings.executionTimeoutMinutes,
+          ...(options.turnTimeoutMs === undefined ? {} : { timeoutMs: options.turnTimeoutMs }),
+          signal: clientGone.signal,
+          emit: (event) => writeEvent(reply, event),
+          secrets: [main.apiKey],
+          ...(options.providerRetries === undefined ? {} : { maxRetries: options.providerRetries }),
+        });
+        if (!outcome.ok && outcome.failure?.code === 'INTERNAL') {
+          request.log.error('turn failed with an unexpected error');
+        }
+      } catch (error) {
         request.log.error({ code: (error as { code?: string }).code ?? 'UNKNOWN' }, 'turn stream failed');
-        writeEvent(reply, 'error', { code: 'INTERNAL', message: 'The turn failed; try again.' });
+        writeEvent(reply, {
+          event: 'error',
+          data: { code: 'INTERNAL', message: 'The turn failed; try again.' },
+        });
+      } finally {
+        await catalog.close().catch(() => request.log.warn('a tool family did not close cleanly'));
+        reply.raw.end();
       }
-    }
-    reply.raw.end();
+    });
+  });
+
+  app.post('/api/turns/undo', async (request, reply) => {
+    const accountId = await options.accountOf(request, reply);
+    return workspaces.exclusive(accountId, async () => {
+      // The person pressed "undo": their own action, not the agent's, so the agent's permission
+      // mode (plan mode would refuse the write) does not apply.
+      const catalog = await createToolCatalog({
+        configuration: 'U',
+        workspace: await workspaces.open(accountId),
+        permissionMode: 'full-access',
+      });
+      try {
+        const result = await catalog.call('undo_workspace_dispatches', { count: 1 });
+        const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+        if (result.isError) {
+          const code =
+            (result.structuredContent?.error as { code?: string } | undefined)?.code ?? 'UNDO_FAILED';
+          throw new HttpProblem(409, code, text);
+        }
+        return { undone: true, message: text };
+      } finally {
+        await catalog.close().catch(() => request.log.warn('a tool family did not close cleanly'));
+      }
+    });
   });
 }

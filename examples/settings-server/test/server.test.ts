@@ -114,7 +114,7 @@ describe('example settings server', () => {
       .map((event) => event.data.text)
       .join('');
     expect(text).toBe('Hello, world');
-    expect(events.at(-1)).toEqual({ event: 'done', data: { finishReason: 'stop' } });
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { finishReason: 'stop' } });
 
     const received = provider.requests.at(-1)!;
     expect(received.url).toBe('/v1/chat/completions');
