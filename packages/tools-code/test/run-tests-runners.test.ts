@@ -141,3 +141,124 @@ describe('a unittest project (py-unittest)', () => {
     expect(data.argv).toEqual(['python3', '-m', 'unittest', '-v', '-k', 'pads', 'tests/test_table.py']);
   });
 });
+
+describe('a vitest project with a tsconfig path alias (ts-vitest)', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openFixtureProject('ts-vitest', { modules: 'root' });
+  });
+  afterAll(() => session?.close());
+
+  it('relates tests that import through the alias, an index file or directly', async () => {
+    const { data } = await callOk(session, 'code_related_tests', { path: 'src/utils/units.ts' });
+    expect(data.tests).toEqual([
+      {
+        path: 'test/format.test.ts',
+        reasons: ['imports src/utils/units.ts through src/format.ts'],
+        score: 3,
+      },
+    ]);
+    const format = await callOk(session, 'code_related_tests', { path: 'src/format.ts' });
+    expect(
+      format.data.tests.map((test: { path: string; reasons: string[] }) => [test.path, test.reasons]),
+    ).toEqual([['test/format.test.ts', ['imports src/format.ts', 'named like src/format.ts']]]);
+    const parse = await callOk(session, 'code_related_tests', { path: 'src/parse.ts' });
+    expect(
+      parse.data.tests.map((test: { path: string; reasons: string[] }) => [test.path, test.reasons]),
+    ).toEqual([
+      ['test/parse.test.ts', ['imports src/parse.ts through src/index.ts', 'named like src/parse.ts']],
+    ]);
+  });
+
+  it('runs the whole suite once (the script says `vitest`, which would watch) with counts from the JSON report', async () => {
+    const { data } = await callOk(session, 'run_tests', {});
+    expect(data).toMatchObject({
+      command_id: 'npm:test',
+      argv: ['node_modules/.bin/vitest', 'run', '--reporter=json'],
+      status: 'failed',
+      passed: 3,
+      failed: 1,
+      skipped: 1,
+      counts_format: 'jest-json',
+      failures: [{ name: 'accepts weeks' }],
+    });
+  });
+
+  it('runs one file', async () => {
+    const { data } = await callOk(session, 'run_tests', { path: 'src/format.ts' });
+    expect(data).toMatchObject({ status: 'passed', passed: 2, failed: 0, skipped: 1 });
+    expect(data.argv).toEqual(['node_modules/.bin/vitest', 'run', '--reporter=json', 'test/format.test.ts']);
+  });
+});
+
+describe('pytest in a read-only workspace (py-unittest with pytest configured)', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    const { appendFile } = await import('node:fs/promises');
+    const writable = await openFixtureProject('py-unittest', { modules: 'none' });
+    await appendFile(
+      `${writable.root}/pyproject.toml`,
+      '\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+    );
+    session = await openFixtureProject('py-unittest', {
+      modules: 'none',
+      readOnly: true,
+      from: writable.root,
+    });
+    await writable.close();
+  });
+  afterAll(() => session?.close());
+
+  it('profiles pytest from [tool.pytest.ini_options]', async () => {
+    const { data } = await callOk(session, 'code_project_profile', {});
+    expect(data.test_frameworks).toEqual([
+      { name: 'pytest', cwd: '.', evidence: 'pyproject.toml configures pytest' },
+    ]);
+  });
+
+  it('runs everything and reads the JUnit report without writing to the workspace', async () => {
+    const { data } = await callOk(session, 'run_tests', { command_id: 'pytest' });
+    expect(data).toMatchObject({
+      status: 'failed',
+      passed: 3,
+      failed: 1,
+      skipped: 1,
+      counts_format: 'junit-xml',
+    });
+    expect(data.failures.map((failure: { name: string }) => failure.name)).toEqual([
+      'tests.test_table.AlignTest::test_right_aligns_numbers',
+    ]);
+  });
+
+  it('runs the tests of a symbol', async () => {
+    const { data } = await callOk(session, 'run_tests', { symbol: 'wrap' });
+    expect(data).toMatchObject({ status: 'passed', passed: 2, failed: 0, skipped: 1 });
+    expect(data.files).toEqual(['tests/test_wrap.py']);
+  });
+});
+
+describe('a cargo crate (rs-cargo)', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openFixtureProject('rs-cargo', { modules: 'none' });
+  });
+  afterAll(() => session?.close());
+
+  it('counts every test binary, not just the first failing one', async () => {
+    const { data } = await callOk(session, 'run_tests', { command_id: 'cargo:test' });
+    expect(data).toMatchObject({
+      argv: ['cargo', 'test', '--offline', '--no-fail-fast'],
+      status: 'failed',
+      passed: 2,
+      failed: 1,
+      skipped: 1,
+      counts_format: 'cargo-summary',
+      failures: [{ name: 'tests::fails' }],
+    });
+  });
+
+  it('runs one integration test file', async () => {
+    const { data } = await callOk(session, 'run_tests', { path: 'tests/cli.rs' });
+    expect(data).toMatchObject({ status: 'passed', passed: 1, failed: 0, skipped: 0 });
+  });
+});

@@ -187,7 +187,14 @@ export async function detectProjectProfile(
     evidence: string,
     source: string,
   ) => {
-    const id = scoped(framework === 'node:test' ? 'node-test' : framework, folder);
+    const id = scoped(
+      framework === 'node:test'
+        ? 'node-test'
+        : framework === 'go' || framework === 'cargo'
+          ? `${framework}:test`
+          : framework,
+      folder,
+    );
     if (commands.some((command) => command.command_id === id)) return;
     frameworks.push({ name: framework, cwd: folder, evidence });
     commands.push({ command_id: id, kind: 'test', argv, cwd: folder, framework, source });

@@ -37,6 +37,9 @@ export interface RelatedTestsResult {
 /** Import hops followed from a test: direct imports, then through index or re-exporting files. */
 const MAX_IMPORT_DEPTH = 3;
 
+/** Files that gather and re-export a package's modules. */
+const INDEX_FILE = /(^|\/)(index\.[cm]?[jt]sx?|__init__\.py|mod\.rs|lib\.rs)$/;
+
 export function frameworkFor(testPath: string, profile: ProjectProfile): CheckCommand | undefined {
   const candidates = profile.commands.filter(
     (command) =>
@@ -55,7 +58,7 @@ export function frameworkFor(testPath: string, profile: ProjectProfile): CheckCo
     return command.framework !== 'node:test' || /\.[cm]?jsx?$/.test(testPath);
   };
   // Runner commands take test files as arguments; package scripts (`npm run test`) do not.
-  return candidates.find((command) => fits(command) && command.argv[1] !== 'run');
+  return candidates.find((command) => fits(command) && !command.command_id.startsWith('npm:'));
 }
 
 /**
@@ -109,7 +112,7 @@ export async function findRelatedTests(
     return targets;
   };
   // What each test reaches through its imports, and through which file (breadth first).
-  const reachedBy = new Map<string, Map<string, { depth: number; via?: string }>>();
+  const reachedBy = new Map<string, Map<string, { depth: number; via?: string; throughIndex: boolean }>>();
   const reachOf = (test: string) => {
     let reached = reachedBy.get(test);
     if (reached !== undefined) return reached;
@@ -120,7 +123,17 @@ export async function findRelatedTests(
       for (const file of frontier) {
         for (const target of resolvedImports(file)) {
           if (reached.has(target) || target === test) continue;
-          reached.set(target, depth === 1 ? { depth } : { depth, via: reached.get(file)?.via ?? file });
+          const from = reached.get(file);
+          reached.set(
+            target,
+            depth === 1
+              ? { depth, throughIndex: false }
+              : {
+                  depth,
+                  via: from?.via ?? file,
+                  throughIndex: (from?.throughIndex ?? false) || INDEX_FILE.test(file),
+                },
+          );
           // Only source files lead further: a test's helpers are followed, other tests are not.
           if (!isTestFile(target)) next.push(target);
         }
@@ -146,12 +159,13 @@ export async function findRelatedTests(
       throwIfCancelled(request.signal);
       if (test === source) continue;
       const reached = reachOf(test).get(source);
-      // Through an index file, a test covers the source only when it uses a name the source declares.
-      if (reached !== undefined && (reached.depth === 1 || usesNameOf(test, source)))
+      // Through an index file (which re-exports many modules), a test covers the source only when it
+      // uses a name the source declares; through an ordinary module, it exercises it.
+      if (reached !== undefined && (!reached.throughIndex || usesNameOf(test, source)))
         add(
           test,
           reached.via === undefined ? `imports ${source}` : `imports ${source} through ${reached.via}`,
-          reached.depth === 1 ? 5 : 4,
+          reached.depth === 1 ? 5 : reached.throughIndex ? 4 : 3,
         );
       if (testStem(test) === stem) add(test, `named like ${source}`, 3);
       if (test.endsWith('_test.go') && path.posix.dirname(test) === sourceDirectory && source.endsWith('.go'))

@@ -167,7 +167,8 @@ export function readTap(text: string): TestReport | undefined {
   if (trailerPass !== undefined) {
     return {
       passed: trailerPass,
-      failed: trailer('fail') ?? 0,
+      // node:test counts cancelled tests (a timeout, a crashed file) apart from failed ones.
+      failed: (trailer('fail') ?? 0) + (trailer('cancelled') ?? 0),
       skipped: (trailer('skip') ?? trailer('skipped') ?? 0) + (trailer('todo') ?? 0),
       format: 'tap',
       failures,

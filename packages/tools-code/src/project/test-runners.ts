@@ -166,14 +166,22 @@ export function runnerInvocation(
       return { argv: selectionArgv(runner, withReporter, selection), format: 'tap' };
     }
     case 'pytest':
-      // The JUnit report goes to stderr, which pytest leaves alone; its own output stays on stdout.
-      // No cache folder: the workspace may be read-only.
+      // pytest writes JUnit XML only to a file it opens (not to a pipe or a sandbox's stderr
+      // socket), and the workspace may be read-only: a shell writes it to a temporary file and
+      // prints it on stderr after the run, which pytest's own output (stdout) leaves alone.
+      // No cache folder either (-p no:cacheprovider).
       return {
-        argv: selectionArgv(
-          runner,
-          [...base, '--junitxml=/dev/stderr', '-p', 'no:cacheprovider', '-o', 'junit_family=xunit1'],
-          selection,
-        ),
+        argv: [
+          'sh',
+          '-c',
+          PYTEST_REPORT_SCRIPT,
+          'pytest',
+          ...selectionArgv(
+            runner,
+            [...base, '-p', 'no:cacheprovider', '-o', 'junit_family=xunit1'],
+            selection,
+          ),
+        ],
         format: 'junit-xml',
       };
     case 'unittest':
@@ -181,9 +189,21 @@ export function runnerInvocation(
     case 'go':
       return { argv: selectionArgv(runner, [...base, '-json'], selection), format: 'go-test-json' };
     case 'cargo':
-      return { argv: selectionArgv(runner, base, selection), format: 'cargo-summary' };
+      // Without --no-fail-fast cargo stops at the first failing test binary and counts no further.
+      return {
+        argv: selectionArgv(
+          runner,
+          base.includes('--no-fail-fast') ? base : [...base, '--no-fail-fast'],
+          selection,
+        ),
+        format: 'cargo-summary',
+      };
   }
 }
+
+/** Runs "$@" with --junitxml in a temporary file, then prints the file on stderr and exits as pytest did. */
+const PYTEST_REPORT_SCRIPT =
+  'report=$(mktemp) || exit 2; "$@" --junitxml="$report"; code=$?; cat "$report" >&2; rm -f "$report"; exit $code';
 
 /** The base argv of a runner found in a project (JavaScript runners from its node_modules/.bin). */
 export function runnerBaseArgv(runner: TestRunner): string[] {

@@ -1,4 +1,4 @@
-import { cp, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,13 +26,19 @@ export interface FixtureSession {
  */
 export async function openFixtureProject(
   name: string,
-  options: { modules?: 'package' | 'root' | 'none'; readOnly?: boolean } = {},
+  options: { modules?: 'package' | 'root' | 'none'; readOnly?: boolean; from?: string } = {},
 ): Promise<FixtureSession> {
   const root = await mkdtemp(path.join(tmpdir(), `tools-code-${name}-`));
-  await cp(path.join(projects, name), root, { recursive: true });
+  await cp(options.from ?? path.join(projects, name), root, { recursive: true });
   const modules = options.modules ?? 'package';
-  if (modules !== 'none')
-    await symlink(modules === 'root' ? rootModules : packageModules, path.join(root, 'node_modules'));
+  if (modules === 'package') await symlink(packageModules, path.join(root, 'node_modules'));
+  else if (modules === 'root') {
+    // A real node_modules folder (vite writes its temporary files there; links out of the workspace
+    // are read-only in the sandbox) holding links to the installed runner.
+    await mkdir(path.join(root, 'node_modules'));
+    for (const entry of ['.bin', 'vitest'])
+      await symlink(path.join(rootModules, entry), path.join(root, 'node_modules', entry));
+  }
   const workspace = await Workspace.open(root, { readOnly: options.readOnly ?? false });
   const family = createCodeTools({ workspace, watchFiles: false, analysisWorkers: 0 });
   const runtime = new ToolRuntime({ workspace, tools: family.tools, processes: sandboxedProcessLauncher() });

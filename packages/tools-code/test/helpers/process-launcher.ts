@@ -6,6 +6,7 @@ import * as commands from '@assistant-kit/tools-commands';
  * sandbox hides by default: shown read-only so the runners they hold can start.
  */
 const TOOLCHAINS = ['/root/.pyenv', '/root/.cargo', '/root/.rustup'];
+const TOOLCHAIN_ENVIRONMENT = { RUSTUP_HOME: '/root/.rustup', CARGO_HOME: '/root/.cargo' };
 
 /**
  * The sandboxed launcher a host gives the runtime: tools-commands' createProcessLauncher once it
@@ -14,11 +15,19 @@ const TOOLCHAINS = ['/root/.pyenv', '/root/.cargo', '/root/.rustup'];
 export function sandboxedProcessLauncher(): ProcessLauncher {
   const sandbox = { readablePaths: TOOLCHAINS };
   const create = (commands as Record<string, unknown>).createProcessLauncher as
-    | ((options: { sandbox: typeof sandbox }) => ProcessLauncher)
+    | ((options: typeof sandbox) => ProcessLauncher)
     | undefined;
-  if (create !== undefined) return create({ sandbox });
+  const launcher: ProcessLauncher =
+    create !== undefined
+      ? create(sandbox)
+      : {
+          run: (workspace, request) => commands.runProcess({ ...request, workspace, sandbox }),
+          startBackground: () => Promise.reject(new Error('not used by these tests')),
+        };
+  // The sandbox has its own HOME, so rustup is told where its toolchains are.
   return {
-    run: (workspace, request) => commands.runProcess({ ...request, workspace, sandbox }),
-    startBackground: () => Promise.reject(new Error('not used by these tests')),
+    run: (workspace, request) =>
+      launcher.run(workspace, { ...request, env: { ...TOOLCHAIN_ENVIRONMENT, ...request.env } }),
+    startBackground: (workspace, request) => launcher.startBackground(workspace, request),
   };
 }
