@@ -1,7 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ToolResult } from '@assistant-kit/tool-core';
+import { isSandboxAvailable } from '@assistant-kit/tools-commands';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolCatalog, type ToolCatalog } from '../src/index.js';
 
@@ -89,5 +91,147 @@ describe('the undo shadow repository cannot be turned into host command executio
     await catalog.call('undo_workspace_dispatches', { count: 1 });
     // (5) Nothing ran on the host.
     expect(await exists(marker)).toBe(false);
+  });
+});
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+    encoding: 'utf8',
+  });
+}
+
+interface GuardReport {
+  neutralised: { kind: string; path: string; key?: string; quarantinedTo: string }[];
+  quarantine?: string;
+  incomplete?: string;
+}
+
+function guardOf(result: ToolResult): GuardReport | undefined {
+  return result.structuredContent?.git_guard as GuardReport | undefined;
+}
+
+const sandbox = await isSandboxAvailable();
+
+describe.skipIf(!sandbox.available)('run_command in the sandbox cannot leave code for git to run', () => {
+  async function catalogOn(workspace: string): Promise<ToolCatalog> {
+    const catalog = await createToolCatalog({ configuration: 'W', workspace });
+    opened.push(catalog);
+    return catalog;
+  }
+
+  async function run(
+    catalog: ToolCatalog,
+    command: string,
+  ): Promise<{ result: ToolResult; report: GuardReport }> {
+    const result = await catalog.call('run_command', { command });
+    expect(textOf(result)).toMatch(
+      /^Warning: this call added git configuration or hooks that would run code/,
+    );
+    const report = guardOf(result);
+    expect(report?.incomplete).toBeUndefined();
+    return { result, report: report! };
+  }
+
+  let huskyStays = true;
+
+  beforeEach(() => {
+    huskyStays = true;
+    git(root, 'init', '--quiet');
+    // A user's own, pre-existing hooks setup (husky): the guard must leave it alone.
+    git(root, 'config', 'core.hooksPath', '.husky');
+  });
+
+  afterEach(() => {
+    if (huskyStays)
+      expect(git(root, 'config', '--file', '.git/config', 'core.hooksPath').trim()).toBe('.husky');
+  });
+
+  it('neutralises a nested git init with core.fsmonitor and an executable hook', async () => {
+    const catalog = await catalogOn(root);
+    const { report } = await run(
+      catalog,
+      `mkdir -p vendor/lib && git -C vendor/lib init -q && git -C vendor/lib config core.fsmonitor "touch ${scratch}/ran" && printf '#!/bin/sh\\nid\\n' > vendor/lib/.git/hooks/post-checkout && chmod +x vendor/lib/.git/hooks/post-checkout`,
+    );
+    expect(
+      report.neutralised
+        .map((finding) => `${finding.kind} ${finding.path} ${finding.key ?? ''}`.trim())
+        .sort(),
+    ).toEqual(['config vendor/lib/.git/config core.fsmonitor', 'hook vendor/lib/.git/hooks/post-checkout']);
+    expect(git(path.join(root, 'vendor', 'lib'), 'config', '--file', '.git/config', '--list')).not.toContain(
+      'fsmonitor',
+    );
+    expect(await exists(path.join(root, 'vendor/lib/.git/hooks/post-checkout'))).toBe(false);
+    expect(await exists(path.join(root, report.neutralised[0]!.quarantinedTo))).toBe(true);
+  });
+
+  it('neutralises a .git file that points at a copied git directory', async () => {
+    const catalog = await catalogOn(root);
+    const { report } = await run(
+      catalog,
+      `git init -q --bare store && git config --file store/config core.sshCommand "touch ${scratch}/ran" && mkdir app && echo "gitdir: ../store" > app/.git`,
+    );
+    expect(report.neutralised.map((finding) => finding.key)).toEqual(['core.sshcommand']);
+    expect(report.neutralised[0]!.path).toBe('store/config');
+  });
+
+  it('neutralises a submodule git directory under .git/modules', async () => {
+    const catalog = await catalogOn(root);
+    const { report } = await run(
+      catalog,
+      'git init -q --bare .git/modules/lib && git config --file .git/modules/lib/config diff.external "sh -c id"',
+    );
+    expect(report.neutralised.map((finding) => `${finding.path} ${finding.key}`)).toEqual([
+      '.git/modules/lib/config diff.external',
+    ]);
+  });
+
+  it("neutralises a linked worktree's config.worktree", async () => {
+    const catalog = await catalogOn(root);
+    const { report } = await run(
+      catalog,
+      "mkdir -p .git/worktrees/wt && echo 'ref: refs/heads/main' > .git/worktrees/wt/HEAD && echo ../.. > .git/worktrees/wt/commondir && printf '[core]\\n\\tfsmonitor = evil\\n' > .git/worktrees/wt/config.worktree",
+    );
+    expect(report.neutralised.map((finding) => `${finding.path} ${finding.key}`)).toEqual([
+      '.git/worktrees/wt/config.worktree core.fsmonitor',
+    ]);
+  });
+
+  it('neutralises a new .git after the old one is moved away', async () => {
+    huskyStays = false;
+    const catalog = await catalogOn(root);
+    const { report } = await run(
+      catalog,
+      'mv .git .git-moved && git init -q . && git config alias.st "!touch x"',
+    );
+    const found = report.neutralised.map((finding) => `${finding.path} ${finding.key}`).sort();
+    // The moved folder is a new git directory to the guard, so even the husky entry copied into
+    // it is taken out (the safe side: a moved config may point hooksPath at a planted folder).
+    expect(found).toEqual(['.git-moved/config core.hookspath', '.git/config alias.st']);
+    expect(git(root, 'config', '--file', '.git/config', '--list')).not.toContain('alias.st');
+  });
+
+  it('neutralises git init in a workspace that had no repository', async () => {
+    const plain = await mkdtemp(path.join(tmpdir(), 'boundary-plain-'));
+    try {
+      const catalog = await catalogOn(plain);
+      const { report } = await run(
+        catalog,
+        'git init -q && git config alias.st "!touch ran" && git config filter.x.clean evil',
+      );
+      expect(report.neutralised.map((finding) => finding.key).sort()).toEqual(['alias.st', 'filter.x.clean']);
+      expect(git(plain, 'config', '--file', '.git/config', '--list')).not.toMatch(/alias|filter/);
+      await catalog.close();
+    } finally {
+      await rm(plain, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves the pre-existing husky setup alone when a command only uses git', async () => {
+    const catalog = await catalogOn(root);
+    const result = await catalog.call('run_command', { command: 'git status --short >/dev/null; echo ok' });
+    expect(guardOf(result)).toBeUndefined();
+    expect(textOf(result)).not.toContain('Warning');
   });
 });

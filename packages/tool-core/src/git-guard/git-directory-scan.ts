@@ -109,7 +109,14 @@ export async function scanGitState(realRoot: string): Promise<GitGuardSnapshot> 
     directoriesWalked: 0,
   };
   const gitDirectories = new Set<string>();
-  const quarantine = path.join(realRoot, HIDDEN_DIRECTORY_NAME, 'quarantine');
+  // Skipped: the guard's own quarantine, and the undo shadow repository, which belongs to the
+  // service: tools-undo rewrites its config on open and pins every command-running key on each
+  // git call, tools cannot reach it (PATH_PROTECTED), and the sandbox mounts it read-only. Its
+  // creation during a process call must not be mistaken for something the call planted.
+  const skipped = new Set([
+    path.join(realRoot, HIDDEN_DIRECTORY_NAME, 'quarantine'),
+    path.join(realRoot, HIDDEN_DIRECTORY_NAME, 'undo'),
+  ]);
   const addCandidate = (target: string | undefined) => {
     if (target === undefined || !isInsideDirectory(realRoot, target)) return;
     let real: string;
@@ -150,7 +157,7 @@ export async function scanGitState(realRoot: string): Promise<GitGuardSnapshot> 
         }
         continue;
       }
-      if (child === quarantine) continue;
+      if (skipped.has(child)) continue;
       // Inside a git directory only the folders that hold more git directories are walked:
       // objects/ and refs/ are large and git runs nothing from them.
       if (isGit && !NESTED_GIT_DIRECTORY_HOLDERS.has(entry.name)) continue;
