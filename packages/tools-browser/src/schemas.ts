@@ -229,7 +229,7 @@ export const BROWSER_SCREENSHOT_PARAMETERS = Type.Object({
     }),
   ),
   full_page: Type.Optional(
-    Type.Boolean({ description: 'Capture the whole scrollable page (default true).' }),
+    Type.Boolean({ default: true, description: 'Capture the whole scrollable page (default true).' }),
   ),
 });
 

@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { rename, unlink, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { HIDDEN_DIRECTORY_NAME, type Workspace } from '@assistant-kit/tool-core';
+import { ToolError, type Workspace } from '@assistant-kit/tool-core';
 import type { Page } from 'playwright-core';
 import { browserError, describePlaywrightError } from './errors.js';
+import { writeServiceStateFile } from './storage/service-state-file.js';
 
 /** Folder of default screenshots inside the app's hidden folder. */
 export const SHOTS_DIRECTORY = 'shots';
@@ -26,23 +24,15 @@ function pngSize(bytes: Buffer): { width: number; height: number } {
     : { width: 0, height: 0 };
 }
 
-async function writeAtomically(absolute: string, bytes: Buffer): Promise<void> {
-  const staging = `${absolute}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    await writeFile(staging, bytes, { flag: 'wx', mode: 0o644 });
-    await rename(staging, absolute);
-  } catch (error) {
-    await unlink(staging).catch(() => {});
-    throw error;
-  }
-}
-
 let shotCounter = 0;
 
 /**
- * Captures the page as PNG and saves it: by default in the hidden shots folder (git-ignored,
- * allowed even in a read-only workspace since it is the app's own state), or at a `.png` path in
- * the workspace, which becomes part of the deliverable (refused in a read-only workspace).
+ * Captures the page as PNG and saves it: by default in the hidden shots folder (the service's own
+ * state: git-ignored, allowed even in a read-only workspace, written durably by the allow-listed
+ * service-state writer), or at a `.png` path, which is a deliverable written through the
+ * Workspace like any tool's write: confined, atomic and fsynced, refused in a read-only
+ * workspace (WORKSPACE_READ_ONLY) and in protected places such as `.git/` or the hidden folder
+ * itself (PATH_PROTECTED).
  */
 export async function captureScreenshot(
   page: Page,
@@ -50,33 +40,30 @@ export async function captureScreenshot(
   requestedPath: string | undefined,
   fullPage: boolean,
 ): Promise<SavedScreenshot> {
-  if (requestedPath !== undefined && !/\.png$/i.test(requestedPath)) {
-    throw browserError(
-      'SCREENSHOT_PATH_INVALID',
-      `"${requestedPath}" must end in .png: screenshots are PNG files.`,
-      {
-        details: { path: requestedPath },
-      },
-    );
-  }
-  let target: { relative: string; absolute: string; deliverable: boolean; exists: boolean } | undefined;
+  let target: { relative: string; exists: boolean } | undefined;
   if (requestedPath !== undefined) {
+    if (!/\.png$/i.test(requestedPath)) {
+      throw browserError(
+        'SCREENSHOT_PATH_INVALID',
+        `"${requestedPath}" must end in .png: screenshots are PNG files.`,
+        { details: { path: requestedPath } },
+      );
+    }
     const resolved = await workspace.resolve(requestedPath);
     if (resolved.kind === 'directory') {
       throw browserError('SCREENSHOT_PATH_INVALID', `"${requestedPath}" is a directory.`, {
         details: { path: resolved.relative },
       });
     }
-    const hidden =
-      resolved.relative === HIDDEN_DIRECTORY_NAME ||
-      resolved.relative.startsWith(`${HIDDEN_DIRECTORY_NAME}/`);
-    if (!hidden) workspace.assertWritable();
-    target = {
-      relative: resolved.relative,
-      absolute: resolved.absolute,
-      deliverable: !hidden,
-      exists: resolved.kind === 'file',
-    };
+    // Refuse before capturing (read-only workspace, .git, the hidden folder); writeFiles checks again.
+    workspace.assertWritable();
+    const protection = await workspace.writeProtection(resolved.relative);
+    if (protection !== undefined) {
+      throw new ToolError('PATH_PROTECTED', protection.message, {
+        details: { path: protection.path, protection: protection.kind },
+      });
+    }
+    target = { relative: resolved.relative, exists: resolved.kind === 'file' };
   }
   let bytes: Buffer;
   try {
@@ -91,20 +78,14 @@ export async function captureScreenshot(
     const directory = await workspace.ensureHiddenDirectory(SHOTS_DIRECTORY);
     shotCounter += 1;
     const name = `shot-${new Date().toISOString().replace(/[:.]/g, '-')}-${shotCounter}.png`;
-    const absolute = path.join(directory, name);
-    await writeAtomically(absolute, bytes);
+    const absolute = await writeServiceStateFile(directory, name, bytes);
     return { path: workspace.relativePath(absolute), deliverable: false, replaced: false, bytes, ...size };
   }
-  if (target.deliverable) {
-    const expectedHash = target.exists
-      ? (await workspace.readFile(target.relative, { observe: false })).hash
-      : undefined;
-    await workspace.writeFiles([
-      { path: target.relative, bytes, ...(expectedHash === undefined ? {} : { expectedHash }) },
-    ]);
-  } else {
-    await workspace.ensureHiddenDirectory(...path.posix.dirname(target.relative).split('/').slice(1));
-    await writeAtomically(target.absolute, bytes);
-  }
-  return { path: target.relative, deliverable: target.deliverable, replaced: target.exists, bytes, ...size };
+  const expectedHash = target.exists
+    ? (await workspace.readFile(target.relative, { observe: false })).hash
+    : undefined;
+  await workspace.writeFiles([
+    { path: target.relative, bytes, ...(expectedHash === undefined ? {} : { expectedHash }) },
+  ]);
+  return { path: target.relative, deliverable: true, replaced: target.exists, bytes, ...size };
 }

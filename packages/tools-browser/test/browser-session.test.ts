@@ -265,6 +265,11 @@ describe('a workspace app in a real Chromium session', () => {
       'PATH_OUTSIDE_WORKSPACE',
     );
     expect(errorCode(await call('browser_screenshot', { path: 'sub' }))).toBe('SCREENSHOT_PATH_INVALID');
+    // Paths go through the Workspace: version-control metadata and the service's hidden folder are refused.
+    expect(errorCode(await call('browser_screenshot', { path: '.git/shot.png' }))).toBe('PATH_PROTECTED');
+    expect(errorCode(await call('browser_screenshot', { path: '.assistant-kit/shots/mine.png' }))).toBe(
+      'PATH_PROTECTED',
+    );
   });
 
   it('navigates within the session while the ledger persists', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type ToolFamily, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrowserTools } from '../src/index.js';
+import { BROWSER_SCREENSHOT_PARAMETERS, createBrowserTools } from '../src/index.js';
 import { errorCode } from './helpers.js';
 
 let root: string;
@@ -22,6 +22,14 @@ afterAll(async () => {
 });
 
 describe('tool definitions', () => {
+  it('declares the screenshot default the model relies on (full_page true, SPEC 4.4)', () => {
+    const declared = (schema: unknown) =>
+      (schema as { properties: { full_page: { default?: unknown } } }).properties.full_page.default;
+    expect(declared(BROWSER_SCREENSHOT_PARAMETERS)).toBe(true);
+    const screenshot = family.tools.find((tool) => tool.name === 'browser_screenshot');
+    expect(declared(screenshot?.parameters)).toBe(true);
+  });
+
   it('lists the ten tools in SPEC 4.4 order with its effects, execution and origin', () => {
     const table = family.tools.map((tool) => [
       tool.name,

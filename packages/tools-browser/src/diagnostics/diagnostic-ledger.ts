@@ -1,3 +1,8 @@
+// node:fs on purpose (allow-listed low-level module): the diagnostic log is the service's own
+// state in the hidden app folder (which tools' Workspace writes refuse), appended line by line
+// while the session runs so a crash keeps what was recorded; Workspace writes are whole-file
+// replacements. The folder is created and confined by Workspace.ensureHiddenDirectory; the file
+// is opened exclusively (`wx`), never following a planted name, and fsynced on close.
 import { createHash, type Hash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
 

@@ -1,8 +1,8 @@
-import { readdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { isToolError, type Workspace } from '@assistant-kit/tool-core';
+import { visibleDirectoryEntries } from './directory-entries.js';
 import { mimeTypeOf } from './mime-types.js';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
@@ -165,13 +165,11 @@ export class StaticServer {
     absoluteDirectory: string,
     urlPath: string,
   ): Promise<void> {
-    const entries = (await readdir(absoluteDirectory, { withFileTypes: true }))
-      .filter((entry) => !entry.name.startsWith('.'))
-      .sort((left, right) => left.name.localeCompare(right.name));
+    const entries = await visibleDirectoryEntries(absoluteDirectory);
     const items = entries
       .map((entry) => {
-        const name = entry.isDirectory() ? `${entry.name}/` : entry.name;
-        return `<li><a href="${encodeURIComponent(entry.name)}${entry.isDirectory() ? '/' : ''}">${escapeHtml(name)}</a></li>`;
+        const name = entry.isDirectory ? `${entry.name}/` : entry.name;
+        return `<li><a href="${encodeURIComponent(entry.name)}${entry.isDirectory ? '/' : ''}">${escapeHtml(name)}</a></li>`;
       })
       .join('\n');
     const title = `Index of ${escapeHtml(urlPath)}`;
