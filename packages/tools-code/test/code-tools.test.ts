@@ -141,14 +141,14 @@ describe('file_outline and symbols', () => {
     );
   });
 
-  it('answers a language with no server from syntax trees', async () => {
+  it('answers Python through pyright (it used to fall back to syntax trees)', async () => {
     const result = await ok('code_document_symbols', { path: 'tools/report.py' });
-    expect(result.data.engine).toBe('syntax');
+    expect(result.data).toMatchObject({ engine: 'language_server', server: 'pyright' });
     const definition = await ok('code_find_definition', { symbol: 'build_report' });
-    expect(definition.data.engine).toBe('syntax');
+    expect(definition.data.engine).toBe('language_server');
     expect(definition.data.locations[0]).toMatchObject({ path: 'tools/report.py', line: 14 });
     const references = await ok('code_find_references', { symbol: 'build_report', glob: '*.py' });
-    expect(references.data.engine).toBe('syntax');
+    expect(references.data.engine).toBe('language_server');
     expect(references.data.locations.map((location: Structured) => location.path)).toEqual(
       expect.arrayContaining(['tools/report.py', 'tests/test_report.py']),
     );
@@ -157,8 +157,8 @@ describe('file_outline and symbols', () => {
       path: 'tests/test_report.py',
       symbol: 'build_report',
     });
-    expect(hover.data.engine).toBe('syntax');
-    expect(hover.text).toContain('def build_report(rows):');
+    expect(hover.data.engine).toBe('language_server');
+    expect(hover.text).toContain('def build_report(');
   });
 
   it('finds workspace symbols across languages and says which engine answered', async () => {
@@ -239,14 +239,14 @@ describe('diagnostics', () => {
           engine: 'language_server',
           message: expect.stringContaining("Type 'string' is not assignable to type 'number'"),
         }),
-        expect.objectContaining({ path: 'src/broken.py', engine: 'syntax', severity: 'error' }),
+        expect.objectContaining({ path: 'src/broken.py', engine: 'language_server', severity: 'error' }),
       ]),
     );
     expect(problems.some((problem) => problem.path === 'src/math.ts')).toBe(false);
     expect(result.data.checked).toEqual(
       expect.arrayContaining([
         { path: 'src/math.ts', engine: 'language_server' },
-        { path: 'src/broken.py', engine: 'syntax' },
+        { path: 'src/broken.py', engine: 'language_server' },
       ]),
     );
     expect(result.data.unresolved).toEqual(

@@ -92,10 +92,11 @@ function flattenDocumentSymbols(
   symbols: readonly DocumentSymbol[],
   container: string | undefined,
   output: CodeSymbol[],
+  declarationsOnly: boolean,
 ): void {
   for (const symbol of symbols) {
     const kind = symbolKindName(symbol.kind);
-    if (isAnonymous(symbol.name) || VALUE_KINDS.has(kind)) continue;
+    if (declarationsOnly && (isAnonymous(symbol.name) || VALUE_KINDS.has(kind))) continue;
     const entry: CodeSymbol = {
       name: symbol.name,
       kind,
@@ -105,22 +106,27 @@ function flattenDocumentSymbols(
     };
     if (container !== undefined) entry.container = container;
     output.push(entry);
-    if (symbol.children !== undefined && !OPAQUE_CONTAINERS.has(kind))
-      flattenDocumentSymbols(symbol.children, symbol.name, output);
+    if (symbol.children !== undefined && !(declarationsOnly && OPAQUE_CONTAINERS.has(kind)))
+      flattenDocumentSymbols(symbol.children, symbol.name, output, declarationsOnly);
   }
 }
 
-/** Converts a documentSymbol answer (hierarchical or flat) to the family's symbol list. */
+/**
+ * Converts a documentSymbol answer (hierarchical or flat) to the family's symbol list. With
+ * `declarationsOnly` (code files) it keeps what an agent navigates by and drops locals, callbacks
+ * and anonymous entries; data files (JSON keys) keep everything.
+ */
 export function fromDocumentSymbolAnswer(
   answer: readonly (DocumentSymbol | SymbolInformation)[] | null,
+  declarationsOnly = true,
 ): CodeSymbol[] {
   const output: CodeSymbol[] = [];
   if (answer === null) return output;
   const hierarchical = answer.filter((item): item is DocumentSymbol => 'selectionRange' in item);
-  flattenDocumentSymbols(hierarchical, undefined, output);
+  flattenDocumentSymbols(hierarchical, undefined, output, declarationsOnly);
   for (const item of answer) {
-    if (!('location' in item) || isAnonymous(item.name) || VALUE_KINDS.has(symbolKindName(item.kind)))
-      continue;
+    if (!('location' in item)) continue;
+    if (declarationsOnly && (isAnonymous(item.name) || VALUE_KINDS.has(symbolKindName(item.kind)))) continue;
     const entry: CodeSymbol = {
       name: item.name,
       kind: symbolKindName(item.kind),
@@ -167,7 +173,7 @@ export async function documentSymbols(
       );
       return {
         path: path.relative,
-        symbols: fromDocumentSymbolAnswer(answer),
+        symbols: fromDocumentSymbolAnswer(answer, languageOfPath(path.relative)?.code === true),
         engine: 'language_server',
         server,
         lineCount,
