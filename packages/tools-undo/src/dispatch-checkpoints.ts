@@ -142,6 +142,7 @@ export class DispatchCheckpoints {
   #temporaryStorage: string | undefined;
   #open: OpenState | undefined;
   #closed = false;
+  readonly #sessionStartedAt = new Date().toISOString();
   #stopObserving: (() => void) | undefined;
 
   constructor(workspace: Workspace, options: DispatchCheckpointsOptions = {}) {
@@ -408,6 +409,7 @@ export class DispatchCheckpoints {
         log,
         open: this.openDispatch,
         openTree: this.#open?.baseTree,
+        sessionStartedAt: this.#sessionStartedAt,
       });
       const current = await shadow.snapshot(signal);
       return compare(baseline, current, shadow);
@@ -683,6 +685,8 @@ export interface BaselineContext {
   log: DispatchLog;
   open: OpenDispatch | undefined;
   openTree: string | undefined;
+  /** When this session's checkpoints were created (ISO time). */
+  sessionStartedAt: string;
 }
 
 /**

@@ -24,7 +24,7 @@ export interface CheckpointRecord {
 }
 
 /** One line of the log file: a new newest checkpoint, or a completed entry. */
-type LogLine = { head: string } | { record: CheckpointRecord };
+type LogLine = { head: string; at?: string } | { record: CheckpointRecord };
 
 /** File name of the log in the undo storage folder. */
 export const DISPATCH_LOG_FILE = 'dispatches.jsonl';
@@ -40,6 +40,8 @@ export const LEGACY_DISPATCH_LOG_FILE = 'dispatches.json';
  */
 export class DispatchLog {
   head: string | undefined;
+  /** When the head checkpoint was recorded (ISO time; undefined in logs of the earlier format). */
+  headRecordedAt: string | undefined;
   readonly records: CheckpointRecord[] = [];
 
   private constructor(private readonly file: string) {}
@@ -106,7 +108,7 @@ export class DispatchLog {
 
   /** Records a new newest checkpoint that is not an entry (the workspace between dispatches). */
   async setHead(commit: string): Promise<void> {
-    await this.#write({ head: commit });
+    await this.#write({ head: commit, at: new Date().toISOString() });
   }
 
   /**
@@ -120,6 +122,7 @@ export class DispatchLog {
   /** Starts the file afresh (the history it named is gone). */
   async reset(): Promise<void> {
     this.head = undefined;
+    this.headRecordedAt = undefined;
     this.records.length = 0;
     await writeFileDurably(this.file, '');
   }
@@ -133,12 +136,14 @@ export class DispatchLog {
   #apply(line: LogLine): void {
     if ('head' in line) {
       this.head = line.head;
+      this.headRecordedAt = line.at;
       return;
     }
     const record = { ...line.record };
     delete record.reversedBy;
     this.records.push(record);
     this.head = record.commit;
+    this.headRecordedAt = record.endedAt;
     for (const id of record.reverses ?? []) {
       const target = this.find(id);
       if (target === undefined) continue;

@@ -131,11 +131,18 @@ async function resolveBaseline(context: BaselineContext, since: string, root: st
       return { tree: context.openTree, description: `the start of the open dispatch ${context.open.id}` };
     }
     const last = log.records.at(-1);
-    const description =
-      last === undefined
-        ? 'the baseline taken when checkpoints began'
+    const recordedAt = log.headRecordedAt;
+    // Say plainly when the checkpoint predates this session (W has no dispatches, so 'last' is
+    // then what an earlier session, or the first baseline, recorded).
+    const when =
+      recordedAt !== undefined && recordedAt >= context.sessionStartedAt
+        ? `, recorded at ${recordedAt} in this session`
+        : `, recorded ${recordedAt === undefined ? '' : `at ${recordedAt} `}before this session began; this session has recorded no checkpoint yet`;
+    const what =
+      last === undefined || last.commit !== log.head
+        ? 'the last checkpoint of the workspace (recorded between dispatches or when checkpoints began)'
         : `the last checkpoint (end of ${last.id}${last.label === undefined ? '' : `: ${last.label}`})`;
-    return { tree: await shadow.treeOf(log.head!), description };
+    return { tree: await shadow.treeOf(log.head!), description: `${what}${when}` };
   }
   const record = log.find(since);
   if (record !== undefined) {

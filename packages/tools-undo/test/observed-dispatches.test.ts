@@ -231,3 +231,36 @@ async function applyDirect(directory: string, file: number, content: number | nu
   }
   await write(directory, FILES[file]!, contentOf(file, content));
 }
+
+describe("workspace_diff since 'last' says which checkpoint it compares with (issue 14)", () => {
+  beforeEach(async () => {
+    root = await makeTemporaryDirectory('undo-last-');
+  });
+  afterEach(async () => {
+    await family?.close();
+    await removeDirectory(root);
+  });
+
+  it('names a checkpoint of an earlier session as such, and one of this session as such', async () => {
+    await write(root, 'a.txt', 'a0\n');
+    await open(root);
+    await family.checkpoints.beginDispatch('earlier', { observedWrites: true });
+    await toolWrite('a.txt', 'a1\n');
+    await family.checkpoints.endDispatch();
+    await family.close();
+
+    await open(root);
+    await write(root, 'a.txt', 'a2\n');
+    const runtime = new ToolRuntime({ workspace, tools: family.tools });
+    const before = (await runtime.call('workspace_diff', {})).content[0] as { text: string };
+    expect(before.text).toContain('end of dispatch-1: earlier');
+    expect(before.text).toContain('before this session began; this session has recorded no checkpoint yet');
+    expect(before.text).toContain('+a2');
+    await family.checkpoints.beginDispatch('now', { observedWrites: true });
+    await toolWrite('a.txt', 'a3\n');
+    await family.checkpoints.endDispatch();
+    const after = (await runtime.call('workspace_diff', {})).content[0] as { text: string };
+    expect(after.text).toContain('end of dispatch-2: now');
+    expect(after.text).toContain('in this session');
+  });
+});
