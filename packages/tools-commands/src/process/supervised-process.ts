@@ -11,7 +11,7 @@ import type { OutputChunk, ProcessResult } from './process-spec.js';
 import { signalGroupMembersExceptSupervisor, signalProcessGroup } from './process-tree.js';
 
 /** Default milliseconds between SIGTERM and SIGKILL. */
-export const DEFAULT_KILL_GRACE_MS = 2_000;
+export const DEFAULT_KILL_GRACE_MS = 500;
 
 // After the process exits its pipes normally close at once; a descendant that escaped the
 // namespace could hold them open, and must not keep the call waiting.

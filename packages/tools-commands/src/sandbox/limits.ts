@@ -77,7 +77,11 @@ export function sandboxPrelude(limits: ResolvedLimits): string {
     const units = Math.max(1, Math.floor(Math.min(value, hard ?? Number.POSITIVE_INFINITY) / rlimit.unit));
     if (key === 'cpuSeconds') {
       // SIGXCPU at the soft limit (a process can clean up or print why), SIGKILL one second later.
-      settings.push(`ulimit -t ${hard === undefined ? units + 1 : Math.min(units + 1, hard)} -S -t ${units}`);
+      // Separate commands: bash applies -S / -H to every limit of one ulimit command.
+      settings.push(
+        `ulimit -t ${hard === undefined ? units + 1 : Math.min(units + 1, hard)}`,
+        `ulimit -S -t ${units}`,
+      );
     } else {
       settings.push(`ulimit ${rlimit.option} ${units}`);
     }

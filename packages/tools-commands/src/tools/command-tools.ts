@@ -37,7 +37,7 @@ export interface CommandToolsOptions {
   defaultTimeoutSeconds?: number;
   /** Largest accepted timeout; larger ones are lowered to it (default 2,400 s). */
   maxTimeoutSeconds?: number;
-  /** Milliseconds between SIGTERM and SIGKILL (default 2,000). */
+  /** Milliseconds between SIGTERM and SIGKILL (default 500). */
   killGraceMs?: number;
   /** Variables given to every command, after the environment is scrubbed. */
   env?: Record<string, string>;
