@@ -8,6 +8,7 @@ import { median } from '../../../bench-support/index.js';
 import { createCodeToolsWithContext } from '../src/family.js';
 import { createCodeTools } from '../src/index.js';
 import { generateProject, largeTypeScriptFile } from './generate.js';
+import { benchLargeTree } from './large-tree.js';
 
 interface Row {
   name: string;
@@ -170,6 +171,8 @@ async function benchDefinitionAndMemory(): Promise<void> {
 
 await benchOutline();
 await benchRepoMap();
+// 13,000 folders and 50,000 files: skip with BENCH_LARGE_TREE=0 on a slow machine.
+if (process.env.BENCH_LARGE_TREE !== '0') rows.push(...(await benchLargeTree()));
 await benchDefinitionAndMemory();
 
 const format = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(2));

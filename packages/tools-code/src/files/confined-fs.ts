@@ -22,6 +22,7 @@ import {
   lstatSync,
   openSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   readSync,
   realpathSync,
@@ -34,6 +35,23 @@ export type { Dirent, FSWatcher, Stats };
 
 /** Largest file read whole for parsing or as a .gitignore. */
 export const MAX_CONFINED_READ_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Folders that may be watched: on Linux half of the inotify watches a user may hold
+ * (fs.inotify.max_user_watches, shared with editors and other watchers), at most 60,000; elsewhere
+ * 10,000, since kqueue-based watchers hold a file descriptor each.
+ */
+export function watchableFolderLimit(): number {
+  if (process.platform !== 'linux') return 10_000;
+  let limit = Number.NaN;
+  try {
+    // A kernel setting, not a workspace file (proc files report size 0, so not readConfinedText).
+    limit = Number(readFileSync('/proc/sys/fs/inotify/max_user_watches', 'utf8').trim());
+  } catch {
+    // Not readable: keep the conservative default.
+  }
+  return Number.isFinite(limit) && limit > 0 ? Math.min(60_000, Math.floor(limit / 2)) : 10_000;
+}
 
 /** lstat that returns undefined for a missing or unreadable path (never follows a symlink). */
 export function lstatOrUndefined(absolute: string): Stats | undefined {

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { throwIfCancelled } from '../errors.js';
 import {
   type IgnoreLayer,
