@@ -118,8 +118,8 @@ export async function planLaunch(spec: ProcessSpec, companion?: Companion): Prom
     throw commandError(
       'SANDBOX_UNAVAILABLE',
       executionContext === 'sandbox'
-        ? `Commands run only inside the sandbox, and it is unavailable: ${status.reason}`
-        : `Host execution still runs without network, which needs bubblewrap, and it is unavailable: ${status.reason}`,
+        ? `Commands run only inside the sandbox, and it is unavailable: ${status.reason} The rule: the process launcher never runs a command unsandboxed; install bubblewrap or point the launcher option bubblewrapPath at it.`
+        : `Host execution still runs without network, which needs bubblewrap, and it is unavailable: ${status.reason} Install bubblewrap or point the launcher option bubblewrapPath at it.`,
       { details: { bubblewrapPath: status.bubblewrapPath, executionContext } },
     );
   }
