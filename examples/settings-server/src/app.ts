@@ -211,7 +211,7 @@ export async function createSettingsServer(options: SettingsServerOptions = {}):
       reply.type(`${type}; charset=utf-8`).send(await readFile(new URL(name, PAGE_DIRECTORY))),
     );
   }
-  const pageHtml = settingsPageHtml();
+  const pageHtml = settingsPageHtml({ extraScripts: ['/chat-panel.js'] });
   app.get('/settings', async (request, reply) => {
     if (!(await sessions.read(request))) return reply.redirect('/login');
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(pageHtml);

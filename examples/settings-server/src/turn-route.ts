@@ -30,7 +30,7 @@ function parseMessages(value: unknown): ChatMessage[] {
       `"messages" must be an array of 1 to ${MAX_MESSAGES} messages.`,
     );
   }
-  return value.map((message, index) => {
+  const messages = value.map((message, index) => {
     const { role, content } = (message ?? {}) as Record<string, unknown>;
     if (typeof role !== 'string' || !ROLES.has(role) || typeof content !== 'string') {
       throw new HttpProblem(
@@ -41,6 +41,14 @@ function parseMessages(value: unknown): ChatMessage[] {
     }
     return { role: role as ChatMessage['role'], content };
   });
+  if (!messages.some((message) => message.role !== 'system')) {
+    throw new HttpProblem(
+      400,
+      'INVALID_TURN',
+      '"messages" must hold at least one user or assistant message.',
+    );
+  }
+  return messages;
 }
 
 function writeEvent(reply: FastifyReply, { event, data }: TurnEvent): void {
@@ -186,7 +194,13 @@ export function registerTurnRoute(app: FastifyInstance, options: TurnRouteOption
         const outcome = await runCodingTurn({
           model,
           catalog,
-          messages: messages as ModelMessage[],
+          // The signed-in person's own instructions: the `system` option, not system messages
+          // inside the conversation (which the AI SDK warns about).
+          system: messages
+            .filter((message) => message.role === 'system')
+            .map((message) => message.content)
+            .join('\n\n'),
+          messages: messages.filter((message) => message.role !== 'system') as ModelMessage[],
           limits: turn.settings,
           timeoutMinutes: turn.settings.executionTimeoutMinutes,
           ...(options.turnTimeoutMs === undefined ? {} : { timeoutMs: options.turnTimeoutMs }),

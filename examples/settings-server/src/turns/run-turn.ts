@@ -15,6 +15,9 @@ export interface CodingTurnOptions {
   readonly model: TurnModel;
   /** The account's catalogue on its workspace; the turn is one dispatch of it. */
   readonly catalog: ToolCatalog;
+  /** Instructions (the client's system messages), passed as the AI SDK's `system` option. */
+  readonly system?: string;
+  /** The conversation without system messages. */
   readonly messages: ModelMessage[];
   readonly limits: CompactionLimits;
   /** `executionTimeoutMinutes` of the settings: bounds the whole turn, tools and model alike. */
@@ -77,6 +80,7 @@ export async function runCodingTurn(options: CodingTurnOptions): Promise<CodingT
         temperature: model.temperature,
         maxOutputTokens: model.maxOutputTokens,
         tools,
+        ...(options.system ? { system: options.system } : {}),
         messages: options.messages,
         stopWhen: stepCountIs(options.maxSteps ?? MAX_TURN_STEPS),
         abortSignal: controller.signal,
