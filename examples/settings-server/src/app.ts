@@ -153,7 +153,11 @@ export async function createSettingsServer(options: SettingsServerOptions = {}):
   const broker = createSecretBroker({ backend, referenceKey: keys.referenceKey });
   const cleanup = await cleanUpAfterCrash({ dataDirectory, accountIds: users.accountIds(), store, broker });
 
-  const app = Fastify({ logger: options.logger ?? true, bodyLimit: 1024 * 1024 });
+  const app = Fastify({
+    logger: options.logger ?? true,
+    bodyLimit: 1024 * 1024,
+    trustProxy: options.trustProxy ?? false,
+  });
   if (cleanup.temporaryFiles + cleanup.orphanedCredentials > 0) {
     app.log.warn(cleanup, 'removed what an interrupted run left behind');
   }

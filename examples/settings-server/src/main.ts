@@ -17,6 +17,7 @@ const { values } = parseArgs({
     postgres: { type: 'string', default: process.env.DATABASE_URL },
     keychain: { type: 'boolean', default: process.env.ASSISTANT_KIT_KEYCHAIN === '1' },
     'allowed-host': { type: 'string', multiple: true },
+    'trust-proxy': { type: 'boolean', default: process.env.TRUST_PROXY === '1' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -30,6 +31,8 @@ if (values.help) {
   --keychain          keep credentials in the OS keychain (env ASSISTANT_KIT_KEYCHAIN=1)
   --allowed-host <h>  a host name the server answers for (repeatable; default localhost,
                       127.0.0.1 and [::1]; env ALLOWED_HOSTS, comma-separated). Others get 421.
+  --trust-proxy       behind a reverse proxy: take the client address from X-Forwarded-For
+                      (env TRUST_PROXY=1), so sign-in limits count clients, not the proxy
 Example: pnpm start -- --port 0 --data /tmp/assistant-kit-data`);
   process.exit(0);
 }
@@ -39,6 +42,7 @@ const server = await createSettingsServer({
   ...(values.postgres ? { postgresUrl: values.postgres } : {}),
   keychain: values.keychain,
   ...allowedHosts(),
+  trustProxy: values['trust-proxy'],
   logger: { level: process.env.LOG_LEVEL ?? 'info' },
 });
 function allowedHosts(): { allowedHosts?: string[] } {

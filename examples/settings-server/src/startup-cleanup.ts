@@ -10,7 +10,7 @@ export interface CleanupReport {
 }
 
 /** Folders of the data directory where atomic writes put their temporary files. */
-const WRITE_DIRECTORIES = ['', 'accounts', 'secrets', 'security/counters'];
+const WRITE_DIRECTORIES = ['', 'accounts', 'secrets', 'security/counters', 'security/revoked-sessions'];
 
 /**
  * Removes what a killed process (SIGKILL, power loss) leaves behind: temporary files of atomic

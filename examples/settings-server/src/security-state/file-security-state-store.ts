@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KeyedLock, writeFileAtomic } from '@assistant-kit/secret-broker';
 import type { CounterState, SecurityStateStore } from './security-state-store.js';
@@ -50,14 +50,22 @@ export class FileSecurityStateStore implements SecurityStateStore {
   }
 
   async revokeSession(sessionId: string, untilEpochSeconds: number): Promise<void> {
-    await writeFile(join(this.#revoked, fileName(sessionId)), JSON.stringify({ until: untilEpochSeconds }), {
-      mode: 0o600,
-    });
+    // Durable before sign-out answers: a crash right after must not bring the session back.
+    await writeFileAtomic(
+      join(this.#revoked, fileName(sessionId)),
+      JSON.stringify({ until: untilEpochSeconds }),
+    );
   }
 
   async isSessionRevoked(sessionId: string): Promise<boolean> {
-    const entry = await readJson<{ until: number }>(join(this.#revoked, fileName(sessionId)));
-    return entry !== undefined;
+    // The file's existence is the revocation; its content only says when it may be swept.
+    try {
+      await access(join(this.#revoked, fileName(sessionId)));
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
   }
 
   increment(key: string, windowMs: number): Promise<CounterState> {
@@ -87,8 +95,9 @@ export class FileSecurityStateStore implements SecurityStateStore {
     let dropped = 0;
     const now = Date.now();
     for (const name of await readdir(this.#revoked)) {
+      if (!name.endsWith('.json')) continue;
       const entry = await readJson<{ until: number }>(join(this.#revoked, name));
-      if (!entry || entry.until * 1000 <= now) {
+      if (entry && entry.until * 1000 <= now) {
         await rm(join(this.#revoked, name), { force: true });
         dropped += 1;
       }
