@@ -78,6 +78,25 @@ async function createModel(
 }
 
 /**
+ * The settings' `maxOutputTokens` caps the whole answer, thinking included, and the resolver keeps
+ * Anthropic's budget below it. @ai-sdk/anthropic instead sends `max_tokens = maxOutputTokens +
+ * budgetTokens`, so the budget is taken off here and the request carries the settings' cap.
+ */
+function outputCapFor(
+  connection: ResolvedConnection,
+  route: ProviderRoute,
+  providerOptions: ProviderOptions,
+): number | undefined {
+  const cap = connection.maxOutputTokens;
+  if (cap === undefined || route.package !== 'anthropic') return cap;
+  const thinking = (
+    providerOptions[route.optionsKey] as { thinking?: { type?: string; budgetTokens?: unknown } }
+  )?.thinking;
+  const budget = thinking?.type === 'enabled' ? thinking.budgetTokens : undefined;
+  return typeof budget === 'number' && budget < cap ? cap - budget : cap;
+}
+
+/**
  * Builds what `streamText` / `generateText` take from a resolved connection
  * (`resolveTurn(...).connections.main`): the provider's language model on the connection's base
  * URL with its key, the thinking fields as `providerOptions`, and temperature / maxOutputTokens.
@@ -114,11 +133,12 @@ export async function createTurnModel(
   await loadPeer('ai');
   const model = await createModel(connection, route, options);
   const { providerOptions, dropped } = providerOptionsFor(connection, route);
+  const maxOutputTokens = outputCapFor(connection, route, providerOptions);
   return {
     model,
     providerOptions,
     ...(connection.temperature === undefined ? {} : { temperature: connection.temperature }),
-    ...(connection.maxOutputTokens === undefined ? {} : { maxOutputTokens: connection.maxOutputTokens }),
+    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
     route,
     droppedFields: dropped,
   };

@@ -100,8 +100,9 @@ const CASES: {
     path: /^\/v1\/messages$/,
     keyHeader: 'x-api-key',
     keyValue: KEY,
-    thinking: (body) => body.thinking,
-    expectedThinking: { type: 'enabled', budget_tokens: 8192 },
+    // max_tokens stays the settings' cap (thinking included), not cap + budget.
+    thinking: (body) => ({ thinking: body.thinking, max_tokens: body.max_tokens }),
+    expectedThinking: { thinking: { type: 'enabled', budget_tokens: 8192 }, max_tokens: 20000 },
     settings: { reasoningControl: 'budget', reasoningEffort: 'medium', maxOutputTokens: 20000 },
   },
   {
