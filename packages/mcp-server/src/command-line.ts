@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
   type Configuration,
@@ -19,6 +20,18 @@ export interface ServerCommandLine {
   permittedUrls: string[];
   /** Each call that may change the workspace is its own undo dispatch (default: only in U). */
   dispatchPerCall: boolean;
+  /** Language servers for the code tools beyond the built-in ones (same id replaces one). */
+  languageServers: CommandLineLanguageServer[];
+}
+
+/** A language server named on the command line, in the code family's registration shape. */
+export interface CommandLineLanguageServer {
+  id: string;
+  languageIds: string[];
+  fileExtensions?: string[];
+  command: () => { command: string; args: string[]; env?: Record<string, string> };
+  initializationOptions?: unknown;
+  settings?: Record<string, unknown>;
 }
 
 export const USAGE = `Usage: assistant-kit-mcp --configuration W|U|R --workspace DIR [options]
@@ -36,6 +49,12 @@ Options:
   --permit-url URL             a URL prefix the browser may open besides loopback (repeatable)
   --dispatch-per-call          make each changing call its own undo dispatch (default in U only)
   --no-dispatch-per-call       do not (U then relies on no dispatches: undo has nothing to reverse)
+  --language-server SPEC       add a language server to the code tools (repeatable), e.g.
+                               "id=gopls,languages=go,extensions=.go,command=gopls,args=serve"
+                               (languages, extensions and args are space-separated lists)
+  --language-servers FILE      add the language servers of a JSON file: [{ "id", "languageIds",
+                               "fileExtensions"?, "command", "args"?, "env"?, "initializationOptions"?,
+                               "settings"? }]
   --help                       print this text
 `;
 
@@ -66,6 +85,8 @@ export function parseCommandLine(argv: readonly string[]): ServerCommandLine | '
         'permit-url': { type: 'string', multiple: true },
         'dispatch-per-call': { type: 'boolean' },
         'no-dispatch-per-call': { type: 'boolean' },
+        'language-server': { type: 'string', multiple: true },
+        'language-servers': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -120,9 +141,118 @@ export function parseCommandLine(argv: readonly string[]): ServerCommandLine | '
       values['no-dispatch-per-call'] === true
         ? false
         : values['dispatch-per-call'] === true || configuration === 'U',
+    languageServers: [
+      ...((values['language-server'] as string[] | undefined) ?? []).map(parseLanguageServerSpec),
+      ...(typeof values['language-servers'] === 'string'
+        ? readLanguageServersFile(values['language-servers'])
+        : []),
+    ],
   };
   if (hostExecution !== undefined) commandLine.hostExecution = hostExecution as 'allow' | 'ask' | 'deny';
   if (executionTimeoutMinutes !== undefined) commandLine.executionTimeoutMinutes = executionTimeoutMinutes;
   if (typeof values.chromium === 'string') commandLine.chromiumPath = values.chromium;
   return commandLine;
+}
+
+const words = (value: string | undefined): string[] =>
+  (value ?? '').split(/\s+/).filter((word) => word !== '');
+
+function languageServer(entry: {
+  id: unknown;
+  languageIds: unknown;
+  fileExtensions?: unknown;
+  command: unknown;
+  args?: unknown;
+  env?: unknown;
+  initializationOptions?: unknown;
+  settings?: unknown;
+  source: string;
+}): CommandLineLanguageServer {
+  const isStrings = (value: unknown): value is string[] =>
+    Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '');
+  if (typeof entry.id !== 'string' || !/^[\w.-]+$/.test(entry.id))
+    throw new CommandLineError(`${entry.source}: id must be a name of letters, digits, ".", "_" or "-".`);
+  if (!isStrings(entry.languageIds) || entry.languageIds.length === 0)
+    throw new CommandLineError(`${entry.source}: give at least one language id (for example python or go).`);
+  if (
+    entry.fileExtensions !== undefined &&
+    (!isStrings(entry.fileExtensions) || entry.fileExtensions.some((extension) => !extension.startsWith('.')))
+  )
+    throw new CommandLineError(`${entry.source}: file extensions start with a dot (.go).`);
+  if (typeof entry.command !== 'string' || entry.command === '')
+    throw new CommandLineError(`${entry.source}: command (the server program) is required.`);
+  if (
+    entry.args !== undefined &&
+    !(Array.isArray(entry.args) && entry.args.every((item) => typeof item === 'string'))
+  )
+    throw new CommandLineError(`${entry.source}: args must be a list of strings.`);
+  const env = entry.env;
+  if (
+    env !== undefined &&
+    (env === null || typeof env !== 'object' || Object.values(env).some((value) => typeof value !== 'string'))
+  )
+    throw new CommandLineError(`${entry.source}: env must map names to strings.`);
+  const settings = entry.settings;
+  if (
+    settings !== undefined &&
+    (settings === null || typeof settings !== 'object' || Array.isArray(settings))
+  )
+    throw new CommandLineError(`${entry.source}: settings must be an object.`);
+  const command = {
+    command: entry.command,
+    args: (entry.args as string[] | undefined) ?? [],
+    ...(env === undefined ? {} : { env: env as Record<string, string> }),
+  };
+  return {
+    id: entry.id,
+    languageIds: entry.languageIds,
+    ...(entry.fileExtensions === undefined ? {} : { fileExtensions: entry.fileExtensions as string[] }),
+    command: () => command,
+    ...(entry.initializationOptions === undefined
+      ? {}
+      : { initializationOptions: entry.initializationOptions }),
+    ...(settings === undefined ? {} : { settings: settings as Record<string, unknown> }),
+  };
+}
+
+/** Parses --language-server "id=gopls,languages=go,extensions=.go,command=gopls,args=serve". */
+export function parseLanguageServerSpec(spec: string): CommandLineLanguageServer {
+  const fields = new Map<string, string>();
+  for (const part of spec.split(',')) {
+    const separator = part.indexOf('=');
+    const key = separator === -1 ? part.trim() : part.slice(0, separator).trim();
+    if (!['id', 'languages', 'extensions', 'command', 'args'].includes(key))
+      throw new CommandLineError(
+        `--language-server: unknown field "${key}" (use id, languages, extensions, command and args).`,
+      );
+    fields.set(key, separator === -1 ? '' : part.slice(separator + 1).trim());
+  }
+  return languageServer({
+    id: fields.get('id'),
+    languageIds: words(fields.get('languages')),
+    ...(fields.has('extensions') ? { fileExtensions: words(fields.get('extensions')) } : {}),
+    command: fields.get('command'),
+    args: words(fields.get('args')),
+    source: '--language-server',
+  });
+}
+
+function readLanguageServersFile(file: string): CommandLineLanguageServer[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new CommandLineError(`--language-servers ${file}: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(parsed))
+    throw new CommandLineError(`--language-servers ${file}: the file must hold a JSON array of servers.`);
+  return parsed.map((entry: Record<string, unknown>, index) =>
+    languageServer({
+      ...entry,
+      id: entry.id,
+      languageIds: entry.languageIds,
+      command: entry.command,
+      source: `--language-servers ${file} [${index}]`,
+    }),
+  );
 }

@@ -40,6 +40,7 @@ describe('parseCommandLine', () => {
       chromiumPath: '/opt/chromium',
       permittedUrls: ['https://docs.example.com', 'https://api.example.com/v1'],
       dispatchPerCall: false,
+      languageServers: [],
     });
     expect(parseCommandLine(['--configuration', 'R', '--workspace', '.'])).toMatchObject({
       permissionMode: 'auto',

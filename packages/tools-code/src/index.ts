@@ -13,6 +13,7 @@ export {
   defaultLanguageServers,
   type LanguageServerCommand,
   type LanguageServerRegistration,
+  REGISTER_LANGUAGE_SERVER_HINT,
 } from './lsp/registrations.js';
 export { parseTestCounts, type TestCounts } from './project/test-output.js';
 export {

@@ -4,6 +4,7 @@ import { codeError } from '../errors.js';
 import { globMatcher } from '../files/glob.js';
 import { languageOfPath } from '../languages.js';
 import { symbolKindName } from '../lsp/conversions.js';
+import { REGISTER_LANGUAGE_SERVER_HINT } from '../lsp/registrations.js';
 import { LineIndex, type ZeroBasedPosition } from '../positions.js';
 import { analyzeText, hasSyntaxSupport } from '../syntax/analyze-file.js';
 import type { CodeSymbol, SymbolKindName } from '../syntax/symbols.js';
@@ -189,7 +190,7 @@ export async function documentSymbols(
   if (symbols === undefined) {
     throw codeError(
       'LANGUAGE_NOT_SUPPORTED',
-      `No language server or grammar covers "${path.relative}"${note === undefined ? '' : ` (${note})`}. Register a language server for it with createCodeTools({ languageServers }).`,
+      `No language server or grammar covers "${path.relative}"${note === undefined ? '' : ` (${note})`}. ${REGISTER_LANGUAGE_SERVER_HINT}`,
       { details: { path: path.relative } },
     );
   }

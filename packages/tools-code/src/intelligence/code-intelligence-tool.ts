@@ -19,6 +19,7 @@ import { openMentioningFiles, type UnanalysedFile, unanalysedNote } from '../eng
 import { findDeclarations, readText, resolvePosition } from '../engine/symbol-queries.js';
 import { boundedCount, codeError } from '../errors.js';
 import { hoverText } from '../lsp/conversions.js';
+import { REGISTER_LANGUAGE_SERVER_HINT } from '../lsp/registrations.js';
 import { TYPESCRIPT_APPLY_REFACTORING, typescriptRefactorEdit } from '../lsp/typescript-server.js';
 import { LineIndex, type ZeroBasedPosition } from '../positions.js';
 import {
@@ -64,7 +65,7 @@ function requireServer(context: CodeContext, relative: string, operation: string
   if (server === undefined) {
     throw codeError(
       'NO_LANGUAGE_SERVER',
-      `${operation} needs a language server and none covers "${relative}". Register one with createCodeTools({ languageServers }).`,
+      `${operation} needs a language server and none covers "${relative}". ${REGISTER_LANGUAGE_SERVER_HINT}`,
       { details: { path: relative, operation } },
     );
   }

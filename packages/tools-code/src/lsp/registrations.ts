@@ -48,6 +48,13 @@ export interface LanguageServerRegistration {
   publishesDiagnostics?: boolean;
 }
 
+/**
+ * How a user registers a language server, named in errors: the MCP bin's flags for MCP users,
+ * the factory option for library users.
+ */
+export const REGISTER_LANGUAGE_SERVER_HINT =
+  'Register one: start assistant-kit-mcp with --language-server "id=NAME,languages=LANGUAGE_ID,extensions=.EXT,command=PROGRAM,args=ARG ARG" (or --language-servers FILE.json), or pass createCodeTools({ languageServers }) in the library.';
+
 function resolveInstalled(specifier: string, packageName: string): string {
   try {
     return requireFromHere.resolve(specifier);

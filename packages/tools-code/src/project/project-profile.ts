@@ -358,7 +358,16 @@ export async function detectProjectProfile(
     );
     const importsPytest = sample.some((text) => /^\s*(import pytest|from pytest\b)/m.test(text));
     const importsUnittest = sample.some((text) => /^\s*(import unittest|from unittest\b)/m.test(text));
-    const [folder, configured] = [...pythonFolders].sort((a, b) => b[1].length - a[1].length)[0]!;
+    // pytest's rootdir: the shallowest folder whose configuration names it (a conftest.py deeper
+    // down is loaded from there, it does not move the rootdir).
+    const configuredFolders = [...pythonFolders].filter(([, evidence]) => evidence !== '');
+    const byDepth = (a: [string, string], b: [string, string]) =>
+      (a[0] === '.' ? 0 : a[0].split('/').length) - (b[0] === '.' ? 0 : b[0].split('/').length);
+    const rootConfigured = configuredFolders
+      .filter(([, evidence]) => !/conftest\.py configures/.test(evidence))
+      .sort(byDepth)[0];
+    const [folder, configured] =
+      rootConfigured ?? configuredFolders.sort(byDepth)[0] ?? [...pythonFolders].sort(byDepth)[0]!;
     const evidence =
       configured !== '' ? configured : importsPytest ? 'Python tests import pytest' : undefined;
     const source =

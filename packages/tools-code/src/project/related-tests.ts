@@ -37,9 +37,6 @@ export interface RelatedTestsResult {
 /** Import hops followed from a test: direct imports, then through index or re-exporting files. */
 const MAX_IMPORT_DEPTH = 3;
 
-/** Files that gather and re-export a package's modules. */
-const INDEX_FILE = /(^|\/)(index\.[cm]?[jt]sx?|__init__\.py|mod\.rs|lib\.rs)$/;
-
 export function frameworkFor(testPath: string, profile: ProjectProfile): CheckCommand | undefined {
   const candidates = profile.commands.filter(
     (command) =>
@@ -111,6 +108,15 @@ export async function findRelatedTests(
     }
     return targets;
   };
+  /**
+   * A file that only gathers and re-exports other modules (`export { x } from './x.js'`, an
+   * `__init__.py` with imports and `__all__`): it declares nothing of its own. An index that also
+   * has code (ky's `index.ts` builds the default instance from `Ky`) is an ordinary module.
+   */
+  const isReExportHub = (file: string): boolean =>
+    (snapshot.analyses.get(file)?.symbols ?? []).every(
+      (symbol) => symbol.container !== undefined || /^__\w+__$/.test(symbol.name),
+    );
   // What each test reaches through its imports, and through which file (breadth first).
   const reachedBy = new Map<string, Map<string, { depth: number; via?: string; throughIndex: boolean }>>();
   const reachOf = (test: string) => {
@@ -131,7 +137,7 @@ export async function findRelatedTests(
               : {
                   depth,
                   via: from?.via ?? file,
-                  throughIndex: (from?.throughIndex ?? false) || INDEX_FILE.test(file),
+                  throughIndex: (from?.throughIndex ?? false) || isReExportHub(file),
                 },
           );
           // Only source files lead further: a test's helpers are followed, other tests are not.

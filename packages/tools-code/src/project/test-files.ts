@@ -28,6 +28,9 @@ export function isTestFile(relative: string): boolean {
   if (!TEST_SOURCE_EXTENSIONS.test(relative)) return false;
   if (/(^|\/)(fixtures?|__fixtures__|__snapshots__|testdata)\//.test(relative)) return false;
   if (EXPLICIT_TEST_NAME.test(relative)) return true;
+  // pytest and unittest collect test_*.py and *_test.py only; other modules in tests/ (typing
+  // checks, helpers) are not tests. Go likewise runs only *_test.go.
+  if (/\.(py|go)$/.test(relative)) return false;
   if (TEST_SUPPORT.test(relative)) return false;
   return TEST_PATTERNS.some((pattern) => pattern.test(relative));
 }
