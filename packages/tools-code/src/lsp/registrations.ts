@@ -102,6 +102,11 @@ export function defaultLanguageServers(): LanguageServerRegistration[] {
         hostInfo: 'assistant-kit',
         // Typing acquisition would try to download @types packages: there is no network.
         disableAutomaticTypingAcquisition: true,
+        // No global plugins and so no plugin probe locations: tsserver then resolves the plugins
+        // a tsconfig names (compilerOptions.plugins) only next to its own installation, never in
+        // the workspace (typescript-language-server never passes --allowLocalPluginLoads), so a
+        // workspace cannot run code in the server by shipping a plugin in its node_modules.
+        plugins: [],
         // One semantic tsserver: a separate syntax server would answer navigation requests
         // approximately (an import instead of the declaration) while the project loads.
         tsserver: {
