@@ -282,7 +282,7 @@ export function settingsPageHtml(options: SettingsPageOptions = {}): string {
 <a class="skip-link" href="#settingsForm">Skip to settings</a>
 <header class="topbar">
   <div class="brand"><span class="logo" aria-hidden="true">◆</span> assistant-kit</div>
-  <div class="account">Signed in as <strong id="accountName"></strong>
+  <div class="account"><span class="who-label">Signed in as</span> <strong id="accountName"></strong>
     <button type="button" class="button quiet" id="signOutButton">Sign out</button></div>
 </header>
 <div class="layout">
