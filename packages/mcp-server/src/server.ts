@@ -2,11 +2,14 @@ import { createRequire } from 'node:module';
 import { type ToolCatalog, toMcpTools } from '@assistant-kit/tool-catalog';
 import { SequentialQueue, type ToolProgress, type ToolResult } from '@assistant-kit/tool-core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
+  CallToolRequestParamsSchema,
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 
 const packageJson = createRequire(import.meta.url)('../package.json') as { name: string; version: string };
 
@@ -24,6 +27,15 @@ export interface CatalogServerOptions {
 
 const DEFAULT_INSTRUCTIONS =
   'Workspace tools: read and search files, edit them atomically (read a file before replacing it), run sandboxed commands and tests, drive a browser on the workspace app, and query code intelligence. Errors come back as results with a stable code.';
+
+/**
+ * tools/call with any `arguments` value: the SDK's own schema rejects `null` or an array as a
+ * protocol error carrying its validator's dump; the catalogue answers them instead with an
+ * INVALID_ARGUMENTS tool result, like every other bad argument.
+ */
+const LenientCallToolRequestSchema = CallToolRequestSchema.extend({
+  params: CallToolRequestParamsSchema.extend({ arguments: z.unknown().optional() }),
+});
 
 function changesWorkspace(catalog: ToolCatalog, name: string): boolean {
   if (name === 'undo_workspace_dispatches') return false;
@@ -56,39 +68,51 @@ export function createCatalogServer(catalog: ToolCatalog, options: CatalogServer
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toMcpTools(catalog.tools) }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name, arguments: args } = request.params;
-    const progressToken = request.params._meta?.progressToken;
-    let lastProgress = Number.NEGATIVE_INFINITY;
-    const onProgress =
-      progressToken === undefined
-        ? undefined
-        : (progress: ToolProgress) => {
-            // MCP requires progress to increase with every notification.
-            if (!(progress.progress > lastProgress)) return;
-            lastProgress = progress.progress;
-            void extra
-              .sendNotification({
-                method: 'notifications/progress',
-                params: {
-                  progressToken,
-                  progress: progress.progress,
-                  ...(progress.total === undefined ? {} : { total: progress.total }),
-                  ...(progress.message === undefined ? {} : { message: progress.message }),
-                },
-              })
-              .catch(() => {});
-          };
-    const run = () =>
-      catalog.call(name, args ?? {}, { signal: extra.signal, onProgress, callId: String(extra.requestId) });
-    let result: ToolResult;
-    if (dispatchPerCall && changesWorkspace(catalog, name)) {
-      result = await dispatchQueue.run(() => catalog.dispatch(name, run));
-    } else {
-      result = await run();
-    }
-    return result as CallToolResult;
-  });
+  // Registered through Protocol's method: Server's own wraps tools/call in the strict SDK schema.
+  // Our results are built by the runtime as CallToolResults, so nothing is lost by skipping its
+  // result check; task-augmented calls are not offered (no tasks capability).
+  Protocol.prototype.setRequestHandler.call(
+    server,
+    LenientCallToolRequestSchema,
+    async (request, extra): Promise<CallToolResult> => {
+      const { name, arguments: args } = request.params;
+      const progressToken = request.params._meta?.progressToken;
+      let lastProgress = Number.NEGATIVE_INFINITY;
+      const onProgress =
+        progressToken === undefined
+          ? undefined
+          : (progress: ToolProgress) => {
+              // MCP requires progress to increase with every notification.
+              if (!(progress.progress > lastProgress)) return;
+              lastProgress = progress.progress;
+              void extra
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: {
+                    progressToken,
+                    progress: progress.progress,
+                    ...(progress.total === undefined ? {} : { total: progress.total }),
+                    ...(progress.message === undefined ? {} : { message: progress.message }),
+                  },
+                })
+                .catch(() => {});
+            };
+      const run = () =>
+        // Only a missing `arguments` means "no arguments"; null or an array is refused by validation.
+        catalog.call(name, args === undefined ? {} : args, {
+          signal: extra.signal,
+          onProgress,
+          callId: String(extra.requestId),
+        });
+      let result: ToolResult;
+      if (dispatchPerCall && changesWorkspace(catalog, name)) {
+        result = await dispatchQueue.run(() => catalog.dispatch(name, run));
+      } else {
+        result = await run();
+      }
+      return result as CallToolResult;
+    },
+  );
 
   return server;
 }

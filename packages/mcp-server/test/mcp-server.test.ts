@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   type CallToolResult,
+  CallToolResultSchema,
   ElicitRequestSchema,
   ListToolsResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -190,5 +191,26 @@ describe('assistant-kit-mcp behaviour', () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).not.toContain('write_file');
     expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
+  });
+});
+
+describe('arguments that are not an object', () => {
+  it('get an INVALID_ARGUMENTS tool result, not a protocol error with a validator dump', async () => {
+    const client = await connect(['--configuration', 'W']);
+    for (const args of [null, ['hello.txt'], 'hello.txt', 7]) {
+      const result = (await client.request(
+        { method: 'tools/call', params: { name: 'read_file', arguments: args as never } },
+        CallToolResultSchema,
+      )) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(codeOf(result)).toBe('INVALID_ARGUMENTS');
+      expect(textOf(result)).toContain('arguments must be a JSON object');
+    }
+    // Missing arguments still mean "no arguments".
+    const missing = (await client.request(
+      { method: 'tools/call', params: { name: 'list_files' } },
+      CallToolResultSchema,
+    )) as CallToolResult;
+    expect(missing.isError).toBeFalsy();
   });
 });

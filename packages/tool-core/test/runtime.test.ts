@@ -116,6 +116,23 @@ describe('ToolRuntime', () => {
     });
   });
 
+  it('keeps INVALID_ARGUMENTS small whatever the arguments hold', async () => {
+    const runtime = new ToolRuntime({ workspace, tools: [echo] });
+    const huge = 'k'.repeat(1_000_000);
+    const manyKeys = Object.fromEntries(Array.from({ length: 5_000 }, (_, index) => [`extra${index}`, 1]));
+    for (const args of [
+      { text: 'a', [huge]: 1 },
+      { text: 'a', ...manyKeys },
+      { text: 1, [huge]: huge },
+    ]) {
+      const result = await runtime.call('echo', args);
+      expect(result.structuredContent?.error).toMatchObject({ code: 'INVALID_ARGUMENTS' });
+      expect(JSON.stringify(result).length).toBeLessThan(10_000);
+    }
+    const quoted = await runtime.call('echo', { text: 'a', [huge]: 1 });
+    expect(JSON.stringify(quoted)).toContain('(1000001 characters)');
+  });
+
   it('answers unknown tools, tool errors and crashes with codes', async () => {
     const runtime = new ToolRuntime({ workspace, tools: [echo, failing] });
     expect((await runtime.call('nope', {})).structuredContent?.error).toMatchObject({

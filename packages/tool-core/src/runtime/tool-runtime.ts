@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { quoteArgument } from '../bounded-quote.js';
 import type { AnyToolDefinition, ToolProgress } from '../definition.js';
 import { ToolError } from '../errors.js';
 import type { GitGuardSnapshot } from '../git-guard/git-directory-scan.js';
@@ -60,6 +61,9 @@ function queueFor(workspace: Workspace): SequentialQueue {
 }
 
 const noProgress = () => {};
+
+/** Problems of an INVALID_ARGUMENTS result listed in full; the rest are counted. */
+const MAX_PROBLEMS_LISTED = 20;
 
 /** Git guard state shared by every runtime on a workspace, like the sequential queue. */
 interface GuardState {
@@ -164,22 +168,30 @@ export class ToolRuntime {
       return errorResult(
         new ToolError(
           'TOOL_NOT_FOUND',
-          `There is no tool named "${name}". Available: ${[...this.#tools.keys()].join(', ')}.`,
+          `There is no tool named "${quoteArgument(name)}". Available: ${[...this.#tools.keys()].join(', ')}.`,
           {
-            details: { name },
+            details: { name: quoteArgument(name) },
           },
         ),
       );
     }
     const argumentsObject = args === undefined ? {} : args;
-    const problems = validatorOf(tool)(argumentsObject);
-    if (problems.length > 0) {
+    const allProblems = validatorOf(tool)(argumentsObject);
+    if (allProblems.length > 0) {
+      // Bounded: a problem's path holds the argument's own key names, which a caller controls, and
+      // a huge object can have thousands of problems; neither may flood the answer.
+      const problems = allProblems.slice(0, MAX_PROBLEMS_LISTED).map((problem) => ({
+        path: quoteArgument(problem.path),
+        message: quoteArgument(problem.message),
+      }));
+      const more =
+        allProblems.length > problems.length ? `\n- … and ${allProblems.length - problems.length} more` : '';
       const list = problems
         .map((problem) => `- ${problem.path || '(arguments)'}: ${problem.message}`)
         .join('\n');
       return errorResult(
-        new ToolError('INVALID_ARGUMENTS', `The arguments of ${name} are invalid:\n${list}`, {
-          details: { problems },
+        new ToolError('INVALID_ARGUMENTS', `The arguments of ${name} are invalid:\n${list}${more}`, {
+          details: { problems, ...(more === '' ? {} : { totalProblems: allProblems.length }) },
         }),
       );
     }

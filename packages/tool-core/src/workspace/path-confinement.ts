@@ -1,5 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { quoteArgument } from '../bounded-quote.js';
 import { ToolError } from '../errors.js';
 
 /** Longest path argument accepted, in bytes; longer ones are refused before touching the disk. */
@@ -39,14 +40,14 @@ export function resolveLexically(root: string, input: string): string {
   if (!isInsideDirectory(root, absolute)) {
     throw new ToolError(
       'PATH_OUTSIDE_WORKSPACE',
-      `The path "${input}" resolves outside the workspace; use a path inside the workspace root.`,
-      { details: { path: input } },
+      `The path "${quoteArgument(input)}" resolves outside the workspace; use a path inside the workspace root.`,
+      { details: { path: quoteArgument(input) } },
     );
   }
   for (const segment of path.relative(root, absolute).split(path.sep)) {
     if (Buffer.byteLength(segment) > 255) {
       throw new ToolError('PATH_INVALID', 'A path segment is longer than 255 bytes.', {
-        details: { path: input },
+        details: { path: quoteArgument(input) },
       });
     }
   }
@@ -94,8 +95,8 @@ export async function resolveRealPath(realRoot: string, absolute: string, input:
       // A dangling or looping symlink: refuse, it can be re-pointed anywhere later.
       throw new ToolError(
         'PATH_OUTSIDE_WORKSPACE',
-        `The path "${input}" goes through a broken or looping symlink.`,
-        { cause: error, details: { path: input } },
+        `The path "${quoteArgument(input)}" goes through a broken or looping symlink.`,
+        { cause: error, details: { path: quoteArgument(input) } },
       );
     }
     throw error;
@@ -108,8 +109,8 @@ function assertRealPathInside(realRoot: string, real: string, input: string): st
   if (!isInsideDirectory(realRoot, real)) {
     throw new ToolError(
       'PATH_OUTSIDE_WORKSPACE',
-      `The path "${input}" goes through a symlink that leads outside the workspace.`,
-      { details: { path: input } },
+      `The path "${quoteArgument(input)}" goes through a symlink that leads outside the workspace.`,
+      { details: { path: quoteArgument(input) } },
     );
   }
   return real;

@@ -1,4 +1,4 @@
-import { ToolError } from '@assistant-kit/tool-core';
+import { quoteArgument, ToolError } from '@assistant-kit/tool-core';
 
 /**
  * Compiles a search pattern for the TypeScript engine. ripgrep's syntax (Rust regex) and
@@ -19,10 +19,14 @@ export function compileSearchRegex(pattern: string, extraFlags = ''): RegExp {
     try {
       return new RegExp(body, flags);
     } catch (error) {
-      throw new ToolError('INVALID_REGEX', `The pattern does not compile: ${(error as Error).message}`, {
-        cause: error,
-        details: { pattern },
-      });
+      throw new ToolError(
+        'INVALID_REGEX',
+        `The pattern does not compile: ${describeRegexError(error as Error, body)}`,
+        {
+          cause: error,
+          details: { pattern: quoteArgument(pattern) },
+        },
+      );
     }
   }
 }
@@ -30,4 +34,9 @@ export function compileSearchRegex(pattern: string, extraFlags = ''): RegExp {
 /** Escapes text so a regular expression matches it literally. */
 export function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** JavaScript's message quotes the whole pattern (`Invalid regular expression: /…/u: …`): bound it. */
+function describeRegexError(error: Error, body: string): string {
+  return quoteArgument(error.message.split(body).join(quoteArgument(body, 80)), 400);
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { HIDDEN_DIRECTORY_NAME, ToolError } from '@assistant-kit/tool-core';
+import { HIDDEN_DIRECTORY_NAME, quoteArgument, ToolError } from '@assistant-kit/tool-core';
 import { IgnoreOracle } from '../walk/ignore-rules.js';
 import { ALWAYS_SKIPPED } from '../walk/workspace-walker.js';
 import {
@@ -197,7 +197,8 @@ function parseRecord(record: Buffer): SearchLine | undefined {
 }
 
 function failure(stderr: string, exitCode: number | null): ToolError {
-  const message = stderr.trim();
+  // ripgrep's message quotes the pattern or glob whole: bound it like every echoed argument.
+  const message = quoteArgument(stderr.trim(), 600);
   if (
     /regex parse error|error parsing regex|regex could not be compiled|literal .* not allowed/i.test(message)
   ) {

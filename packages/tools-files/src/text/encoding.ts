@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { ToolError } from '@assistant-kit/tool-core';
+import { quoteArgument, ToolError } from '@assistant-kit/tool-core';
 import chardet from 'chardet';
 import iconv from 'iconv-lite';
 
@@ -36,8 +36,8 @@ export function canonicalEncodingName(name: string): string {
   if (!iconv.encodingExists(lowered)) {
     throw new ToolError(
       'ENCODING_UNSUPPORTED',
-      `"${name}" is not a known encoding; use a name such as utf-8, windows-1252, iso-8859-15, shift_jis or gb18030.`,
-      { details: { encoding: name } },
+      `"${quoteArgument(name)}" is not a known encoding; use a name such as utf-8, windows-1252, iso-8859-15, shift_jis or gb18030.`,
+      { details: { encoding: quoteArgument(name) } },
     );
   }
   return lowered;

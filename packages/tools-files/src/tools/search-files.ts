@@ -1,4 +1,4 @@
-import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
+import { defineTool, quoteArgument, ToolError, textResult } from '@assistant-kit/tool-core';
 import { formatSearchLines, limitSearchLines } from '../search/limit-results.js';
 import { compileGlobFilter } from '../walk/glob-filter.js';
 import { SearchFilesParameters } from './schemas.js';
@@ -46,8 +46,8 @@ export function createSearchFilesTool(family: FamilyContext) {
         const more = listing.paths.length > maxResults.value || !listing.complete;
         const header =
           shown.length === 0
-            ? `No file matches the glob ${args.glob}.`
-            : `${more ? `First ${shown.length} of ${listing.complete ? listing.paths.length : `more than ${shown.length}`}` : shown.length} file${shown.length === 1 ? '' : 's'} matching ${args.glob}${capNote}:`;
+            ? `No file matches the glob ${quoteArgument(args.glob)}.`
+            : `${more ? `First ${shown.length} of ${listing.complete ? listing.paths.length : `more than ${shown.length}`}` : shown.length} file${shown.length === 1 ? '' : 's'} matching ${quoteArgument(args.glob)}${capNote}:`;
         const footer = more ? ['[more files match; narrow the glob or raise max_results]'] : [];
         const text = capOutput([header, ...shown, ...footer].join('\n'), options.maxOutputCharacters).text;
         return textResult(text, {
@@ -73,7 +73,7 @@ export function createSearchFilesTool(family: FamilyContext) {
       const totalFiles = outcome.complete ? outcome.totalFiles : null;
       let header: string;
       if (limited.matchesShown === 0)
-        header = `No match for /${args.pattern}/${args.glob === undefined ? '' : ` in ${args.glob}`}.`;
+        header = `No match for /${quoteArgument(args.pattern)}/${args.glob === undefined ? '' : ` in ${quoteArgument(args.glob)}`}.`;
       else if (more) {
         header = `First ${limited.matchesShown} matching lines (in ${limited.filesShown} files) of ${totalMatches ?? `more than ${limited.matchesShown}`}${totalFiles === null ? '' : ` in ${totalFiles} files`}${capNote}; narrow the pattern or glob, or raise max_results:`;
       } else {

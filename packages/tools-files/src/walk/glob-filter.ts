@@ -1,4 +1,4 @@
-import { ToolError } from '@assistant-kit/tool-core';
+import { quoteArgument, ToolError } from '@assistant-kit/tool-core';
 import picomatch from 'picomatch';
 
 /**
@@ -24,9 +24,9 @@ export function compileGlobFilter(glob: string): GlobFilter {
   if (body.length === 0 || glob.includes('\0')) {
     throw new ToolError(
       'INVALID_GLOB',
-      `The glob "${glob}" is empty or malformed; use a pattern such as '**/*.ts'.`,
+      `The glob "${quoteArgument(glob)}" is empty or malformed; use a pattern such as '**/*.ts'.`,
       {
-        details: { glob },
+        details: { glob: quoteArgument(glob) },
       },
     );
   }
@@ -35,10 +35,14 @@ export function compileGlobFilter(glob: string): GlobFilter {
   try {
     matcher = picomatch(body, { dot: true, strictBrackets: true });
   } catch (error) {
-    throw new ToolError('INVALID_GLOB', `The glob "${glob}" is malformed: ${(error as Error).message}`, {
-      cause: error,
-      details: { glob },
-    });
+    throw new ToolError(
+      'INVALID_GLOB',
+      `The glob "${quoteArgument(glob)}" is malformed: ${quoteArgument((error as Error).message)}`,
+      {
+        cause: error,
+        details: { glob: quoteArgument(glob) },
+      },
+    );
   }
   const matches = (relativePath: string) => {
     if (anchored) return matcher(relativePath);
