@@ -33,4 +33,11 @@ export {
 } from './schemas.js';
 export { SHOTS_DIRECTORY } from './screenshot.js';
 export { DIAGNOSTIC_LOG_SEGMENTS } from './session/browser-controller.js';
+export {
+  CHROMIUM_PATH_VARIABLE,
+  type ChromiumCandidate,
+  type ChromiumDiscoveryHost,
+  type ChromiumSource,
+  findChromium,
+} from './session/chromium-discovery.js';
 export { chromiumArguments } from './session/chromium-launcher.js';

@@ -4,7 +4,11 @@ import type { Workspace } from '@assistant-kit/tool-core';
 export interface BrowserToolsOptions {
   /** The workspace session the family is bound to. */
   workspace: Workspace;
-  /** Chromium executable (default `/usr/bin/chromium`, Debian's package). */
+  /**
+   * Chromium or Chrome executable. Default: found on first use from ASSISTANT_KIT_CHROMIUM,
+   * CHROME_PATH, Playwright's installed browsers, PATH (chromium, google-chrome...) and the
+   * platform's install locations; BROWSER_UNAVAILABLE lists what was tried.
+   */
   chromiumPath?: string;
   /**
    * URLs the host allows the browser to reach besides the workspace's own loopback servers.
@@ -33,7 +37,7 @@ export interface BrowserToolsOptions {
 /** The options after defaults were applied. */
 export interface ResolvedBrowserToolsOptions {
   workspace: Workspace;
-  chromiumPath: string;
+  chromiumPath: string | undefined;
   permittedUrls: readonly string[];
   evaluateTimeoutCapMs: number;
   snapshotCharacterCap: number;
@@ -72,7 +76,7 @@ export function resolveBrowserToolsOptions(options: BrowserToolsOptions): Resolv
   }
   return {
     workspace: options.workspace,
-    chromiumPath: options.chromiumPath ?? '/usr/bin/chromium',
+    chromiumPath: options.chromiumPath,
     permittedUrls: [...(options.permittedUrls ?? [])],
     evaluateTimeoutCapMs,
     snapshotCharacterCap: Math.max(

@@ -25,6 +25,7 @@ import type { WaitUntil } from '../schemas.js';
 import { StaticServer } from '../server/static-server.js';
 import { type ResolvedTarget, resolveTarget } from '../target-resolution.js';
 import { BrowserSession, type SessionEntrypoint } from './browser-session.js';
+import { findChromium } from './chromium-discovery.js';
 import { launchChromium } from './chromium-launcher.js';
 import { registerExitCleanup } from './exit-cleanup.js';
 import { type NavigationOutcome, navigatePage } from './navigation.js';
@@ -355,11 +356,10 @@ export class BrowserController {
     clearTimeout(this.#idleTimer);
     if (this.#browser === undefined) {
       const guardProxy = this.#createGuardProxy();
-      const launching = guardProxy
-        .start()
-        .then((guardProxyUrl) =>
-          launchChromium(this.options.chromiumPath, guardProxyUrl, this.options.extraChromiumArguments),
-        );
+      const launching = guardProxy.start().then(async (guardProxyUrl) => {
+        const executable = await findChromium(this.options.chromiumPath);
+        return launchChromium(executable.path, guardProxyUrl, this.options.extraChromiumArguments);
+      });
       this.#browser = launching;
       this.#guardProxies.set(launching, guardProxy);
       const retireProxy = () => {

@@ -1,4 +1,3 @@
-import { access, constants } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { browserError, describePlaywrightError } from '../errors.js';
 import { loadPlaywright } from '../playwright-loader.js';
@@ -35,21 +34,15 @@ export function chromiumArguments(guardProxyUrl: string, extra: readonly string[
   ];
 }
 
-/** Launches Chromium (with a fresh temporary profile, which Playwright creates and removes). */
+/**
+ * Launches Chromium (with a fresh temporary profile, which Playwright creates and removes).
+ * `chromiumPath` is the executable findChromium (chromium-discovery.ts) found.
+ */
 export async function launchChromium(
   chromiumPath: string,
   guardProxyUrl: string,
   extra: readonly string[],
 ): Promise<Browser> {
-  try {
-    await access(chromiumPath, constants.X_OK);
-  } catch (error) {
-    throw browserError(
-      'BROWSER_UNAVAILABLE',
-      `No Chromium executable at ${chromiumPath}: install Debian's chromium package (apt-get install chromium) or pass chromiumPath.`,
-      { cause: error },
-    );
-  }
   const { chromium } = await loadPlaywright();
   try {
     return await chromium.launch({
