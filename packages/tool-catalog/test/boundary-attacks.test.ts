@@ -235,3 +235,30 @@ describe.skipIf(!sandbox.available)('run_command in the sandbox cannot leave cod
     expect(textOf(result)).not.toContain('Warning');
   });
 });
+
+describe('positions and sizes below 1 are refused by the schema', () => {
+  it.each([
+    ['code_intelligence', { operation: 'hover', path: 'notes.txt', line: -1, character: 1 }, '/line'],
+    ['code_intelligence', { operation: 'hover', path: 'notes.txt', line: 1, character: -3 }, '/character'],
+    [
+      'code_intelligence',
+      { operation: 'list_actions', path: 'notes.txt', line: 1, character: 1, end_line: 0 },
+      '/end_line',
+    ],
+    [
+      'code_intelligence',
+      { operation: 'list_actions', path: 'notes.txt', line: 1, character: 1, end_character: -1 },
+      '/end_character',
+    ],
+    ['code_intelligence', { operation: 'preview_format', path: 'notes.txt', tab_size: -2 }, '/tab_size'],
+    ['code_find_definition', { symbol: 'x', line: -1 }, '/line'],
+  ])('%s %j', async (tool, args, problemPath) => {
+    const catalog = await createToolCatalog({ configuration: 'W', workspace: root });
+    opened.push(catalog);
+    const result = await catalog.call(tool, args);
+    expect(codeOf(result)).toBe('INVALID_ARGUMENTS');
+    const problems = (result.structuredContent?.error as { details: { problems: { path: string }[] } })
+      .details.problems;
+    expect(problems.map((problem) => problem.path)).toContain(problemPath);
+  });
+});

@@ -103,8 +103,8 @@ const position = {
   path: Optional(
     Type.String({ description: 'Workspace-relative file where the symbol appears (narrows the search).' }),
   ),
-  line: Optional(Type.Integer({ description: '1-based' })),
-  character: Optional(Type.Integer({ description: '1-based' })),
+  line: Optional(Type.Integer({ description: '1-based', minimum: 1 })),
+  character: Optional(Type.Integer({ description: '1-based', minimum: 1 })),
 };
 
 /** Parameters of code_find_definition. */
@@ -163,12 +163,15 @@ function codeIntelligenceParameters<Operations extends readonly string[]>(
     symbol: Optional(
       Type.String({ description: 'Symbol to locate in path when line/character are not given.' }),
     ),
-    line: Optional(Type.Integer({ description: '1-based' })),
-    character: Optional(Type.Integer({ description: '1-based' })),
+    line: Optional(Type.Integer({ description: '1-based', minimum: 1 })),
+    character: Optional(Type.Integer({ description: '1-based', minimum: 1 })),
     end_line: Optional(
-      Type.Integer({ description: '1-based; last line of the range of list_actions or preview_format' }),
+      Type.Integer({
+        description: '1-based; last line of the range of list_actions or preview_format',
+        minimum: 1,
+      }),
     ),
-    end_character: Optional(Type.Integer({ description: '1-based' })),
+    end_character: Optional(Type.Integer({ description: '1-based', minimum: 1 })),
     direction: Optional(
       StringEnum(['incoming', 'outgoing', 'both'] as const, {
         description: 'call_hierarchy direction; default both',
@@ -195,7 +198,10 @@ function codeIntelligenceParameters<Operations extends readonly string[]>(
           : 'apply_*: the edit_token of the matching preview',
       }),
     ),
-    tab_size: Optional(Type.Integer({ description: 'preview_format: spaces per tab (default 2)' })),
+    // Negative positions and tab sizes are refused by the schema (issue 12), not passed to a server.
+    tab_size: Optional(
+      Type.Integer({ description: 'preview_format: spaces per tab (default 2)', minimum: 1 }),
+    ),
     insert_spaces: Optional(
       Type.Boolean({ description: 'preview_format: indent with spaces (default true)' }),
     ),
