@@ -14,6 +14,7 @@ const { values } = parseArgs({
     port: { type: 'string', default: process.env.PORT ?? '3000' },
     host: { type: 'string', default: process.env.HOST ?? '127.0.0.1' },
     data: { type: 'string', default: process.env.ASSISTANT_KIT_DATA ?? './data' },
+    workspaces: { type: 'string', default: process.env.ASSISTANT_KIT_WORKSPACES },
     postgres: { type: 'string', default: process.env.DATABASE_URL },
     keychain: { type: 'boolean', default: process.env.ASSISTANT_KIT_KEYCHAIN === '1' },
     'allowed-host': { type: 'string', multiple: true },
@@ -27,6 +28,8 @@ if (values.help) {
   --port <n>          port (default 3000, env PORT; 0 picks a free one)
   --host <addr>       address (default 127.0.0.1, env HOST)
   --data <dir>        data directory (default ./data, env ASSISTANT_KIT_DATA)
+  --workspaces <dir>  root of the per-account workspaces the chat's turns change
+                      (default <data>/workspaces, env ASSISTANT_KIT_WORKSPACES)
   --postgres <url>    store settings in PostgreSQL (env DATABASE_URL)
   --keychain          keep credentials in the OS keychain (env ASSISTANT_KIT_KEYCHAIN=1)
   --allowed-host <h>  a host name the server answers for (repeatable; default localhost,
@@ -39,6 +42,7 @@ Example: pnpm start -- --port 0 --data /tmp/assistant-kit-data`);
 
 const server = await createSettingsServer({
   dataDirectory: values.data,
+  ...(values.workspaces ? { workspaceDirectory: values.workspaces } : {}),
   ...(values.postgres ? { postgresUrl: values.postgres } : {}),
   keychain: values.keychain,
   ...allowedHosts(),
