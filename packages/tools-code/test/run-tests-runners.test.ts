@@ -132,6 +132,13 @@ describe('a unittest project (py-unittest)', () => {
     expect(data.failures).toEqual([{ name: 'tests.test_table.AlignTest.test_right_aligns_numbers' }]);
   });
 
+  it('relates only collected test modules, through the package or its modules', async () => {
+    const { data } = await callOk(session, 'code_related_tests', { path: 'textkit/wrap.py' });
+    expect(data.tests.map((test: { path: string; reasons: string[] }) => [test.path, test.reasons])).toEqual([
+      ['tests/test_wrap.py', ['imports textkit/wrap.py', 'named like textkit/wrap.py']],
+    ]);
+  });
+
   it('runs the tests of a module imported through its package', async () => {
     const { data } = await callOk(session, 'run_tests', {
       path: 'textkit/formats/table.py',
@@ -200,6 +207,8 @@ describe('pytest in a read-only workspace (py-unittest with pytest configured)',
       `${writable.root}/pyproject.toml`,
       '\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
     );
+    // A conftest.py below the configured folder does not move pytest's rootdir.
+    await appendFile(`${writable.root}/tests/conftest.py`, '# shared fixtures\n');
     session = await openFixtureProject('py-unittest', {
       modules: 'none',
       readOnly: true,

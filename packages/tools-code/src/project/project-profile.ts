@@ -366,8 +366,8 @@ export async function detectProjectProfile(
     const rootConfigured = configuredFolders
       .filter(([, evidence]) => !/conftest\.py configures/.test(evidence))
       .sort(byDepth)[0];
-    const [folder, configured] =
-      rootConfigured ?? configuredFolders.sort(byDepth)[0] ?? [...pythonFolders].sort(byDepth)[0]!;
+    const folder = rootConfigured?.[0] ?? [...pythonFolders].sort(byDepth)[0]![0];
+    const configured = rootConfigured?.[1] ?? configuredFolders[0]?.[1] ?? '';
     const evidence =
       configured !== '' ? configured : importsPytest ? 'Python tests import pytest' : undefined;
     const source =
