@@ -292,3 +292,51 @@ describe('the family lifecycle', () => {
     }
   });
 });
+
+describe('a foreground command past the host-set threshold', () => {
+  it('moves to the background with a handle, and wait_command returns everything it printed', async () => {
+    const { workspace, remove } = await createTemporaryWorkspace();
+    const family = createCommandTools({ workspace, backgroundAfterSeconds: 3 });
+    const runtime = new ToolRuntime({ workspace, tools: family.tools, processes: createProcessLauncher() });
+    try {
+      const progress: { progress: number; message?: string }[] = [];
+      const quick = await runtime.call(
+        'run_command',
+        { command: 'echo quick' },
+        { onProgress: (update) => progress.push(update) },
+      );
+      expect(structured(quick)).toMatchObject({ exit_code: 0, stdout: 'quick\n' });
+      // Progress counts the bytes printed, not the clock.
+      expect(progress[0]).toMatchObject({ progress: 6, message: '6 bytes of output so far' });
+      const missing = await runtime.call('run_command', { argv: ['no-such-command-here'] });
+      expect(errorCodeOf(missing)).toBe('COMMAND_NOT_FOUND');
+
+      const moved = await runtime.call('run_command', {
+        // Ends once the test has seen the handle (the file appears), so nothing here is timed.
+        command: 'echo first; until [ -e go ]; do sleep 0.1; done; echo second',
+      });
+      const { handle, running, moved_to_background } = structured<{
+        handle: string;
+        running: boolean;
+        moved_to_background: boolean;
+      }>(moved);
+      expect({ running, moved_to_background }).toEqual({ running: true, moved_to_background: true });
+      await writeFile(path.join(workspace.root, 'go'), '');
+      let stdout = '';
+      for (;;) {
+        const waited = structured<{ running: boolean; stdout: string; exit_code?: number }>(
+          await runtime.call('wait_command', { handle, timeout_seconds: 30 }),
+        );
+        stdout += waited.stdout;
+        if (!waited.running) {
+          expect(waited.exit_code).toBe(0);
+          break;
+        }
+      }
+      expect(stdout).toBe('first\nsecond\n');
+    } finally {
+      await family.close();
+      await remove();
+    }
+  });
+});

@@ -8,7 +8,10 @@ import { SupervisedProcess } from './supervised-process.js';
  * fails) on stderr with exit code 1 before the command runs; those are start failures, not the
  * command's own exit.
  */
-export function startFailureOf(result: ProcessResult, plan: LaunchPlan): Error | undefined {
+export function startFailureOf(
+  result: ProcessResult,
+  plan: Pick<LaunchPlan, 'commandArgv' | 'executionContext'>,
+): Error | undefined {
   const executable = plan.commandArgv[0];
   const details = { details: { executable, executionContext: plan.executionContext } };
   // The sandbox's prelude ends in `exec "$@"`; bash reports an executable it cannot find or run

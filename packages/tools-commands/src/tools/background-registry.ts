@@ -24,6 +24,16 @@ export class BackgroundRegistry {
     return running;
   }
 
+  /** True when another background command may start now. */
+  hasRoom(): boolean {
+    try {
+      this.assertRoom();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Throws TOO_MANY_BACKGROUND_PROCESSES when another may not start. */
   assertRoom(): void {
     if (this.runningCount >= this.maxRunning) {

@@ -1,12 +1,15 @@
 import {
+  type BackgroundProcess,
   defineTool,
   type ProcessRequest,
+  type ProcessResult,
   type ToolFamily,
   textResult,
   type Workspace,
 } from '@assistant-kit/tool-core';
 import { commandError } from '../errors.js';
 import type { ExecutionContext } from '../process/process-spec.js';
+import { startFailureOf } from '../process/run-process.js';
 import { BackgroundRegistry, DEFAULT_MAX_BACKGROUND_PROCESSES } from './background-registry.js';
 import { outcomeLine, outputSections, structuredResult } from './format.js';
 import {
@@ -41,6 +44,12 @@ export interface CommandToolsOptions {
   killGraceMs?: number;
   /** Variables given to every command, after the environment is scrubbed. */
   env?: Record<string, string>;
+  /**
+   * A foreground run_command still running after this many seconds moves itself to the
+   * background and returns a handle for wait_command (its timeout keeps applying). Default: never.
+   * Only where background is offered (W, U) and a background slot is free.
+   */
+  backgroundAfterSeconds?: number;
 }
 
 /**
@@ -63,6 +72,10 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
     );
   }
   const { workspace } = options;
+  const backgroundAfterSeconds = options.backgroundAfterSeconds;
+  if (backgroundAfterSeconds !== undefined && !(backgroundAfterSeconds > 0)) {
+    throw commandError('INVALID_ARGUMENTS', 'backgroundAfterSeconds must be a positive number of seconds.');
+  }
   const allowBackground = options.allowBackground ?? !workspace.readOnly;
   const outputCap = options.outputCap ?? DEFAULT_TOOL_OUTPUT_CAP_BYTES;
   const defaultTimeoutSeconds = options.defaultTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
@@ -163,23 +176,74 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
       }
 
       // Progress counts the bytes the command has printed (a client sees it is alive and moving),
-      // throttled to once a second.
+      // throttled to once a second; it stops once the command moved to the background.
       let lastProgress = 0;
       let printedBytes = 0;
-      const result = await context.processes.run(workspace, {
-        ...request,
-        signal,
-        onOutput: (chunk) => {
-          printedBytes += Buffer.byteLength(chunk.text);
-          const now = Date.now();
-          if (now - lastProgress < 1000) return;
-          lastProgress = now;
-          context.reportProgress({
-            progress: printedBytes,
-            message: `${printedBytes} bytes of output so far`,
+      let reportsProgress = true;
+      const onOutput = (chunk: { text: string }) => {
+        printedBytes += Buffer.byteLength(chunk.text);
+        const now = Date.now();
+        if (!reportsProgress || now - lastProgress < 1000) return;
+        lastProgress = now;
+        context.reportProgress({ progress: printedBytes, message: `${printedBytes} bytes of output so far` });
+      };
+      let result: ProcessResult;
+      if (allowBackground && backgroundAfterSeconds !== undefined && registry.hasRoom()) {
+        // Started as a background process so that it can stay running when the call returns; the
+        // call's own signal ends it only while the call is still waiting for it.
+        const control = new AbortController();
+        const abortWithCall = () => control.abort();
+        signal.addEventListener('abort', abortWithCall, { once: true });
+        let background: BackgroundProcess;
+        try {
+          background = await context.processes.startBackground(workspace, {
+            ...request,
+            signal: control.signal,
+            onOutput,
           });
-        },
-      });
+        } catch (error) {
+          signal.removeEventListener('abort', abortWithCall);
+          throw error;
+        }
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const threshold = new Promise<'moved'>((resolve) => {
+          timer = setTimeout(() => resolve('moved'), backgroundAfterSeconds * 1000);
+        });
+        const first = await Promise.race([background.exited, threshold]);
+        clearTimeout(timer);
+        signal.removeEventListener('abort', abortWithCall);
+        if (first === 'moved' && registry.hasRoom() && !signal.aborted) {
+          reportsProgress = false;
+          session.signal.addEventListener('abort', () => control.abort(), { once: true });
+          registry.add(background);
+          const provenance = sources.length > 0 ? await recordSources(sources, workspace) : undefined;
+          return textResult(
+            [
+              `Still running after ${backgroundAfterSeconds} s, so it moved to the background (${executionContext}) with handle ${background.id}.`,
+              'Call wait_command with this handle for its output so far and its exit; its timeout still applies.',
+              ...notes,
+            ].join('\n'),
+            {
+              handle: background.id,
+              running: true,
+              moved_to_background: true,
+              execution_context: executionContext,
+              timeout_seconds: timeoutSeconds ?? null,
+              ...(provenance === undefined ? {} : { sources: provenance }),
+            },
+          );
+        }
+        if (first === 'moved') signal.addEventListener('abort', abortWithCall, { once: true });
+        result = await background.exited;
+        signal.removeEventListener('abort', abortWithCall);
+        const startFailure = startFailureOf(result, {
+          commandArgv: args.argv === undefined ? ['bash'] : [...args.argv],
+          executionContext,
+        });
+        if (startFailure !== undefined) throw startFailure;
+      } else {
+        result = await context.processes.run(workspace, { ...request, signal, onOutput });
+      }
       if (result.cancelled && context.signal.aborted) {
         throw commandError('CANCELLED', 'run_command was cancelled; the whole process tree was killed.', {
           details: structuredResult(result),
