@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -195,6 +195,27 @@ describe('POST /api/turns runs a coding turn in the account workspace', () => {
     expect((await readdir(workspace)).filter((name) => !name.startsWith('.')).sort()).toEqual(before);
   });
 
+  it('undo restores a file the turn changed to its content before the turn', async () => {
+    await writeFile(join(workspace, 'notes.txt'), 'original notes\n');
+    const provider = await fake('anthropic', [
+      { toolCalls: [{ id: 'toolu_r', name: 'read_file', args: { path: 'notes.txt' } }] },
+      {
+        toolCalls: [
+          { id: 'toolu_w', name: 'write_file', args: { path: 'notes.txt', content: 'rewritten\n' } },
+        ],
+      },
+      { text: 'Rewrote notes.txt.' },
+    ]);
+    await saveSettings({ mainProvider: 'anthropic', baseUrl: provider.baseUrl, model: 'claude-sonnet-4-5' });
+    const { events } = await turn('Rewrite notes.txt');
+    expect(
+      events.filter((event) => event.event === 'tool-result').map((event) => event.data.isError),
+    ).toEqual([false, false]);
+    expect(await readFile(join(workspace, 'notes.txt'), 'utf8')).toBe('rewritten\n');
+    expect((await client.request('POST', '/api/turns/undo')).status).toBe(200);
+    expect(await readFile(join(workspace, 'notes.txt'), 'utf8')).toBe('original notes\n');
+  });
+
   it('plan mode offers only the plan tools; a write the model tries anyway is refused and nothing is written', async () => {
     const provider = await fake('chat-completions', writeScript('planned.txt'));
     await saveSettings({
@@ -278,4 +299,34 @@ describe('bad input and failing providers', () => {
       });
     }
   }
+});
+
+describe('one turn at a time per account', () => {
+  it('a second turn while one runs is 409 TURN_IN_PROGRESS; a client that goes away ends its turn', async () => {
+    const provider = await fake('chat-completions', [{ hang: true }, { text: 'after' }]);
+    await saveSettings({ mainProvider: 'custom', baseUrl: provider.baseUrl, model: 'gpt-5.1' });
+    const leaving = new AbortController();
+    const first = fetch(`${client.origin}/api/turns`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        cookie: client.cookie,
+        'x-csrf-token': client.csrfToken,
+      },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'wait' }] }),
+      signal: leaving.signal,
+    }).then((response) => response.text());
+    // The bound only stops a hung run; nothing here measures time.
+    await expect.poll(() => provider.requests.length, { timeout: 30_000, interval: 20 }).toBe(1);
+    const second = await turn('me too');
+    expect(second.response.status).toBe(409);
+    expect(second.response.json.error.code).toBe('TURN_IN_PROGRESS');
+
+    leaving.abort();
+    await first.catch(() => undefined);
+    // Once the abandoned turn has wound down, the account can run a turn again.
+    await expect
+      .poll(async () => (await turn('again')).response.status, { timeout: 30_000, interval: 50 })
+      .toBe(200);
+  });
 });
