@@ -98,6 +98,12 @@ describe('protected paths', () => {
     expect((await refusal(workspace.createFile('wt-admin/config.worktree', Buffer.from('x')))).code).toBe(
       'PATH_PROTECTED',
     );
+    // A git directory inside a folder whose name starts with two dots is still found.
+    await mkdir(path.join(root, '..dots', 'objects'), { recursive: true });
+    await writeFile(path.join(root, '..dots', 'HEAD'), 'ref: refs/heads/main\n');
+    expect((await refusal(workspace.createFile('..dots/hooks/pre-commit', Buffer.from('x')))).code).toBe(
+      'PATH_PROTECTED',
+    );
     // Ordinary files beside them stay writable.
     await workspace.createFile('store/README.md', Buffer.from('notes\n'));
   });

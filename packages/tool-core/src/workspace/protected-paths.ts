@@ -2,6 +2,7 @@ import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { quoteArgument } from '../bounded-quote.js';
 import { ToolError } from '../errors.js';
+import { isInsideDirectory } from './path-confinement.js';
 
 /** Name of the app's hidden folder inside a workspace (shots, logs, undo checkpoints). */
 export const HIDDEN_DIRECTORY_NAME = '.assistant-kit';
@@ -113,7 +114,7 @@ export async function writeProtectionOf(
     }
     if (directory === realRoot) return undefined;
     const parent = path.dirname(directory);
-    if (parent === directory || path.relative(realRoot, parent).startsWith('..')) return undefined;
+    if (parent === directory || !isInsideDirectory(realRoot, parent)) return undefined;
     directory = parent;
   }
 }
