@@ -66,11 +66,10 @@ function launchInChild(
 
 describe('sandbox limits', () => {
   let workspace: Workspace;
-  let root: string;
   let remove: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ workspace, root, remove } = await createTemporaryWorkspace());
+    ({ workspace, remove } = await createTemporaryWorkspace());
   });
   afterAll(async () => {
     await remove();
