@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
+import { DefinitionRequest } from 'vscode-languageserver-protocol';
 import { median } from '../../../bench-support/index.js';
 import { createCodeToolsWithContext } from '../src/family.js';
 import { createCodeTools } from '../src/index.js';
 import { generateProject, largeTypeScriptFile } from './generate.js';
+import { benchLanguageServerLatency } from './language-server-latency.js';
 import { benchLargeTree } from './large-tree.js';
 
 interface Row {
@@ -114,7 +116,7 @@ async function benchDefinitionAndMemory(): Promise<void> {
   // tsserver, same open document), so the ratio measures only the tool's own overhead.
   const document = await context.languages.open('src/format.ts');
   const params = { textDocument: { uri: document.uri }, position: { line: 3, character: 26 } };
-  const direct = () => document.server.request('textDocument/definition', params, { timeoutMs: 120_000 });
+  const direct = () => document.server.request(DefinitionRequest.type, params, { timeoutMs: 120_000 });
   for (let warm = 0; warm < 20; warm++) await direct();
 
   // Alternate the order in every round so neither side always runs right after the other.
@@ -174,6 +176,7 @@ await benchRepoMap();
 // 13,000 folders and 50,000 files: skip with BENCH_LARGE_TREE=0 on a slow machine.
 if (process.env.BENCH_LARGE_TREE !== '0') rows.push(...(await benchLargeTree()));
 await benchDefinitionAndMemory();
+rows.push(...(await benchLanguageServerLatency()));
 
 const format = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(2));
 console.log('\n@assistant-kit/tools-code benchmarks\n');

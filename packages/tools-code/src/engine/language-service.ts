@@ -1,16 +1,16 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isToolError, sha256Hex, type Workspace } from '@assistant-kit/tool-core';
-import type {
-  Diagnostic,
-  DocumentDiagnosticReport,
-  Location,
-  LocationLink,
-  Range,
+import {
+  type Diagnostic,
+  DocumentDiagnosticRequest,
+  type Location,
+  type LocationLink,
+  type Range,
 } from 'vscode-languageserver-protocol';
 import type { LanguageServerPool } from '../lsp/language-server-pool.js';
-import type { LanguageServerProcess } from '../lsp/language-server-process.js';
-import { typescriptDiagnostics } from '../lsp/typescript-server.js';
+import type { LanguageServerProcess, TypedRequest } from '../lsp/language-server-process.js';
+import { type Requester, typescriptDiagnostics } from '../lsp/typescript-server.js';
 import { LineIndex } from '../positions.js';
 import { DocumentCache } from './document-cache.js';
 
@@ -126,13 +126,13 @@ export class LanguageService {
     }
   }
 
-  request<Result>(
+  request<Params, Result>(
     document: OpenedDocument,
-    method: string,
-    params: unknown,
+    type: TypedRequest<Params, Result>,
+    params: Params,
     signal?: AbortSignal,
   ): Promise<Result> {
-    return document.server.request<Result>(method, params, { timeoutMs: this.requestTimeoutMs, signal });
+    return document.server.request(type, params, { timeoutMs: this.requestTimeoutMs, signal });
   }
 
   /**
@@ -145,12 +145,9 @@ export class LanguageService {
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<Diagnostic[] | undefined> {
-    const request = <Result>(method: string, params: unknown) =>
-      document.server.request<Result>(method, params, { timeoutMs, signal });
+    const request: Requester = (type, params) => document.server.request(type, params, { timeoutMs, signal });
     if (document.server.supportsPullDiagnostics) {
-      const report = await request<DocumentDiagnosticReport>('textDocument/diagnostic', {
-        textDocument: { uri: document.uri },
-      });
+      const report = await request(DocumentDiagnosticRequest.type, { textDocument: { uri: document.uri } });
       if (report.kind === 'full') return report.items;
     }
     return typescriptDiagnostics(document.server, document.uri, request);

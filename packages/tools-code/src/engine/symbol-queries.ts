@@ -1,5 +1,9 @@
 import { ToolError, type WorkspacePath } from '@assistant-kit/tool-core';
-import type { DocumentSymbol, SymbolInformation } from 'vscode-languageserver-protocol';
+import {
+  type DocumentSymbol,
+  DocumentSymbolRequest,
+  type SymbolInformation,
+} from 'vscode-languageserver-protocol';
 import { codeError } from '../errors.js';
 import { globMatcher } from '../files/glob.js';
 import { languageOfPath } from '../languages.js';
@@ -164,9 +168,9 @@ export async function documentSymbols(
       const answer = await context.languages.withDocument(
         path.relative,
         (document) =>
-          context.languages.request<(DocumentSymbol | SymbolInformation)[] | null>(
+          context.languages.request(
             document,
-            'textDocument/documentSymbol',
+            DocumentSymbolRequest.type,
             { textDocument: { uri: document.uri } },
             signal,
           ),

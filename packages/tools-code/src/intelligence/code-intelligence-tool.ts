@@ -1,17 +1,22 @@
 import { defineTool, isToolError, ToolError, textResult } from '@assistant-kit/tool-core';
-import type {
-  CallHierarchyIncomingCall,
-  CallHierarchyItem,
-  CallHierarchyOutgoingCall,
-  CodeAction,
-  Command,
-  Diagnostic,
-  Hover,
-  Location,
-  LocationLink,
-  Range,
-  TextEdit,
-  WorkspaceEdit,
+import {
+  CallHierarchyIncomingCallsRequest,
+  type CallHierarchyItem,
+  CallHierarchyOutgoingCallsRequest,
+  CallHierarchyPrepareRequest,
+  type CodeAction,
+  CodeActionRequest,
+  CodeActionResolveRequest,
+  type Command,
+  type Diagnostic,
+  DocumentFormattingRequest,
+  DocumentRangeFormattingRequest,
+  HoverRequest,
+  ImplementationRequest,
+  PrepareRenameRequest,
+  type Range,
+  RenameRequest,
+  type WorkspaceEdit,
 } from 'vscode-languageserver-protocol';
 import type { CodeContext } from '../engine/code-context.js';
 import type { OpenedDocument } from '../engine/language-service.js';
@@ -20,7 +25,11 @@ import { findDeclarations, readText, resolvePosition } from '../engine/symbol-qu
 import { boundedCount, codeError } from '../errors.js';
 import { hoverText } from '../lsp/conversions.js';
 import { REGISTER_LANGUAGE_SERVER_HINT } from '../lsp/registrations.js';
-import { TYPESCRIPT_APPLY_REFACTORING, typescriptRefactorEdit } from '../lsp/typescript-server.js';
+import {
+  type Requester,
+  TYPESCRIPT_APPLY_REFACTORING,
+  typescriptRefactorEdit,
+} from '../lsp/typescript-server.js';
 import { LineIndex, type ZeroBasedPosition } from '../positions.js';
 import {
   type CodeIntelligenceOperation,
@@ -182,8 +191,8 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
       return context.languages.withDocument(
         relative,
         async (document) => {
-          const request = <Result>(method: string, params: unknown) =>
-            context.languages.request<Result>(document, method, params, signal);
+          const request: Requester = (type, params) =>
+            context.languages.request(document, type, params, signal);
           const needsPosition = args.operation !== 'preview_format' || args.line !== undefined;
           const position = needsPosition
             ? await resolvePosition(context, relative, document.text, args)
@@ -193,7 +202,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
 
           switch (args.operation) {
             case 'hover': {
-              const hover = await request<Hover | null>('textDocument/hover', { textDocument, position });
+              const hover = await request(HoverRequest.type, { textDocument, position });
               const contents = hover === null ? '' : hoverText(hover.contents);
               return textResult(
                 contents === ''
@@ -208,10 +217,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
               );
             }
             case 'find_implementations': {
-              const answer = await request<Location | Location[] | LocationLink[] | null>(
-                'textDocument/implementation',
-                { textDocument, position },
-              );
+              const answer = await request(ImplementationRequest.type, { textDocument, position });
               const list = answer === null ? [] : Array.isArray(answer) ? answer : [answer];
               const locations = await Promise.all(
                 list.slice(0, limit).map((location) => context.languages.toSourceLocation(location)),
@@ -229,7 +235,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
             }
             case 'call_hierarchy': {
               const direction = args.direction ?? 'both';
-              const items = await request<CallHierarchyItem[] | null>('textDocument/prepareCallHierarchy', {
+              const items = await request(CallHierarchyPrepareRequest.type, {
                 textDocument,
                 position,
               });
@@ -252,13 +258,13 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
               const incoming =
                 direction === 'outgoing'
                   ? []
-                  : ((await request<CallHierarchyIncomingCall[] | null>('callHierarchy/incomingCalls', {
+                  : ((await request(CallHierarchyIncomingCallsRequest.type, {
                       item,
                     })) ?? []);
               const outgoing =
                 direction === 'incoming'
                   ? []
-                  : ((await request<CallHierarchyOutgoingCall[] | null>('callHierarchy/outgoingCalls', {
+                  : ((await request(CallHierarchyOutgoingCallsRequest.type, {
                       item,
                     })) ?? []);
               const callers = await Promise.all(incoming.slice(0, limit).map((call) => describe(call.from)));
@@ -288,7 +294,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
                 throw new ToolError('INVALID_ARGUMENTS', 'preview_rename needs new_name.');
               const provider = document.server.capabilities.renameProvider;
               if (provider !== null && typeof provider === 'object' && provider.prepareProvider) {
-                const prepared = await request<unknown>('textDocument/prepareRename', {
+                const prepared = await request(PrepareRenameRequest.type, {
                   textDocument,
                   position,
                 });
@@ -302,7 +308,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
               const scope = await openMentioningFiles(context, relative, renamedWord, signal);
               let edit: WorkspaceEdit | null;
               try {
-                edit = await request<WorkspaceEdit | null>('textDocument/rename', {
+                edit = await request(RenameRequest.type, {
                   textDocument,
                   position,
                   newName,
@@ -339,12 +345,12 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
                 throw new ToolError('INVALID_ARGUMENTS', 'tab_size must be between 1 and 16.');
               const ranged = args.line !== undefined && args.end_line !== undefined;
               const edits = ranged
-                ? await request<TextEdit[] | null>('textDocument/rangeFormatting', {
+                ? await request(DocumentRangeFormattingRequest.type, {
                     textDocument,
                     range: rangeOf(document, position, args),
                     options,
                   })
-                : await request<TextEdit[] | null>('textDocument/formatting', { textDocument, options });
+                : await request(DocumentFormattingRequest.type, { textDocument, options });
               const files = await prepareFileEdits(context.workspace, new Map([[document.uri, edits ?? []]]));
               return previewResult('format', relative, files, base, {});
             }
@@ -361,7 +367,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
                 (diagnostic) => overlaps(diagnostic, range),
               );
               const answer =
-                (await request<(Command | CodeAction)[] | null>('textDocument/codeAction', {
+                (await request(CodeActionRequest.type, {
                   textDocument,
                   range,
                   context: {
@@ -443,7 +449,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
   async function resolveActionEdit(
     document: OpenedDocument,
     action: CodeAction,
-    request: <Result>(method: string, params: unknown) => Promise<Result>,
+    request: Requester,
   ): Promise<WorkspaceEdit | undefined> {
     if (action.edit !== undefined) return action.edit;
     const provider = document.server.capabilities.codeActionProvider;
@@ -453,7 +459,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
       typeof provider === 'object' &&
       provider.resolveProvider
     ) {
-      const resolved = await request<CodeAction>('codeAction/resolve', action).catch(() => undefined);
+      const resolved = await request(CodeActionResolveRequest.type, action).catch(() => undefined);
       if (resolved?.edit !== undefined) return resolved.edit;
     }
     if (action.command === undefined) return undefined;
@@ -471,7 +477,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
   async function previewCommandEdit(
     document: OpenedDocument,
     command: Command,
-    request: <Result>(method: string, params: unknown) => Promise<Result>,
+    request: Requester,
   ): Promise<WorkspaceEdit | undefined> {
     if (command.command !== TYPESCRIPT_APPLY_REFACTORING || document.server.registration.id !== 'typescript')
       return undefined;

@@ -1,18 +1,29 @@
 import { pathToFileURL } from 'node:url';
 import { ToolError } from '@assistant-kit/tool-core';
-import type {
-  Diagnostic,
-  InitializeResult,
-  ProtocolConnection,
-  PublishDiagnosticsParams,
-  ServerCapabilities,
-  WorkspaceEdit,
+import {
+  type ClientCapabilities,
+  type Diagnostic,
+  InitializeRequest,
+  type ProtocolConnection,
+  type PublishDiagnosticsParams,
+  type RequestType,
+  ResourceOperationKind,
+  type ServerCapabilities,
+  ShutdownRequest,
+  type WorkspaceEdit,
 } from 'vscode-languageserver-protocol';
 import { codeError } from '../errors.js';
 import type { LanguageServerRegistration } from './registrations.js';
 import { processTreeResidentBytes, spawnLanguageServer } from './server-spawn.js';
 
 type ChildProcess = ReturnType<typeof spawnLanguageServer>;
+
+/**
+ * A request type object of vscode-languageserver-protocol (`HoverRequest.type`…): it carries the
+ * method with its parameter and result types, so no call site passes a method string with
+ * untyped parameters.
+ */
+export type TypedRequest<Params, Result> = RequestType<Params, Result, unknown>;
 
 export type LanguageServerState = 'starting' | 'running' | 'stopped' | 'crashed';
 
@@ -34,7 +45,7 @@ const MAX_OPEN_DOCUMENTS = 400;
 const SHUTDOWN_GRACE_MS = 2_000;
 
 /** Builds the client capabilities: what this client can do with a server's answers. */
-function clientCapabilities() {
+function clientCapabilities(): ClientCapabilities {
   return {
     general: { positionEncodings: ['utf-16'] },
     window: { workDoneProgress: true, showMessage: {} },
@@ -43,7 +54,14 @@ function clientCapabilities() {
       configuration: true,
       workspaceFolders: true,
       symbol: { dynamicRegistration: false },
-      workspaceEdit: { documentChanges: true, resourceOperations: ['create', 'rename', 'delete'] },
+      workspaceEdit: {
+        documentChanges: true,
+        resourceOperations: [
+          ResourceOperationKind.Create,
+          ResourceOperationKind.Rename,
+          ResourceOperationKind.Delete,
+        ],
+      },
       executeCommand: { dynamicRegistration: false },
       didChangeWatchedFiles: { dynamicRegistration: false },
     },
@@ -182,8 +200,8 @@ export class LanguageServerProcess {
     connection.listen();
 
     const rootUri = pathToFileURL(this.root).href;
-    const result = await this.request<InitializeResult>(
-      'initialize',
+    const result = await this.request(
+      InitializeRequest.type,
       {
         processId: process.pid,
         clientInfo: { name: 'assistant-kit' },
@@ -255,11 +273,12 @@ export class LanguageServerProcess {
    * the server), with CANCELLED when `signal` aborts, and with LANGUAGE_SERVER_UNAVAILABLE when
    * the server exits meanwhile.
    */
-  async request<Result>(
-    method: string,
-    params: unknown,
+  async request<Params, Result>(
+    type: TypedRequest<Params, Result>,
+    params: Params,
     options: { timeoutMs: number; signal?: AbortSignal; allowStarting?: boolean },
   ): Promise<Result> {
+    const method = type.method;
     const connection = this.#connection;
     if (
       connection === undefined ||
@@ -307,10 +326,9 @@ export class LanguageServerProcess {
     if (this.#hasExited) exitReject();
     else this.#pendingRejects.add(exitReject);
     try {
-      return await Promise.race([
-        connection.sendRequest(method, params, cancellation.token) as Promise<Result>,
-        interrupted,
-      ]);
+      // The typed request object fixed params and result at this method's boundary.
+      const answer = connection.sendRequest(method, params, cancellation.token) as Promise<Result>;
+      return await Promise.race([answer, interrupted]);
     } catch (error) {
       if (error instanceof ToolError) throw error;
       // A dead server shows up first as a disposed connection or a failed write; report it as
@@ -487,7 +505,7 @@ export class LanguageServerProcess {
       const connection = this.#connection;
       await Promise.race([
         (async () => {
-          await connection.sendRequest('shutdown');
+          await connection.sendRequest(ShutdownRequest.type);
           await connection.sendNotification('exit');
         })().catch(() => {}),
         new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS)),

@@ -1,6 +1,6 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Diagnostic, WorkspaceEdit } from 'vscode-languageserver-protocol';
-import type { LanguageServerProcess } from './language-server-process.js';
+import { type Diagnostic, ExecuteCommandRequest, type WorkspaceEdit } from 'vscode-languageserver-protocol';
+import type { LanguageServerProcess, TypedRequest } from './language-server-process.js';
 
 /**
  * What the family asks of typescript-language-server beyond plain LSP. Its
@@ -16,7 +16,11 @@ export const TYPESCRIPT_APPLY_REFACTORING = '_typescript.applyRefactoring';
 /** typescript-language-server's pass-through of one tsserver request. */
 const TYPESCRIPT_SERVER_REQUEST = 'typescript.tsserverRequest';
 
-type Requester = <Result>(method: string, params: unknown) => Promise<Result>;
+/** Sends one typed request to the server in question. */
+export type Requester = <Params, Result>(
+  type: TypedRequest<Params, Result>,
+  params: Params,
+) => Promise<Result>;
 
 interface TsLocation {
   line: number;
@@ -47,7 +51,7 @@ function bodyOf(answer: unknown): unknown {
 }
 
 function tsServerRequest(request: Requester, command: string, args: unknown): Promise<unknown> {
-  return request('workspace/executeCommand', {
+  return request(ExecuteCommandRequest.type, {
     command: TYPESCRIPT_SERVER_REQUEST,
     arguments: [command, args],
   });

@@ -103,11 +103,42 @@ function scoped(id: string, folder: string): string {
   return folder === '.' ? id : `${id}@${folder}`;
 }
 
-/** Reads a small workspace file as text through the Workspace (symlinks out of it are refused). */
-export async function readWorkspaceText(workspace: Workspace, relative: string): Promise<string | undefined> {
+/** A file's size and mtime as a walk saw them (through lstat: a regular file, not a symlink). */
+export interface ListedVersion {
+  size: number;
+  mtimeMs: number;
+}
+
+/** Texts read through the Workspace, per workspace, with the listed version they were read at. */
+const textCache = new WeakMap<Workspace, Map<string, { size: number; mtimeMs: number; text: string }>>();
+const TEXT_CACHE_ENTRIES = 2_000;
+
+/**
+ * Reads a small workspace file as text through the Workspace (symlinks out of it are refused).
+ * With the version a walk listed, a text read earlier at that same size and mtime is reused, so a
+ * warm repo map does not re-read every manifest; without one it always reads.
+ */
+export async function readWorkspaceText(
+  workspace: Workspace,
+  relative: string,
+  version?: ListedVersion,
+): Promise<string | undefined> {
+  let cache = textCache.get(workspace);
+  const cached = cache?.get(relative);
+  if (version !== undefined && cached?.size === version.size && cached.mtimeMs === version.mtimeMs)
+    return cached.text;
   try {
     const file = await workspace.readFile(relative, { observe: false, maxBytes: 2_000_000 });
-    return file.bytes.toString('utf8');
+    const text = file.bytes.toString('utf8');
+    if (version !== undefined) {
+      if (cache === undefined) {
+        cache = new Map();
+        textCache.set(workspace, cache);
+      }
+      if (cache.size >= TEXT_CACHE_ENTRIES) cache.clear();
+      cache.set(relative, { size: version.size, mtimeMs: version.mtimeMs, text });
+    }
+    return text;
   } catch {
     return undefined;
   }
@@ -116,8 +147,9 @@ export async function readWorkspaceText(workspace: Workspace, relative: string):
 async function readJson(
   workspace: Workspace,
   relative: string,
+  version?: ListedVersion,
 ): Promise<Record<string, unknown> | undefined> {
-  const text = await readWorkspaceText(workspace, relative);
+  const text = await readWorkspaceText(workspace, relative, version);
   if (text === undefined) return undefined;
   try {
     const value = JSON.parse(text) as unknown;
@@ -159,6 +191,7 @@ export async function detectProjectProfile(
 ): Promise<ProjectProfile> {
   const root = workspace.root;
   const relativeSet = new Set(files.map((file) => file.relative));
+  const versions = new Map(files.map((file) => [file.relative, file] as const));
   const languageCounts = new Map<string, number>();
   for (const file of files) {
     const language = languageOfPath(file.relative);
@@ -179,6 +212,16 @@ export async function detectProjectProfile(
   const testFiles = files.filter((file) => isTestFile(file.relative));
   const pythonTests = testFiles.filter((file) => file.relative.endsWith('.py'));
   const pythonFolders = new Map<string, string>();
+  // Names of each folder's files, for configuration files next to a manifest (one pass, not one
+  // scan of every file per manifest and runner: that cost seconds in a 50,000-file monorepo).
+  const childNames = new Map<string, string[]>();
+  for (const file of files) {
+    const slash = file.relative.lastIndexOf('/');
+    const folder = slash < 0 ? '.' : file.relative.slice(0, slash);
+    const names = childNames.get(folder);
+    if (names === undefined) childNames.set(folder, [file.relative.slice(slash + 1)]);
+    else names.push(file.relative.slice(slash + 1));
+  }
 
   const addFramework = (
     framework: TestRunner,
@@ -205,7 +248,7 @@ export async function detectProjectProfile(
     const inFolder = (file: string) => (folder === '.' ? file : `${folder}/${file}`);
     const base = path.posix.basename(manifest);
     if (base === 'package.json') {
-      const json = await readJson(workspace, manifest);
+      const json = await readJson(workspace, manifest, versions.get(manifest));
       if (json === undefined) continue;
       if (folder === '.' && typeof json.name === 'string') name = json.name;
       if (folder === '.' && typeof json.description === 'string') description = json.description;
@@ -246,10 +289,7 @@ export async function detectProjectProfile(
           }),
       );
       const hasConfig = (pattern: RegExp) =>
-        files.some((file) => {
-          const relative = folder === '.' ? file.relative : file.relative.slice(folder.length + 1);
-          return file.relative.startsWith(folder === '.' ? '' : `${folder}/`) && pattern.test(relative);
-        });
+        (childNames.get(folder) ?? []).some((child) => pattern.test(child));
       const evidenceOf = (runner: TestRunner, configPattern: RegExp, key?: string): string | undefined => {
         if (scriptRunners.has(runner)) return `${manifest} scripts run ${runner}`;
         if (runner in dependencies) return `${manifest} lists ${runner}`;
@@ -295,7 +335,7 @@ export async function detectProjectProfile(
       base === 'requirements.txt' ||
       base === 'setup.py'
     ) {
-      const text = (await readWorkspaceText(workspace, manifest)) ?? '';
+      const text = (await readWorkspaceText(workspace, manifest, versions.get(manifest))) ?? '';
       if (base === 'pyproject.toml') {
         const projectName = /^\s*name\s*=\s*["']([^"']+)["']/m.exec(text)?.[1];
         if (folder === '.' && projectName !== undefined && !relativeSet.has('package.json')) {
@@ -334,7 +374,7 @@ export async function detectProjectProfile(
         source: manifest,
       });
     } else if (base === 'Makefile' || base === 'makefile' || base === 'GNUmakefile') {
-      const text = (await readWorkspaceText(workspace, manifest)) ?? '';
+      const text = (await readWorkspaceText(workspace, manifest, versions.get(manifest))) ?? '';
       const targets = new Set<string>();
       for (const match of text.matchAll(/^([A-Za-z0-9][A-Za-z0-9_.-]*)\s*:(?!=)/gm)) targets.add(match[1]!);
       for (const target of targets) {
@@ -354,7 +394,9 @@ export async function detectProjectProfile(
   if (pythonTests.length > 0) {
     if (pythonFolders.size === 0) pythonFolders.set('.', '');
     const sample = await Promise.all(
-      pythonTests.slice(0, 20).map(async (file) => (await readWorkspaceText(workspace, file.relative)) ?? ''),
+      pythonTests
+        .slice(0, 20)
+        .map(async (file) => (await readWorkspaceText(workspace, file.relative, file)) ?? ''),
     );
     const importsPytest = sample.some((text) => /^\s*(import pytest|from pytest\b)/m.test(text));
     const importsUnittest = sample.some((text) => /^\s*(import unittest|from unittest\b)/m.test(text));

@@ -152,6 +152,7 @@ export async function buildRepoMap(
   throwIfCancelled(options.signal);
   const files = snapshot.files.map((file) => file.relative);
   const fileSet = new Set(files);
+  const listed = new Map(snapshot.files.map((file) => [file.relative, file] as const));
   const scopeKey = scope ?? '.';
   const fingerprint = snapshot.fingerprint;
   const renderKey = JSON.stringify([
@@ -208,7 +209,7 @@ export async function buildRepoMap(
     for (const manifest of files.filter(
       (file) => path.posix.basename(file) === 'package.json' && file.split('/').length <= 3,
     )) {
-      const json = await readWorkspaceText(context.workspace, manifest).then((text) => {
+      const json = await readWorkspaceText(context.workspace, manifest, listed.get(manifest)).then((text) => {
         try {
           return text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
         } catch {
@@ -426,7 +427,9 @@ export async function buildRepoMap(
     let source: string | undefined;
     for (const candidate of ['CODEOWNERS', '.github/CODEOWNERS', 'docs/CODEOWNERS', '.gitlab/CODEOWNERS']) {
       // Through the Workspace: a CODEOWNERS symlinked out of the workspace is not read.
-      text = fileSet.has(candidate) ? await readWorkspaceText(context.workspace, candidate) : undefined;
+      text = fileSet.has(candidate)
+        ? await readWorkspaceText(context.workspace, candidate, listed.get(candidate))
+        : undefined;
       if (text !== undefined) {
         source = candidate;
         break;
@@ -469,7 +472,7 @@ export async function buildRepoMap(
         NESTED_INSTRUCTION_FILES.test(name) ||
         file.relative.startsWith('.cursor/rules/')
       ) {
-        const text = (await readWorkspaceText(context.workspace, file.relative)) ?? '';
+        const text = (await readWorkspaceText(context.workspace, file.relative, file)) ?? '';
         instructions.push({ path: file.relative, summary: proseSummary(text), bytes: file.size });
       }
     }

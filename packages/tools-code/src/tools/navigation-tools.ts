@@ -1,5 +1,10 @@
 import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
-import type { Location, LocationLink } from 'vscode-languageserver-protocol';
+import {
+  DefinitionRequest,
+  type Location,
+  type LocationLink,
+  ReferencesRequest,
+} from 'vscode-languageserver-protocol';
 import type { CodeContext, EngineName } from '../engine/code-context.js';
 import type { SourceLocation } from '../engine/language-service.js';
 import { openMentioningFiles, unanalysedNote } from '../engine/reference-scope.js';
@@ -54,17 +59,19 @@ async function serverLocations(
   signal: AbortSignal,
 ): Promise<SourceLocation[]> {
   const position = await resolvePosition(context, relative, file.text, request, file.lines);
-  const params =
-    method === 'textDocument/references' ? { position, context: { includeDeclaration: true } } : { position };
   const answer = await context.languages.withDocument(
     relative,
-    (document) =>
-      context.languages.request<Location | Location[] | LocationLink[] | null>(
-        document,
-        method,
-        { textDocument: { uri: document.uri }, ...params },
-        signal,
-      ),
+    (document): Promise<Location | Location[] | LocationLink[] | null> => {
+      const textDocument = { uri: document.uri };
+      return method === 'textDocument/references'
+        ? context.languages.request(
+            document,
+            ReferencesRequest.type,
+            { textDocument, position, context: { includeDeclaration: true } },
+            signal,
+          )
+        : context.languages.request(document, DefinitionRequest.type, { textDocument, position }, signal);
+    },
     { path: { relative }, text: file.text, hash: file.hash, lines: file.lines },
   );
   return Promise.all(asArray(answer).map((location) => context.languages.toSourceLocation(location)));

@@ -1,5 +1,5 @@
 import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
-import type { SymbolInformation, WorkspaceSymbol } from 'vscode-languageserver-protocol';
+import { WorkspaceSymbolRequest } from 'vscode-languageserver-protocol';
 import type { CodeContext } from '../engine/code-context.js';
 import { statOrUndefined } from '../engine/file-status.js';
 import { documentSymbols, type LocatedSymbol, readText } from '../engine/symbol-queries.js';
@@ -141,12 +141,7 @@ async function serverWorkspaceSymbols(
     try {
       const answer = await context.languages.withDocument(anchor, async (document) => {
         if (!document.server.capabilities.workspaceSymbolProvider) return undefined;
-        return context.languages.request<(SymbolInformation | WorkspaceSymbol)[] | null>(
-          document,
-          'workspace/symbol',
-          { query },
-          signal,
-        );
+        return context.languages.request(document, WorkspaceSymbolRequest.type, { query }, signal);
       });
       if (answer === undefined) continue;
       servers.add(server);
