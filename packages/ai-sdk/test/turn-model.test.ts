@@ -11,6 +11,7 @@ import {
   createTurnModel,
   loadPeer,
   PROVIDER_ROUTES,
+  providerOptionsFor,
   routeOf,
 } from '../src/index.js';
 import {
@@ -289,5 +290,45 @@ describe('bad connections', () => {
       code: 'PEER_DEPENDENCY_MISSING',
       message: expect.stringContaining('pnpm add @ai-sdk/google@^3'),
     });
+  });
+});
+
+describe('providerOptionsFor', () => {
+  it('Gemini 3 takes an effort as thinkingLevel; Claude with thinking off sends no thinking option', () => {
+    const gemini = mainConnectionOf({
+      mainProvider: 'google',
+      baseUrl: 'http://127.0.0.1:9/v1beta',
+      model: 'gemini-3-pro-preview',
+      reasoningControl: 'effort',
+      reasoningEffort: 'low',
+    });
+    expect(providerOptionsFor(gemini, PROVIDER_ROUTES.google).providerOptions).toEqual({
+      google: { thinkingConfig: { thinkingLevel: 'low', includeThoughts: true } },
+    });
+    const claude = mainConnectionOf({
+      mainProvider: 'anthropic',
+      baseUrl: 'http://127.0.0.1:9',
+      model: 'claude-sonnet-4-5',
+      enableThinking: false,
+    });
+    expect(providerOptionsFor(claude, PROVIDER_ROUTES.anthropic)).toEqual({
+      providerOptions: { anthropic: {} },
+      dropped: [],
+    });
+  });
+
+  it('a field the first-party OpenAI package cannot express is reported, not sent', () => {
+    const connection = mainConnectionOf({
+      mainProvider: 'openai',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      model: 'qwen3-32b',
+      reasoningControl: 'toggle',
+    });
+    expect(connection.providerFields).toEqual({ enable_thinking: true });
+    const { providerOptions, dropped } = providerOptionsFor(connection, PROVIDER_ROUTES.openai);
+    expect(providerOptions).toEqual({ openai: {} });
+    expect(dropped).toEqual([
+      { field: 'enable_thinking', message: expect.stringContaining('@ai-sdk/openai') },
+    ]);
   });
 });
