@@ -26,6 +26,18 @@ export function startFailureOf(
         )
       : commandError('COMMAND_START_FAILED', `The command could not start: ${prelude[1]}`, details);
   }
+  // The pids cgroup wrapper could not move itself into the command's cgroup (exit 125).
+  if (
+    result.exitCode === 125 &&
+    result.stdoutBytes === 0 &&
+    result.stderr.includes('assistant-kit-cgroup:')
+  ) {
+    return commandError(
+      'COMMAND_START_FAILED',
+      `The command could not enter its pids cgroup (the sandbox's process limit), so it was not run: ${result.stderr.trim()}. Fix the cgroup's permissions, or set the launcher option sandbox.limits.processes to null (no process limit).`,
+      details,
+    );
+  }
   if (result.exitCode !== 1 || result.stdoutBytes !== 0 || !result.stderr.startsWith('bwrap: '))
     return undefined;
   const message = result.stderr.trim();

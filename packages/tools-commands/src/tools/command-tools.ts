@@ -233,7 +233,11 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
             },
           );
         }
-        if (first === 'moved') signal.addEventListener('abort', abortWithCall, { once: true });
+        if (first === 'moved') {
+          // Not moved after all (no free slot, or the call is being cancelled): keep waiting.
+          if (signal.aborted) control.abort();
+          else signal.addEventListener('abort', abortWithCall, { once: true });
+        }
         result = await background.exited;
         signal.removeEventListener('abort', abortWithCall);
         const startFailure = startFailureOf(result, {
