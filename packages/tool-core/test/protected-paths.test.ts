@@ -104,6 +104,20 @@ describe('protected paths', () => {
     expect((await refusal(workspace.createFile('..dots/hooks/pre-commit', Buffer.from('x')))).code).toBe(
       'PATH_PROTECTED',
     );
+    // Building a bare repository file by file: config first is fine (not yet a git directory),
+    // but the marker that would complete it is refused, whichever comes last.
+    await workspace.createFile('built/config', Buffer.from('[core]\n\tfsmonitor = evil\n'));
+    await workspace.createFile('built/objects/x', Buffer.from('x'));
+    expect(
+      (await refusal(workspace.createFile('built/HEAD', Buffer.from('ref: refs/heads/main\n')))).code,
+    ).toBe('PATH_PROTECTED');
+    await workspace.createFile('other/HEAD', Buffer.from('ref: refs/heads/main\n'));
+    expect((await refusal(workspace.createFile('other/objects/pack/x', Buffer.from('x')))).code).toBe(
+      'PATH_PROTECTED',
+    );
+    expect((await refusal(workspace.createFile('other/commondir', Buffer.from('..\n')))).code).toBe(
+      'PATH_PROTECTED',
+    );
     // Ordinary files beside them stay writable.
     await workspace.createFile('store/README.md', Buffer.from('notes\n'));
   });

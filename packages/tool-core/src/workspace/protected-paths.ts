@@ -96,9 +96,25 @@ export async function looksLikeGitDirectory(directory: string): Promise<boolean>
 }
 
 /**
+ * True when writing below `directory` through its child `child` would complete a git directory:
+ * `HEAD` beside an existing `objects/` or `commondir`, or `objects/…` or `commondir` beside an
+ * existing `HEAD`. Without it, a tool could build a bare repository (config first, markers
+ * last) that git would use when someone runs git inside it.
+ */
+async function wouldCompleteGitDirectory(directory: string, child: string): Promise<boolean> {
+  const name = child.toLowerCase();
+  if (name === 'head') {
+    return (await isDirectory(path.join(directory, 'objects'))) || isFile(path.join(directory, 'commondir'));
+  }
+  if (name === 'objects' || name === 'commondir') return isFile(path.join(directory, 'HEAD'));
+  return false;
+}
+
+/**
  * The protection of a real absolute path inside `realRoot`: by name first, then by content —
- * any existing ancestor folder (the root included) that is a git directory protects everything
- * below it. Costs two or three `lstat`s per ancestor, only for writes.
+ * any existing ancestor folder (the root included) that is a git directory, or would become one
+ * through this write, protects everything below it. Costs one or two `lstat`s per ancestor, only
+ * for writes.
  */
 export async function writeProtectionOf(
   realRoot: string,
@@ -107,14 +123,16 @@ export async function writeProtectionOf(
 ): Promise<PathProtection | undefined> {
   const byName = protectionByName(relative);
   if (byName !== undefined) return byName;
+  let child = path.basename(absolute);
   let directory = path.dirname(absolute);
   for (;;) {
-    if (await looksLikeGitDirectory(directory)) {
+    if ((await looksLikeGitDirectory(directory)) || (await wouldCompleteGitDirectory(directory, child))) {
       return { kind: 'version-control', path: relative, message: describe('version-control', relative) };
     }
     if (directory === realRoot) return undefined;
     const parent = path.dirname(directory);
     if (parent === directory || !isInsideDirectory(realRoot, parent)) return undefined;
+    child = path.basename(directory);
     directory = parent;
   }
 }
