@@ -53,8 +53,11 @@ async function byHand(): Promise<string> {
   const decoder = new TextDecoder();
   let buffer = '';
   let text = '';
-  for await (const chunk of response.body!) {
-    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+  const reader = response.body!.getReader();
+  for (;;) {
+    const { value: chunk, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(chunk, { stream: true });
     let end = buffer.indexOf('\n\n');
     while (end >= 0) {
       const line = buffer.slice(0, end).replace(/^data: /, '');
