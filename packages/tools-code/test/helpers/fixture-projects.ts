@@ -1,4 +1,4 @@
-import { cp, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,8 +31,15 @@ export async function openFixtureProject(
   const root = await mkdtemp(path.join(tmpdir(), `tools-code-${name}-`));
   await cp(options.from ?? path.join(projects, name), root, { recursive: true });
   const modules = options.modules ?? 'package';
-  if (modules === 'package') await symlink(packageModules, path.join(root, 'node_modules'));
-  else if (modules === 'root') {
+  if (modules === 'package') {
+    // A real folder of links, not one link: runners write caches under node_modules/.cache, and
+    // the linked installation is read-only in the sandbox.
+    await mkdir(path.join(root, 'node_modules'));
+    for (const entry of await readdir(packageModules)) {
+      if (entry === '.cache') continue;
+      await symlink(path.join(packageModules, entry), path.join(root, 'node_modules', entry));
+    }
+  } else if (modules === 'root') {
     // A real node_modules folder (vite writes its temporary files there; links out of the workspace
     // are read-only in the sandbox) holding links to the installed runner.
     await mkdir(path.join(root, 'node_modules'));

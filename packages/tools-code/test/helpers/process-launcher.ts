@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { ProcessLauncher } from '@assistant-kit/tool-core';
 import * as commands from '@assistant-kit/tools-commands';
 
@@ -6,6 +7,11 @@ import * as commands from '@assistant-kit/tools-commands';
  * sandbox hides by default: shown read-only so the runners they hold can start.
  */
 const TOOLCHAINS = ['/root/.pyenv', '/root/.cargo', '/root/.rustup'];
+/**
+ * The repository, whose node_modules the fixture projects link to for their runners. A clone under
+ * /tmp (as CI may make) would otherwise be hidden by the sandbox's private /tmp.
+ */
+const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url));
 const TOOLCHAIN_ENVIRONMENT = { RUSTUP_HOME: '/root/.rustup', CARGO_HOME: '/root/.cargo' };
 
 /**
@@ -13,7 +19,7 @@ const TOOLCHAIN_ENVIRONMENT = { RUSTUP_HOME: '/root/.rustup', CARGO_HOME: '/root
  * exists, until then the same runProcess it wraps, with this machine's toolchains readable.
  */
 export function sandboxedProcessLauncher(): ProcessLauncher {
-  const sandbox = { readablePaths: TOOLCHAINS };
+  const sandbox = { readablePaths: [...TOOLCHAINS, REPOSITORY] };
   const create = (commands as Record<string, unknown>).createProcessLauncher as
     | ((options: typeof sandbox) => ProcessLauncher)
     | undefined;
