@@ -197,6 +197,73 @@ describe('the git guard after a process call', () => {
     expect(((await stat(quarantined)).mode & 0o111) === 0).toBe(true);
   });
 
+  it("follows a worktree's commondir to a copied common directory that has no HEAD", async () => {
+    const runtime = new ToolRuntime({
+      workspace,
+      tools: [
+        plantingTool('plant', async (at) => {
+          // The shared part of a repository, copied without HEAD (git needs none in a commondir).
+          await mkdir(path.join(at, 'copy', 'objects'), { recursive: true });
+          await writeFile(path.join(at, 'copy', 'config'), '[core]\n\tsshCommand = "sh -c id"\n');
+          const admin = path.join(at, 'admin');
+          await mkdir(admin);
+          await writeFile(path.join(admin, 'HEAD'), 'ref: refs/heads/main\n');
+          await writeFile(path.join(admin, 'commondir'), '../copy\n');
+        }),
+      ],
+    });
+    const report = guardOf(await runtime.call('plant', {}))!;
+    expect(report.neutralised.map((finding) => `${finding.path} ${finding.key}`)).toEqual([
+      'copy/config core.sshcommand',
+    ]);
+  });
+
+  it('catches what a background process plants between calls', async () => {
+    let running = true;
+    const background = {
+      id: 'bg-1',
+      pid: 1,
+      get running() {
+        return running;
+      },
+      readNewOutput: () => ({ stdout: '', stderr: '', omittedBytes: 0 }),
+      waitForOutputOrExit: async () => 'exited' as const,
+      exited: new Promise<never>(() => {}),
+      kill: async () => {},
+    };
+    const processes = {
+      run: async () => {
+        throw new Error('not used');
+      },
+      startBackground: async () => background,
+    };
+    const starter = defineTool({
+      name: 'start_server',
+      purpose: 'Starts a background process.',
+      parameters: Type.Object({}),
+      effects: ['process'],
+      network: 'none',
+      handler: async (_args, context) => {
+        await context.processes.startBackground(context.workspace, { command: 'serve' });
+        return textResult('started');
+      },
+    });
+    const runtime = new ToolRuntime({
+      workspace,
+      processes,
+      tools: [starter, plantingTool('idle', async () => {})],
+    });
+    expect(guardOf(await runtime.call('start_server', {}))).toBeUndefined();
+    // Between the calls the background process plants a hook and then exits.
+    git(root, 'config', 'core.fsmonitor', 'touch /tmp/pwned');
+    running = false;
+    const report = guardOf(await runtime.call('idle', {}))!;
+    expect(report.neutralised.map((finding) => finding.key)).toEqual(['core.fsmonitor']);
+    // With no background process left, the next call compares with a fresh scan again.
+    git(root, 'config', 'core.pager', 'less');
+    expect(guardOf(await runtime.call('idle', {}))).toBeUndefined();
+  });
+
   it('does not run for tools without the process effect, and can be switched off', async () => {
     const plant = async (at: string) => {
       git(at, 'config', 'core.pager', 'evil');
