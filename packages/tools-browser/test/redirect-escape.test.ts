@@ -1,6 +1,7 @@
 import { createServer, request, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LookupFunction } from '../src/network/address-guard.js';
 import { type GuardedRequest, GuardProxy } from '../src/network/guard-proxy.js';
 import { NetworkPolicy } from '../src/network/network-policy.js';
 import { createHostProcessLauncher } from './fixtures/host-process-launcher.js';
@@ -301,6 +302,65 @@ describe('the guard proxy on its own', () => {
       await proxy.close();
       victim.server.close();
       granted.server.close();
+    }
+  });
+
+  it('refuses a permitted host name whose DNS answer points at the host itself (rebinding)', async () => {
+    const victim = await listen((_request, response) => response.end(SECRET));
+    const port = new URL(victim.origin).port;
+    const policy = new NetworkPolicy([
+      `http://docs.example.test:${port}`,
+      `https://docs.example.test:${port}`,
+    ]);
+    const refused: GuardedRequest[] = [];
+    // The resolver answers as a rebinding attacker's DNS would.
+    const rebindingLookup: LookupFunction = (_hostname, options, callback) => {
+      if (options.all === true) callback(null, [{ address: '127.0.0.1', family: 4 }]);
+      else callback(null, '127.0.0.1', 4);
+    };
+    const proxy = new GuardProxy(policy, (entry) => refused.push(entry), { lookup: rebindingLookup });
+    const proxyUrl = new URL(await proxy.start());
+    try {
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const outgoing = request(
+          {
+            host: proxyUrl.hostname,
+            port: proxyUrl.port,
+            path: `http://docs.example.test:${port}/`,
+            headers: { host: `docs.example.test:${port}` },
+          },
+          (response) => {
+            let body = '';
+            response.on('data', (chunk) => {
+              body += chunk;
+            });
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+          },
+        );
+        outgoing.on('error', reject);
+        outgoing.end();
+      });
+      expect(answer.status).toBe(403);
+      expect(answer.body).not.toContain(SECRET);
+      const tunnel = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(proxyUrl.port), proxyUrl.hostname, () =>
+          socket.write(
+            `CONNECT docs.example.test:${port} HTTP/1.1\r\nhost: docs.example.test:${port}\r\n\r\n`,
+          ),
+        );
+        let text = '';
+        socket.on('data', (chunk) => {
+          text += chunk;
+        });
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(tunnel).toMatch(/^HTTP\/1\.1 403/);
+      expect(victim.hits).toEqual([]);
+      expect(refused.map((entry) => entry.method)).toEqual(['GET', 'CONNECT']);
+    } finally {
+      await proxy.close();
+      victim.server.close();
     }
   });
 });

@@ -8,6 +8,12 @@ import {
 } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import {
+  HostInternalAddressError,
+  hostInternalRefusingLookup,
+  type LookupFunction,
+  namesLoopbackOnPurpose,
+} from './address-guard.js';
 import type { NetworkDecision, NetworkPolicy } from './network-policy.js';
 import { redactUrl } from './redact-url.js';
 
@@ -69,12 +75,27 @@ export class GuardProxy {
   readonly #policy: NetworkPolicy;
   readonly #onRefused: (request: GuardedRequest) => void;
   readonly #sockets = new Set<Duplex>();
+  readonly #permittedHostLookup: LookupFunction;
   #server: Server | undefined;
   #url: string | undefined;
 
-  constructor(policy: NetworkPolicy, onRefused: (request: GuardedRequest) => void) {
+  /**
+   * `lookup` resolves permitted host names (default: the system resolver); its answers are
+   * refused when they point at the host itself, unless the name says loopback on purpose.
+   */
+  constructor(
+    policy: NetworkPolicy,
+    onRefused: (request: GuardedRequest) => void,
+    options: { lookup?: LookupFunction } = {},
+  ) {
     this.#policy = policy;
     this.#onRefused = onRefused;
+    this.#permittedHostLookup = hostInternalRefusingLookup(options.lookup);
+  }
+
+  /** Connection options for an allowed upstream: permitted names may not resolve to the host itself. */
+  #lookupFor(hostname: string): { lookup?: LookupFunction } {
+    return namesLoopbackOnPurpose(hostname) ? {} : { lookup: this.#permittedHostLookup };
   }
 
   /** `http://127.0.0.1:<port>`, for Chromium's --proxy-server. */
@@ -152,6 +173,7 @@ export class GuardProxy {
       {
         host: url.hostname.replace(/^\[|\]$/g, ''),
         port: url.port === '' ? 80 : Number(url.port),
+        ...this.#lookupFor(url.hostname),
         method: request.method,
         path: `${url.pathname}${url.search}`,
         headers: forwardedHeaders(request.headers),
@@ -163,7 +185,17 @@ export class GuardProxy {
         answer.on('error', () => response.destroy());
       },
     );
-    upstream.on('error', () => {
+    upstream.on('error', (error) => {
+      if (error instanceof HostInternalAddressError && !response.headersSent) {
+        this.#refuse(request.method ?? 'GET', target, 'not-permitted');
+        response.writeHead(403, {
+          'content-type': 'text/plain; charset=utf-8',
+          'cache-control': 'no-store',
+          [GUARD_REFUSAL_HEADER]: 'host-internal-address',
+        });
+        response.end(REFUSAL_TEXT);
+        return;
+      }
       if (!response.headersSent) {
         response.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
         response.end('The server did not answer.');
@@ -191,17 +223,33 @@ export class GuardProxy {
       );
       return;
     }
-    const upstream = connect(Number(match[2]), match[1]!.replace(/^\[|\]$/g, ''), () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length > 0) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
+    let established = false;
+    const upstream = connect(
+      { port: Number(match[2]), host: match[1]!.replace(/^\[|\]$/g, ''), ...this.#lookupFor(match[1]!) },
+      () => {
+        established = true;
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        if (head.length > 0) upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      },
+    );
     this.#track(upstream);
-    upstream.on('error', () => {
+    upstream.on('error', (error) => {
+      if (error instanceof HostInternalAddressError) {
+        this.#refuse('CONNECT', `https://${authority}`, 'not-permitted');
+        if (client.writable)
+          client.end(
+            `HTTP/1.1 403 Forbidden\r\n${GUARD_REFUSAL_HEADER}: host-internal-address\r\ncontent-length: 0\r\n\r\n`,
+          );
+        return;
+      }
       if (client.writable) client.end('HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n');
     });
-    upstream.on('close', () => client.destroy());
+    // Before the tunnel exists, the client still has to read the refusal or 502 written above.
+    upstream.on('close', () => {
+      if (established) client.destroy();
+    });
     client.on('close', () => upstream.destroy());
   }
 
@@ -223,18 +271,21 @@ export class GuardProxy {
       return;
     }
     const port = url.port === '' ? 80 : Number(url.port);
-    const upstream = connect(port, url.hostname.replace(/^\[|\]$/g, ''), () => {
-      const lines = [`${request.method} ${url.pathname}${url.search} HTTP/1.1`];
-      for (let index = 0; index < request.rawHeaders.length; index += 2) {
-        const name = request.rawHeaders[index]!;
-        if (/^proxy-/i.test(name)) continue;
-        lines.push(`${name}: ${request.rawHeaders[index + 1]}`);
-      }
-      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
-      if (head.length > 0) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
+    const upstream = connect(
+      { port, host: url.hostname.replace(/^\[|\]$/g, ''), ...this.#lookupFor(url.hostname) },
+      () => {
+        const lines = [`${request.method} ${url.pathname}${url.search} HTTP/1.1`];
+        for (let index = 0; index < request.rawHeaders.length; index += 2) {
+          const name = request.rawHeaders[index]!;
+          if (/^proxy-/i.test(name)) continue;
+          lines.push(`${name}: ${request.rawHeaders[index + 1]}`);
+        }
+        upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+        if (head.length > 0) upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      },
+    );
     this.#track(upstream);
     upstream.on('error', () => client.destroy());
     upstream.on('close', () => client.destroy());
