@@ -12,7 +12,8 @@ import {
 import { runnerOfScript, selectionArgv } from '../src/project/test-runners.js';
 
 /** Reports recorded from real runs on this machine (go and jest: built from their documented formats). */
-const report = (name: string) => readFileSync(new URL(`./fixtures/recorded-reports/${name}`, import.meta.url), 'utf8');
+const report = (name: string) =>
+  readFileSync(new URL(`./fixtures/recorded-reports/${name}`, import.meta.url), 'utf8');
 
 describe('runner reports', () => {
   it('reads ava --tap', () => {
