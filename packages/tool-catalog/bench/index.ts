@@ -7,7 +7,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineTool, type ToolCallContext, textResult } from '@assistant-kit/tool-core';
+import {
+  defineTool,
+  refusingProcessLauncher,
+  type ToolCallContext,
+  textResult,
+} from '@assistant-kit/tool-core';
 import { Type } from 'typebox';
 import { median } from '../../../bench-support/index.js';
 import { createToolCatalog } from '../src/index.js';
@@ -59,6 +64,8 @@ try {
   const catalog = await createToolCatalog({ configuration: 'W', workspace: root, permissionMode: 'auto' });
   const context: ToolCallContext = {
     workspace: catalog.workspace,
+    // read_file starts no process: a launcher that refuses is the honest one for a direct call.
+    processes: refusingProcessLauncher,
     signal: new AbortController().signal,
     reportProgress: () => {},
     callId: 'bench',
