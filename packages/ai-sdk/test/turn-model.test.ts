@@ -175,6 +175,8 @@ describe('createTurnModel + createCatalogTools against each native API', () => {
       expect(provider.requests).toHaveLength(2);
       for (const request of provider.requests) {
         expect(request.path).toMatch(testCase.path);
+        // Gemini streams only with alt=sse; the others take no query.
+        expect(request.search).toBe(testCase.dialect === 'google' ? '?alt=sse' : '');
         expect(request.headers[testCase.keyHeader]).toBe(testCase.keyValue);
         expect(testCase.thinking(request.body)).toEqual(testCase.expectedThinking);
       }

@@ -32,6 +32,8 @@ export type ScriptedStep =
 export interface RecordedRequest {
   readonly method: string;
   readonly path: string;
+  /** The query string, `?` included (`''` when none). */
+  readonly search: string;
   readonly headers: Record<string, string | string[] | undefined>;
   readonly body: Record<string, unknown>;
 }
@@ -256,6 +258,7 @@ export async function startFakeProvider(
     requests.push({
       method: request.method ?? '',
       path: url.pathname,
+      search: url.search,
       headers: { ...request.headers },
       body,
     });
