@@ -1,5 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Type } from 'typebox';
@@ -293,6 +304,53 @@ describe('the git guard after a process call', () => {
       /^Warning: the git guard's check is incomplete \(could not read big\/\.git\/config/,
     );
     expect(guardOf(result)?.incomplete).toContain('big/.git/config');
+  });
+
+  it('never reads a config symlinked outside the workspace, and says the check is incomplete', async () => {
+    const outside = await mkdtemp(path.join(tmpdir(), 'git-guard-outside-'));
+    const secret = path.join(outside, 'secret.cfg');
+    await writeFile(secret, '[core]\n\tpager = private-value\n');
+    try {
+      const runtime = new ToolRuntime({
+        workspace,
+        tools: [
+          plantingTool('plant', async (at) => {
+            await mkdir(path.join(at, 'lib'));
+            git(path.join(at, 'lib'), 'init', '--quiet');
+            await rm(path.join(at, 'lib', '.git', 'config'));
+            await symlink(secret, path.join(at, 'lib', '.git', 'config'));
+          }),
+        ],
+      });
+      const result = await runtime.call('plant', {});
+      expect(guardOf(result)?.incomplete).toContain('lib/.git/config (links outside the workspace)');
+      expect(JSON.stringify(result)).not.toContain('private-value');
+      expect(await readFile(secret, 'utf8')).toBe('[core]\n\tpager = private-value\n');
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('reads a config symlinked inside the workspace like git does', async () => {
+    const runtime = new ToolRuntime({
+      workspace,
+      tools: [
+        plantingTool('plant', async (at) => {
+          await writeFile(path.join(at, 'shared.cfg'), '[core]\n\tfsmonitor = evil\n');
+          await mkdir(path.join(at, 'lib'));
+          git(path.join(at, 'lib'), 'init', '--quiet');
+          await rm(path.join(at, 'lib', '.git', 'config'));
+          await symlink('../../shared.cfg', path.join(at, 'lib', '.git', 'config'));
+        }),
+      ],
+    });
+    const report = guardOf(await runtime.call('plant', {}))!;
+    expect(report.neutralised.map((finding) => `${finding.path} ${finding.key}`)).toEqual([
+      'lib/.git/config core.fsmonitor',
+    ]);
+    // The link is replaced by the cleaned config; the project file it pointed at is not git's any more.
+    expect(await readFile(path.join(root, 'lib', '.git', 'config'), 'utf8')).not.toContain('fsmonitor');
+    expect((await lstat(path.join(root, 'lib', '.git', 'config'))).isSymbolicLink()).toBe(false);
   });
 
   it('keeps the quarantine out of later scans and out of deliverables', async () => {

@@ -44,6 +44,14 @@ function isDirectoryAt(absolute: string): boolean {
   }
 }
 
+function isFileFollowingLinks(absolute: string): boolean {
+  try {
+    return statSync(absolute).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** git's own test (setup.c is_git_directory, relaxed): HEAD beside objects/ or a commondir file. */
 function isGitDirectory(directory: string, names?: ReadonlySet<string>): boolean {
   if (names !== undefined && !names.has('HEAD')) return false;
@@ -182,10 +190,17 @@ export async function scanGitState(realRoot: string): Promise<GitGuardSnapshot> 
     const seenConfigs = new Set<string>();
     while (configFiles.length > 0) {
       const file = configFiles.shift()!;
-      if (seenConfigs.has(file) || !isFileAt(file)) continue;
+      // Followed like git follows it: a config may be a symlink (checked below for where it leads).
+      if (seenConfigs.has(file) || !isFileFollowingLinks(file)) continue;
       seenConfigs.add(file);
       let text: string;
       try {
+        // A config symlinked outside the workspace is not read (its bytes would end up in the
+        // quarantine and the rewritten file); the check says it is incomplete instead.
+        if (!isInsideDirectory(realRoot, realpathSync(file))) {
+          snapshot.unreadable.push(`${toWorkspaceRelative(realRoot, file)} (links outside the workspace)`);
+          continue;
+        }
         if (statSync(file).size > MAX_CONFIG_BYTES) {
           snapshot.unreadable.push(toWorkspaceRelative(realRoot, file));
           continue;
