@@ -72,6 +72,24 @@ describe('NetworkPolicy', () => {
     expect(new NetworkPolicy([]).blockedUrlPattern().test('http://127.0.0.1:1/')).toBe(true);
   });
 
+  it('decides tunnels (CONNECT host:port) by host and port only', () => {
+    const policy = new NetworkPolicy(['https://docs.example.com', 'https://api.example.com/v1/status']);
+    policy.addWorkspaceOrigin('http://127.0.0.1:4000');
+    expect(policy.decideAuthority('docs.example.com', 443)).toMatchObject({ allowed: true });
+    expect(policy.decideAuthority('api.example.com', 443)).toMatchObject({
+      allowed: true,
+      reason: 'permitted-url',
+    });
+    expect(policy.decideAuthority('127.0.0.1', 4000)).toMatchObject({
+      allowed: true,
+      reason: 'workspace-server',
+    });
+    expect(policy.decideAuthority('127.0.0.1', 4001)).toMatchObject({ allowed: false });
+    expect(policy.decideAuthority('localhost', 4000)).toMatchObject({ allowed: false });
+    expect(policy.decideAuthority('docs.example.com', 8443)).toMatchObject({ allowed: false });
+    expect(policy.decideAuthority('bad host', 1)).toMatchObject({ allowed: false, reason: 'malformed' });
+  });
+
   it('refuses malformed or credential-carrying permitted URLs', () => {
     expect(() => new NetworkPolicy(['not a url'])).toThrow(/not an absolute URL/);
     expect(() => new NetworkPolicy(['https://user:secret@example.com'])).toThrow(/credentials/);
