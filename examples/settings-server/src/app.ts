@@ -55,6 +55,11 @@ export interface SettingsServerOptions {
   allowedHosts?: readonly string[];
   /** Sign-in throttling (default {@link DEFAULT_SIGN_IN_LIMITS}). */
   signInLimits?: Partial<SignInLimits>;
+  /**
+   * Fastify's `trustProxy`: set it behind a reverse proxy so the per-address sign-in limit counts
+   * the client's address from `X-Forwarded-For` instead of the proxy's (default false).
+   */
+  trustProxy?: boolean;
   /** Root of the per-account workspaces the turns work in (default `<dataDirectory>/workspaces`). */
   workspaceDirectory?: string;
   /** Provider retries and a test-only turn bound (see TurnRouteOptions). */
