@@ -217,6 +217,11 @@ describe('run_command and wait_command', () => {
     expect(structured(last)).toMatchObject({ running: false, exit_code: 7 });
     expect(errorCodeOf(await runtime.call('wait_command', { handle }))).toBe('HANDLE_COLLECTED');
     expect(errorCodeOf(await runtime.call('wait_command', { handle: 'cmd_unknown' }))).toBe('HANDLE_UNKNOWN');
+    // A 1 MB handle is quoted as a bounded prefix, never echoed whole (issue 12).
+    const huge = await runtime.call('wait_command', { handle: `cmd_${'x'.repeat(1_000_000)}` });
+    expect(errorCodeOf(huge)).toBe('HANDLE_UNKNOWN');
+    expect(JSON.stringify(huge).length).toBeLessThan(2_000);
+    expect(JSON.stringify(huge)).toContain('(1000004 characters)');
   });
 
   it('limits how many background commands run at once', async () => {

@@ -1,4 +1,4 @@
-import type { BackgroundProcess } from '@assistant-kit/tool-core';
+import { type BackgroundProcess, quoteArgument } from '@assistant-kit/tool-core';
 import { commandError } from '../errors.js';
 
 /** Default number of background commands that may run at once per session. */
@@ -61,13 +61,15 @@ export class BackgroundRegistry {
       throw commandError(
         'HANDLE_COLLECTED',
         `The command ${handle} has finished and its exit status was already returned; its output is no longer kept.`,
+        // A collected handle is one this registry issued, so it is short: no need to bound it.
         { details: { handle } },
       );
     }
     throw commandError(
       'HANDLE_UNKNOWN',
-      `No background command has the handle "${handle}" in this session. Use the handle a background run_command returned.`,
-      { details: { handle } },
+      `No background command has the handle "${quoteArgument(handle)}" in this session. Use the handle a background run_command returned.`,
+      // An unknown handle comes from the caller and may be of any size: quote a bounded prefix.
+      { details: { handle: quoteArgument(handle) } },
     );
   }
 
