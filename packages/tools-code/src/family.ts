@@ -11,6 +11,11 @@ import { codeFindDefinitionTool, codeFindReferencesTool } from './tools/navigati
 import { codeProjectProfileTool, codeRelatedTestsTool, runTestsTool } from './tools/project-tools.js';
 import { repoMapTool } from './tools/repo-map-tool.js';
 import { codeDocumentSymbolsTool, codeWorkspaceSymbolsTool, fileOutlineTool } from './tools/symbol-tools.js';
+import {
+  DEFAULT_WRITE_DIAGNOSTICS_BUDGET_MS,
+  diagnosticsAfterWrite,
+  type WriteDiagnostics,
+} from './tools/write-diagnostics.js';
 
 /** Default time a language server has to answer one request. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -31,6 +36,11 @@ export interface CodeToolsOptions {
   requestTimeoutMs?: number;
   /** Time limit of a language server's start and initialize handshake (default 60 s). */
   startTimeoutMs?: number;
+  /**
+   * Time a write (write_file, edit_file, replace_in_files, an apply) waits for the new
+   * diagnostics of the files it changed before saying they are pending (default 2 s).
+   */
+  writeDiagnosticsBudgetMs?: number;
   /** Time code_diagnostics waits for one file's diagnostics (default 20 s). */
   diagnosticsTimeoutMs?: number;
   /** Restarts of a crashing server allowed within 10 minutes (default 5). */
@@ -49,6 +59,15 @@ export interface CodeToolsOptions {
 export interface CodeToolFamily extends ToolFamily {
   /** State, pid, restarts and memory of each registered language server. */
   languageServerStatus(): Promise<LanguageServerStatus[]>;
+  /**
+   * What a write broke: the errors and warnings that appeared in the written files (workspace-
+   * relative) per their language servers, within a time budget (default 2 s), or files pending.
+   * Undefined when no server covers any of them. The catalogue calls it after workspace writes.
+   */
+  diagnosticsAfterWrite(
+    paths: readonly string[],
+    options?: { budgetMs?: number; signal?: AbortSignal },
+  ): Promise<WriteDiagnostics | undefined>;
 }
 
 /**
@@ -110,6 +129,11 @@ export function createCodeToolsWithContext(options: CodeToolsOptions): {
       codeIntelligenceTool(context, tokens, allowApply),
     ],
     languageServerStatus: () => pool.status(),
+    diagnosticsAfterWrite: (paths, writeOptions) =>
+      diagnosticsAfterWrite(context, paths, {
+        budgetMs: options.writeDiagnosticsBudgetMs ?? DEFAULT_WRITE_DIAGNOSTICS_BUDGET_MS,
+        ...writeOptions,
+      }),
     close: () => {
       closing ??= (async () => {
         tokens.clear();

@@ -39,3 +39,8 @@ export {
   MAX_TEST_TIMEOUT_SECONDS,
   TEST_OUTPUT_CHARACTER_CAP,
 } from './tools/project-tools.js';
+export {
+  DEFAULT_WRITE_DIAGNOSTICS_BUDGET_MS,
+  type IntroducedDiagnostic,
+  type WriteDiagnostics,
+} from './tools/write-diagnostics.js';

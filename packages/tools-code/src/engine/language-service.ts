@@ -64,6 +64,8 @@ export class LanguageService {
   readonly requestTimeoutMs: number;
   /** Texts of recently queried files, re-read only when their size or mtime changes. */
   readonly documents: DocumentCache;
+  /** The diagnostics each file URI last had when asked (the baseline of "what a write broke"). */
+  readonly #lastDiagnostics = new Map<string, Diagnostic[]>();
 
   constructor(workspace: Workspace, pool: LanguageServerPool, requestTimeoutMs: number) {
     this.workspace = workspace;
@@ -146,11 +148,27 @@ export class LanguageService {
     signal?: AbortSignal,
   ): Promise<Diagnostic[] | undefined> {
     const request: Requester = (type, params) => document.server.request(type, params, { timeoutMs, signal });
+    let diagnostics: Diagnostic[] | undefined;
     if (document.server.supportsPullDiagnostics) {
       const report = await request(DocumentDiagnosticRequest.type, { textDocument: { uri: document.uri } });
-      if (report.kind === 'full') return report.items;
+      if (report.kind === 'full') diagnostics = report.items;
     }
-    return typescriptDiagnostics(document.server, document.uri, request);
+    diagnostics ??= await typescriptDiagnostics(document.server, document.uri, request);
+    if (diagnostics !== undefined) {
+      if (this.#lastDiagnostics.size > 2_000) this.#lastDiagnostics.clear();
+      this.#lastDiagnostics.set(document.uri, diagnostics);
+    }
+    return diagnostics;
+  }
+
+  /** The diagnostics a file last had: when last asked, else as last published; undefined if never known. */
+  lastDiagnostics(uri: string): Diagnostic[] | undefined {
+    return (
+      this.#lastDiagnostics.get(uri) ??
+      this.pool.registrations
+        .map((registration) => this.pool.running(registration.id)?.diagnosticsFor(uri)?.diagnostics)
+        .find((diagnostics) => diagnostics !== undefined)
+    );
   }
 
   /** Re-sends files that changed on disk to every running server (after an apply). */
