@@ -26,45 +26,35 @@ const LOW_LEVEL_MODULES: Record<string, string> = {
   'packages/tools-files/src/search/typescript-engine.ts': 'reads files the walk found (search fallback)',
   'packages/tools-files/src/search/ripgrep-engine.ts':
     'spawns the ripgrep binary with a fixed argv, no shell (a read-only search engine, not a user command)',
-  // tools-commands: the launcher implementation itself (sandbox, process supervision).
-  // TODO(issue 12): being migrated to the Workspace/launcher
-  'packages/tools-commands/src/process/background-process.ts': 'launcher implementation',
-  // TODO(issue 12): being migrated to the Workspace/launcher
-  'packages/tools-commands/src/process/port-bridge.ts': 'launcher implementation',
-  // TODO(issue 12): being migrated to the Workspace/launcher
-  'packages/tools-commands/src/process/process-tree.ts': 'launcher implementation',
-  // TODO(issue 12): being migrated to the Workspace/launcher
-  'packages/tools-commands/src/process/shell.ts': 'launcher implementation',
-  // TODO(issue 12): being migrated to the Workspace/launcher
-  'packages/tools-commands/src/process/supervised-process.ts': 'launcher implementation',
-  // TODO(issue 12): being migrated to the Workspace/launcher
-  'packages/tools-commands/src/sandbox/bubblewrap.ts': 'launcher implementation',
-  // TODO(issue 12): being migrated to the Workspace/launcher
-  'packages/tools-commands/src/sandbox/limits.ts': 'launcher implementation',
-  // TODO(issue 12): being migrated to the Workspace/launcher
-  'packages/tools-commands/src/sandbox/mount-plan.ts': 'launcher implementation',
-  // TODO(issue 12): being migrated to the Workspace/launcher
-  'packages/tools-commands/src/sandbox/pids-cgroup.ts': 'launcher implementation',
-  // TODO(issue 12): being migrated to the Workspace/launcher
-  'packages/tools-undo/src/storage-files.ts': 'the undo shadow repository storage (service state)',
-  // TODO(issue 12): being migrated to the Workspace/launcher
-  'packages/tools-undo/src/git-runner.ts': 'runs the shadow repository git (simple-git)',
-  // TODO(issue 12): being migrated to the Workspace/launcher
+  // tools-commands: the launcher implementation itself. It is the capability the runtime hands
+  // to handlers as `context.processes`, so it is where processes are started and supervised.
+  'packages/tools-commands/src/process/background-process.ts': 'launcher: background process handles',
+  'packages/tools-commands/src/process/port-bridge.ts': 'launcher: the Unix-socket port bridge',
+  'packages/tools-commands/src/process/process-tree.ts': 'launcher: reads /proc to end a process tree',
+  'packages/tools-commands/src/process/shell.ts': 'launcher: finds the shell executable on the host',
+  'packages/tools-commands/src/process/supervised-process.ts':
+    'launcher: spawns bubblewrap and supervises it',
+  'packages/tools-commands/src/sandbox/bubblewrap.ts': 'launcher: probes the bubblewrap binary',
+  'packages/tools-commands/src/sandbox/limits.ts': 'launcher: the in-sandbox prelude that sets limits',
+  'packages/tools-commands/src/sandbox/mount-plan.ts': 'launcher: checks host paths for the mount plan',
+  'packages/tools-commands/src/sandbox/pids-cgroup.ts': 'launcher: the per-command pids cgroup',
+  // tools-undo: the shadow repository is the service's own state under .assistant-kit/undo/, which
+  // no tool may read or write; its git never runs configuration the workspace planted.
+  'packages/tools-undo/src/storage-files.ts': 'durable writes of the shadow repository and dispatch log',
+  'packages/tools-undo/src/git-runner.ts': 'runs git with pinned configuration (simple-git)',
+  // tools-browser: service state in the hidden folder, a host binary lookup, and names-only folder
+  // listings of paths the Workspace resolved (file contents are served through the Workspace).
   'packages/tools-browser/src/diagnostics/diagnostic-ledger.ts': 'browser logs in the hidden folder',
-  // TODO(issue 12): being migrated to the Workspace/launcher
-  'packages/tools-browser/src/server/directory-entries.ts': 'static server directory listing',
-  // TODO(issue 12): being migrated to the Workspace/launcher
+  'packages/tools-browser/src/server/directory-entries.ts': 'names in a folder Workspace.resolve confined',
   'packages/tools-browser/src/session/chromium-discovery.ts':
     'finds the Chromium binary outside the workspace',
-  // TODO(issue 12): being migrated to the Workspace/launcher
-  'packages/tools-browser/src/storage/service-state-file.ts': 'screenshots and state in the hidden folder',
-  // TODO(issue 12): being migrated to the Workspace/launcher
-  'packages/tools-code/src/engine/file-status.ts': 'file status for the code engine',
-  // TODO(issue 12): being migrated to the Workspace/launcher
-  'packages/tools-code/src/files/confined-fs.ts': 'confined reads for the code engine',
-  // TODO(issue 12): being migrated to the Workspace/launcher
-  'packages/tools-code/src/lsp/server-spawn.ts': 'starts language servers',
-  // TODO(issue 12): being migrated to the Workspace/launcher
+  'packages/tools-browser/src/storage/service-state-file.ts':
+    'default screenshots in the hidden folder, fsynced',
+  // tools-code: metadata-only checks on the hot path, the confined file index, language-server
+  // processes (service processes, not user commands), and the parser's own wasm cache.
+  'packages/tools-code/src/engine/file-status.ts': 'stat/realpath of cached documents (metadata only)',
+  'packages/tools-code/src/files/confined-fs.ts': 'O_NOFOLLOW reads checked inside the root, capped',
+  'packages/tools-code/src/lsp/server-spawn.ts': 'starts language servers (no workspace plugins)',
   'packages/tools-code/src/syntax/analysis-pool.ts': 'tree-sitter worker pool and its wasm cache',
 };
 
