@@ -517,6 +517,7 @@ export class DispatchCheckpoints {
         undefined,
         'baseline: workspace when checkpoints began',
       );
+      await shadow.makeObjectsDurable();
       await shadow.setHead(baseline);
       await log.setHead(baseline);
     }
@@ -532,12 +533,15 @@ export class DispatchCheckpoints {
     const head = log.head!;
     if ((await shadow.treeOf(head)) === tree) return head;
     const commit = await shadow.commit(tree, head, message);
+    // Objects first, then what names them (see ShadowRepository.makeObjectsDurable).
+    await shadow.makeObjectsDurable();
     await Promise.all([shadow.setHead(commit), log.setHead(commit)]);
     return commit;
   }
 
   async #append(shadow: ShadowRepository, log: DispatchLog, record: CheckpointRecord): Promise<void> {
     const moved = log.head !== record.commit;
+    await shadow.makeObjectsDurable();
     await Promise.all([moved ? shadow.setHead(record.commit) : undefined, log.append(record)]);
   }
 

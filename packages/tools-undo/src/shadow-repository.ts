@@ -4,14 +4,17 @@ import { ToolError } from '@assistant-kit/tool-core';
 import {
   commandNeutralisingOverrides,
   configOverrideEnvironment,
+  deferredObjectFsyncOverrides,
   shadowRepositoryOverrides,
 } from './git-config-overrides.js';
 import { GitRunner } from './git-runner.js';
 import {
   copyFileIfPresent,
   ensureFileContent,
+  flushFileSystemOf,
   makeDirectory,
   pathExists,
+  removeFileDurably,
   removePath,
   writeFileDurably,
 } from './storage-files.js';
@@ -41,6 +44,12 @@ export const DEFAULT_EXCLUDED_FOLDERS = [
   '.parcel-cache',
   '.assistant-kit',
 ] as const;
+
+/**
+ * Present (durably) while the shadow index may hold cached trees whose objects are not flushed
+ * yet; see ShadowRepository.makeObjectsDurable.
+ */
+const UNFLUSHED_TREES_MARKER = 'unflushed-trees';
 
 /** Files larger than this are not recorded in checkpoints (default 5 MiB). */
 export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
@@ -99,6 +108,16 @@ export class ShadowRepository {
   readonly gitDirectory: string;
   readonly indexFile: string;
   readonly git: GitRunner;
+  /**
+   * Runs the commands that write tree and commit objects: no fsync per object (see
+   * deferredObjectFsyncOverrides); makeObjectsDurable flushes them all at once.
+   */
+  readonly #objectWriter: GitRunner;
+  /** Objects were written without their own fsync since the last makeObjectsDurable. */
+  #objectsAwaitFlush = false;
+  /** The unflushed-trees marker is on disk (the shadow index names unflushed trees). */
+  #treesMarked = false;
+  private readonly treesMarker: string;
   /** An empty folder every git command of the service takes as its hooks folder. */
   readonly hooksDirectory: string;
   private readonly emptyIndexFile: string;
@@ -113,12 +132,15 @@ export class ShadowRepository {
   private constructor(
     readonly options: ShadowRepositoryOptions,
     git: GitRunner,
+    objectWriter: GitRunner,
   ) {
     this.gitDirectory = path.join(options.storageDirectory, 'git');
     this.indexFile = path.join(options.storageDirectory, 'index');
     this.hooksDirectory = path.join(options.storageDirectory, 'no-hooks');
     this.emptyIndexFile = path.join(options.storageDirectory, 'no-index');
+    this.treesMarker = path.join(options.storageDirectory, UNFLUSHED_TREES_MARKER);
     this.git = git;
+    this.#objectWriter = objectWriter;
   }
 
   /** Creates the repository if needed and (re)writes its configuration and exclusion rules. */
@@ -129,6 +151,7 @@ export class ShadowRepository {
     const noHooks = path.join(storage, 'no-hooks');
     const emptyFile = path.join(storage, 'empty');
     await Promise.all([makeDirectory(home), makeDirectory(noHooks)]);
+    const overrides = [...commandNeutralisingOverrides(noHooks), ...shadowRepositoryOverrides(emptyFile)];
     const environment: Record<string, string> = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: home,
@@ -148,12 +171,12 @@ export class ShadowRepository {
       GIT_COMMITTER_NAME: 'assistant-kit',
       GIT_COMMITTER_EMAIL: 'checkpoints@assistant-kit.invalid',
       // Whatever the repository's config file says by now, these win (issue 12).
-      ...configOverrideEnvironment([
-        ...commandNeutralisingOverrides(noHooks),
-        ...shadowRepositoryOverrides(emptyFile),
-      ]),
+      ...configOverrideEnvironment(overrides),
     };
     const git = new GitRunner(environment, options.workTree);
+    const objectWriter = git.with(
+      configOverrideEnvironment([...overrides, ...deferredObjectFsyncOverrides()]),
+    );
     if (!(await pathExists(path.join(gitDirectory, 'HEAD')))) {
       await makeDirectory(gitDirectory);
       await git.with({ GIT_WORK_TREE: undefined }, storage).run(['init', '--quiet', '--bare', gitDirectory]);
@@ -176,6 +199,16 @@ export class ShadowRepository {
         '* -text -eol -filter -ident -working-tree-encoding -export-subst\n',
       ),
     ]);
+    const treesMarker = path.join(storage, UNFLUSHED_TREES_MARKER);
+    if (await pathExists(treesMarker)) {
+      // An earlier session stopped between a write-tree and the flush after it: the index's
+      // cached trees may name objects that never reached the disk, and git trusts a cached tree
+      // whose object file exists. Dropping the index makes the next snapshot hash every file
+      // again and write every tree anew (the checkpoints themselves were flushed before their
+      // refs, so they are intact).
+      await removeFileDurably(path.join(storage, 'index'));
+      await removeFileDurably(treesMarker);
+    }
     const alternates = options.alternateObjectDirectories ?? [];
     if (alternates.length > 0) {
       await makeDirectory(path.join(gitDirectory, 'objects', 'info'));
@@ -184,7 +217,7 @@ export class ShadowRepository {
         `${alternates.join('\n')}\n`,
       );
     }
-    return new ShadowRepository(options, git);
+    return new ShadowRepository(options, git, objectWriter);
   }
 
   /**
@@ -246,7 +279,7 @@ export class ShadowRepository {
     }
     let tree = this.#indexTree;
     if (tree === undefined) {
-      tree = (await this.git.run(['write-tree'], { signal })).trim();
+      tree = await this.#writeTree(undefined, signal);
       this.#indexTree = tree;
     }
     if (checkPaths === undefined) this.#ignoredChecked = true;
@@ -259,7 +292,7 @@ export class ShadowRepository {
 
   /** The tree the shadow index holds now (no git process when it is already known). */
   async indexTree(): Promise<string> {
-    if (this.#indexTree === undefined) this.#indexTree = (await this.git.run(['write-tree'])).trim();
+    if (this.#indexTree === undefined) this.#indexTree = await this.#writeTree();
     return this.#indexTree;
   }
 
@@ -280,9 +313,60 @@ export class ShadowRepository {
   async commit(tree: string, parent: string | undefined, message: string): Promise<string> {
     const args = ['commit-tree', tree, '-m', message];
     if (parent !== undefined) args.push('-p', parent);
-    const commit = (await this.git.run(args)).trim();
+    this.#objectsAwaitFlush = true;
+    const commit = (await this.#objectWriter.run(args)).trim();
     this.#treeOfCommit.set(commit, tree);
     return commit;
+  }
+
+  /**
+   * Makes every tree and commit object written since the last call durable, with one flush of
+   * the file system holding the object store (syncfs), instead of one fsync per object. Called
+   * before a ref or log line that names a new commit is written: objects reach the disk before
+   * anything that makes them reachable. Does nothing when no object was written since.
+   */
+  async makeObjectsDurable(): Promise<void> {
+    if (!this.#objectsAwaitFlush) return;
+    this.#objectsAwaitFlush = false;
+    try {
+      await flushFileSystemOf(path.join(this.gitDirectory, 'objects'));
+      if (this.#treesMarked) {
+        // Not fsynced: a marker that outlives a crash only costs the next session a full rescan.
+        await removePath(this.treesMarker);
+        this.#treesMarked = false;
+      }
+    } catch (error) {
+      this.#objectsAwaitFlush = true;
+      throw new ToolError(
+        'GIT_FAILED',
+        `The checkpoint objects could not be flushed to disk: ${String(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+
+  /** Whether objects were written since the last makeObjectsDurable (they may not be on disk yet). */
+  get objectsAwaitFlush(): boolean {
+    return this.#objectsAwaitFlush;
+  }
+
+  /**
+   * `git write-tree` of the shadow index (or a scratch `indexFile`), without an fsync per tree
+   * object. The shadow index it rewrites (with its cached trees) is still fsynced, so the
+   * unflushed-trees marker is written first: a session that stops before the flush leaves it,
+   * and the next open drops the index rather than trust cached trees that may be torn.
+   */
+  async #writeTree(indexFile?: string, signal?: AbortSignal): Promise<string> {
+    if (indexFile === undefined && !this.#treesMarked) {
+      // The shadow index outlives the session, so what it caches must be recoverable (see open).
+      await writeFileDurably(this.treesMarker, '');
+      this.#treesMarked = true;
+    }
+    this.#objectsAwaitFlush = true;
+    const environment = indexFile === undefined ? {} : { GIT_INDEX_FILE: indexFile };
+    return (await this.#objectWriter.run(['write-tree'], { signal, env: environment })).trim();
   }
 
   /** The newest checkpoint commit, if any. */
@@ -357,6 +441,7 @@ export class ShadowRepository {
 
   /** The tree with no entries (written so later commands can name it). */
   async emptyTree(): Promise<string> {
+    // One object, fsynced as it is written: nothing flushes after a diff.
     return (await this.git.with({ GIT_INDEX_FILE: this.emptyIndexFile }).run(['write-tree'])).trim();
   }
 
@@ -441,7 +526,7 @@ export class ShadowRepository {
       );
       if (lines.length > 0)
         await scratch.run(['update-index', '-z', '--index-info'], { input: joinNul(lines) });
-      return (await scratch.run(['write-tree'])).trim();
+      return await this.#writeTree(scratchIndex);
     } finally {
       await removePath(scratchIndex);
     }

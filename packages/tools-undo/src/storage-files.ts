@@ -1,5 +1,6 @@
 /**
- * The only module of tools-undo that imports node:fs (allow-listed by path). It is allowed
+ * The only module of tools-undo that imports node:fs, and with git-runner.ts the only one that
+ * starts a process (`sync`, see flushFileSystemOf); both are allow-listed by path. It is allowed
  * because what it touches is the undo service's own state, not the agent's files: the shadow
  * repository's storage under `.assistant-kit/undo/` (or a private temporary folder in R), the
  * dispatch log, stat-only checks of workspace paths that git reported, and the user repository's
@@ -10,6 +11,7 @@
  * fsynced, renamed over the old one and its folder fsynced; an appended line is fsynced before
  * the append reports success.
  */
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { access, copyFile, lstat, mkdir, mkdtemp, open, readFile, rename, rm } from 'node:fs/promises';
@@ -67,6 +69,12 @@ export async function appendDurably(file: string, text: string): Promise<void> {
   if (created) await syncDirectory(path.dirname(file));
 }
 
+/** Removes `file` (if present) and fsyncs its folder, so the removal survives a crash. */
+export async function removeFileDurably(file: string): Promise<void> {
+  await rm(file, { force: true });
+  await syncDirectory(path.dirname(file));
+}
+
 async function syncDirectory(directory: string): Promise<void> {
   const handle = await open(directory, constants.O_RDONLY | constants.O_DIRECTORY);
   try {
@@ -74,6 +82,29 @@ async function syncDirectory(directory: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Flushes the whole file system holding `target` to stable storage with one syncfs(2) call
+ * (coreutils `sync -f`), and waits for it. One call makes every object git wrote without its own
+ * fsync durable, however many there were (docs/decisions/tools-undo.md, "One flush per
+ * checkpoint"). Where `sync` has no `-f` (not coreutils), a plain `sync` flushes every file system.
+ */
+export async function flushFileSystemOf(target: string): Promise<void> {
+  try {
+    await runSync(['-f', target]);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw error;
+    await runSync([]);
+  }
+}
+
+function runSync(args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile('sync', args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }, (error) =>
+      error === null ? resolve() : reject(error),
+    );
+  });
 }
 
 /** The file's text, or undefined when it does not exist. */
