@@ -330,3 +330,37 @@ describe('one turn at a time per account', () => {
       .toBe(200);
   });
 });
+
+describe('the execution timeout over HTTP', () => {
+  it('a turn past its bound ends with one TURN_TIMEOUT event, and the next turn of the account starts', async () => {
+    const timedDirectory = await mkdtemp(join(tmpdir(), 'ak-turns-timeout-'));
+    const timed = await createSettingsServer({
+      dataDirectory: timedDirectory,
+      logger: false,
+      turns: { providerRetries: 0, turnTimeoutMs: 500 },
+    });
+    try {
+      const timedClient = new TestClient(await timed.app.listen({ port: 0, host: '127.0.0.1' }));
+      expect((await timedClient.signIn(timed.demo.username, timed.demo.password)).status).toBe(200);
+      const provider = await fake('chat-completions', [{ hang: true }, { text: 'next' }]);
+      const saved = await timedClient.request('POST', '/api/system-settings/client-defaults', {
+        ...createDefaultClientSettings(),
+        mainProvider: 'custom',
+        baseUrl: provider.baseUrl,
+        model: 'gpt-5.1',
+      });
+      expect(saved.status).toBe(200);
+      const body = { messages: [{ role: 'user', content: 'wait forever' }] };
+      const first = parseEvents((await timedClient.request('POST', '/api/turns', body)).text);
+      expect(first.map((event) => event.event)).toEqual(['turn', 'error']);
+      expect(first[1]!.data).toMatchObject({ code: 'TURN_TIMEOUT' });
+      // The lock was released: the next turn starts (how it ends depends on the short bound).
+      const next = await timedClient.request('POST', '/api/turns', body);
+      expect(next.status).toBe(200);
+      expect(parseEvents(next.text)[0]!.event).toBe('turn');
+    } finally {
+      await timed.close();
+      await rm(timedDirectory, { recursive: true, force: true });
+    }
+  });
+});
