@@ -7,11 +7,14 @@
 //   <!-- snippet: declare const x: Type; -->    declarations prepended for free variables the
 //                                               block uses (implies typecheck-only: they have
 //                                               no values at run time); repeatable
+//   <!-- snippet: workspace /srv/project -->    the block runs against a small scratch project
+//                                               (README.md, package.json, src/index.ts) that
+//                                               stands in for the path the README names
 //
 // A block runs as an ES module with top-level await, with `node --conditions=source --import
 // tsx`, in a fresh temporary working directory. A failure names the README and the block's line.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +36,8 @@ interface Snippet {
   code: string;
   declarations: string[];
   typecheckOnly: boolean;
+  /** A path the README uses for a project, replaced by a scratch project when the block runs. */
+  workspacePath: string | undefined;
   file: string; // absolute path of the generated module
 }
 
@@ -41,25 +46,7 @@ interface Snippet {
  * n-th ts block, which moves less than a line number while others edit the file). Each is
  * expected to fail (it.fails): when one is fixed the test says so, and the entry goes.
  */
-const KNOWN_BROKEN = new Map<string, string>([
-  ['README.md#1', 'free variables systemDefaults, storedSettings, requestBody (needs declare comments)'],
-  ['README.md#2', 'runs against /srv/project, which does not exist'],
-  ['packages/mcp-server/README.md#1', 'Client and StdioClientTransport are not imported'],
-  ['packages/tool-catalog/README.md#1', 'free variables askTheUser, call'],
-  ['packages/tool-core/README.md#1', 'runs against /srv/project, which does not exist'],
-  ['packages/tools-browser/README.md#1', 'runs against /srv/project, which does not exist'],
-  ['packages/tools-files/README.md#1', 'runs against /srv/project, which does not exist'],
-  ['packages/tools-code/README.md#1', 'runs against /srv/project, which does not exist'],
-  ['packages/tools-code/README.md#2', 'createCodeTools is not imported; free variable workspace'],
-  ['packages/tools-commands/README.md#1', 'runs against /srv/project, which does not exist'],
-  ['packages/tools-commands/README.md#2', 'createProcessLauncher is not imported; free variable workspace'],
-  ['packages/tools-commands/README.md#3', 'ProcessResult is not imported'],
-  [
-    'packages/tools-commands/README.md#4',
-    'startBackgroundProcess not imported; free variables workspace, page',
-  ],
-  ['packages/tools-undo/README.md#1', 'runs against /srv/project, which does not exist'],
-]);
+const KNOWN_BROKEN = new Map<string, string>([]);
 
 function readmes(): string[] {
   const found = ['README.md'];
@@ -88,6 +75,7 @@ export function extractSnippets(readme: string, text: string): Omit<Snippet, 'fi
       body.push(lines[index]!);
     const declarations: string[] = [];
     let typecheckOnly = false;
+    let workspacePath: string | undefined;
     for (let back = start - 1; back >= 0; back -= 1) {
       const line = lines[back]!.trim();
       if (line === '') continue;
@@ -95,6 +83,8 @@ export function extractSnippets(readme: string, text: string): Omit<Snippet, 'fi
       if (!match) break;
       const directive = match[1]!;
       if (directive === 'typecheck-only') typecheckOnly = true;
+      else if (directive.startsWith('workspace '))
+        workspacePath = directive.slice('workspace '.length).trim();
       else if (directive.startsWith('declare ')) {
         declarations.unshift(directive);
         typecheckOnly = true;
@@ -107,6 +97,7 @@ export function extractSnippets(readme: string, text: string): Omit<Snippet, 'fi
       code: body.join('\n'),
       declarations,
       typecheckOnly,
+      workspacePath,
     });
   }
   return snippets;
@@ -121,8 +112,28 @@ const snippets: Snippet[] = readmes().flatMap((readme) =>
 );
 const keyOf = (snippet: Snippet) => `${snippet.readme}#${snippet.ordinal}`;
 
-function moduleText(snippet: Snippet): string {
-  return `${snippet.declarations.join('\n')}\n${snippet.code}\nexport {};\n`;
+function moduleText(snippet: Snippet, scratchProject?: string): string {
+  const code =
+    snippet.workspacePath === undefined || scratchProject === undefined
+      ? snippet.code
+      : snippet.code.split(snippet.workspacePath).join(scratchProject);
+  return `${snippet.declarations.join('\n')}\n${code}\nexport {};\n`;
+}
+
+/** A small project for blocks that name one (`<!-- snippet: workspace PATH -->`). */
+function makeScratchProject(parent: string): string {
+  const project = join(parent, 'project');
+  mkdirSync(join(project, 'src'), { recursive: true });
+  writeFileSync(join(project, 'README.md'), '# scratch\n\nA project the README snippets run against.\n');
+  writeFileSync(
+    join(project, 'package.json'),
+    `${JSON.stringify({ name: 'scratch', type: 'module', scripts: { test: 'node --test' } }, null, 2)}\n`,
+  );
+  writeFileSync(
+    join(project, 'src', 'index.ts'),
+    'export function greet(name: string): string {\n  return `hello ${name}`;\n}\n',
+  );
+  return project;
 }
 
 let diagnostics: Map<string, string[]> | undefined;
@@ -185,8 +196,9 @@ describe('README snippets', () => {
       const problems = typecheck().get(snippet.file)!;
       expect(problems, `${snippet.readme} block at line ${snippet.line} does not compile`).toEqual([]);
       if (snippet.typecheckOnly) return;
-      writeFileSync(snippet.file, moduleText(snippet));
       const cwd = mkdtempSync(join(tmpdir(), 'ak-snippet-'));
+      const scratchProject = snippet.workspacePath === undefined ? undefined : makeScratchProject(cwd);
+      writeFileSync(snippet.file, moduleText(snippet, scratchProject));
       // tsx honours tsconfig paths: @assistant-kit/* resolves to the workspace sources even from
       // a README whose folder does not depend on that package (the root README).
       const tsconfig = join(cwd, 'tsconfig.json');
