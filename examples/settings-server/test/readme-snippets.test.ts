@@ -131,7 +131,7 @@ function makeScratchProject(parent: string): string {
   );
   writeFileSync(
     join(project, 'src', 'index.ts'),
-    'export function greet(name: string): string {\n  return `hello ${name}`;\n}\n',
+    "export function greet(name: string): string {\n  return 'hello ' + name;\n}\n",
   );
   return project;
 }
