@@ -98,6 +98,7 @@ export class ToolCatalog {
   #executionTimeoutMs: number;
   readonly #deadlines = new CallDeadlines();
   #closed: Promise<void> | undefined;
+  readonly #diagnosticsAfterWrite: AssembledFamilies['diagnosticsAfterWrite'];
 
   /** @internal Use {@link createToolCatalog}. */
   constructor(
@@ -111,6 +112,7 @@ export class ToolCatalog {
     this.#options = options;
     this.#families = assembled.families;
     this.#checkpoints = assembled.checkpoints;
+    this.#diagnosticsAfterWrite = assembled.diagnosticsAfterWrite;
     this.#definitions = definitions;
     this.#descriptors = definitions.map(describeTool);
     const planDefinitions = definitions
@@ -211,6 +213,15 @@ export class ToolCatalog {
       if (callerSignal.aborted) forwardAbort();
       else callerSignal.addEventListener('abort', forwardAbort, { once: true });
     }
+    // Files this call writes, so its result can carry what the write broke (code diagnostics).
+    const written = new Set<string>();
+    const stopWatching = this.#definitions
+      .find((tool) => tool.name === name)
+      ?.effects.includes('workspace_write')
+      ? this.workspace.onBeforeWrite((paths) => {
+          for (const relative of paths) written.add(relative);
+        })
+      : undefined;
     try {
       const outcome = await Promise.race([
         runtime.call(name, args, {
@@ -223,7 +234,7 @@ export class ToolCatalog {
       const timedOut =
         outcome === 'timeout' ||
         (deadline.controller.signal.aborted && !callerSignal?.aborted && isCancelled(outcome));
-      if (!timedOut) return outcome as ToolResult;
+      if (!timedOut) return await this.#withWriteDiagnostics(outcome as ToolResult, written);
       const minutes = this.#executionTimeoutMs / 60_000;
       return errorResult(
         new ToolError(
@@ -235,9 +246,22 @@ export class ToolCatalog {
         ),
       );
     } finally {
+      stopWatching?.();
       deadline.done();
       callerSignal?.removeEventListener('abort', forwardAbort);
     }
+  }
+
+  /** Appends the new diagnostics of the files a successful call wrote (bounded in time by the code family). */
+  async #withWriteDiagnostics(result: ToolResult, written: ReadonlySet<string>): Promise<ToolResult> {
+    if (result.isError || written.size === 0 || this.#diagnosticsAfterWrite === undefined) return result;
+    const report = await this.#diagnosticsAfterWrite([...written]).catch(() => undefined);
+    if (report === undefined || report.text === '') return result;
+    return {
+      ...result,
+      content: [...result.content, { type: 'text', text: report.text }],
+      structuredContent: { ...(result.structuredContent ?? {}), diagnostics_after_write: report.data },
+    };
   }
 
   /**

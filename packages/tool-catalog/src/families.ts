@@ -40,6 +40,10 @@ export interface AssembledFamilies {
   processes: ProcessLauncher;
   /** code_intelligence's parameters without the apply operations (the family's R variant). */
   readOnlyCodeIntelligenceParameters: AnyToolDefinition['parameters'];
+  /** The code family's report of what a write broke (new diagnostics of the written files). */
+  diagnosticsAfterWrite?: (
+    paths: readonly string[],
+  ) => Promise<{ text: string; data: Record<string, unknown> } | undefined>;
 }
 
 /**
@@ -82,13 +86,19 @@ export async function assembleFamilies(
     );
     const undoFamily = keep(await undo.createUndoTools({ ...options.undo, workspace }));
     keep(await browser.createBrowserTools({ ...options.browser, workspace }));
-    keep(await code.createCodeTools({ ...options.code, workspace, allowApply: !readOnly }));
+    const codeFamily = keep(
+      await code.createCodeTools({ ...options.code, workspace, allowApply: !readOnly }),
+    );
     return {
       families: created,
       tools: created.flatMap((family) => [...family.tools]),
       checkpoints: undoFamily.checkpoints,
       processes,
       readOnlyCodeIntelligenceParameters: code.CodeIntelligenceParametersReadOnly,
+      diagnosticsAfterWrite: async (paths) => {
+        const report = await codeFamily.diagnosticsAfterWrite(paths);
+        return report === undefined ? undefined : { text: report.text, data: { ...report.data } };
+      },
     };
   } catch (error) {
     await Promise.allSettled(created.map((family) => family.close()));

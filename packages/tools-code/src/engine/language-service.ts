@@ -1,15 +1,10 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isToolError, sha256Hex, type Workspace } from '@assistant-kit/tool-core';
-import {
-  type Diagnostic,
-  DocumentDiagnosticRequest,
-  type Location,
-  type LocationLink,
-  type Range,
-} from 'vscode-languageserver-protocol';
+import type { Diagnostic, Location, LocationLink, Range } from 'vscode-languageserver-protocol';
 import type { LanguageServerPool } from '../lsp/language-server-pool.js';
 import type { LanguageServerProcess, TypedRequest } from '../lsp/language-server-process.js';
+import { protocol } from '../lsp/protocol.js';
 import { type Requester, typescriptDiagnostics } from '../lsp/typescript-server.js';
 import { LineIndex } from '../positions.js';
 import { DocumentCache } from './document-cache.js';
@@ -150,6 +145,7 @@ export class LanguageService {
     const request: Requester = (type, params) => document.server.request(type, params, { timeoutMs, signal });
     let diagnostics: Diagnostic[] | undefined;
     if (document.server.supportsPullDiagnostics) {
+      const { DocumentDiagnosticRequest } = await protocol();
       const report = await request(DocumentDiagnosticRequest.type, { textDocument: { uri: document.uri } });
       if (report.kind === 'full') diagnostics = report.items;
     }

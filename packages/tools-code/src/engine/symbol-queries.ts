@@ -1,13 +1,10 @@
 import { ToolError, type WorkspacePath } from '@assistant-kit/tool-core';
-import {
-  type DocumentSymbol,
-  DocumentSymbolRequest,
-  type SymbolInformation,
-} from 'vscode-languageserver-protocol';
+import type { DocumentSymbol, SymbolInformation } from 'vscode-languageserver-protocol';
 import { codeError } from '../errors.js';
 import { globMatcher } from '../files/glob.js';
 import { languageOfPath } from '../languages.js';
 import { symbolKindName } from '../lsp/conversions.js';
+import { protocol } from '../lsp/protocol.js';
 import { REGISTER_LANGUAGE_SERVER_HINT } from '../lsp/registrations.js';
 import { LineIndex, type ZeroBasedPosition } from '../positions.js';
 import { analyzeText, hasSyntaxSupport } from '../syntax/analyze-file.js';
@@ -165,12 +162,13 @@ export async function documentSymbols(
   let serverError: unknown;
   if (server !== undefined) {
     try {
+      const lsp = await protocol();
       const answer = await context.languages.withDocument(
         path.relative,
         (document) =>
           context.languages.request(
             document,
-            DocumentSymbolRequest.type,
+            lsp.DocumentSymbolRequest.type,
             { textDocument: { uri: document.uri } },
             signal,
           ),

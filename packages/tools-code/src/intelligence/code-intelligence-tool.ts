@@ -1,22 +1,11 @@
 import { defineTool, isToolError, ToolError, textResult } from '@assistant-kit/tool-core';
-import {
-  CallHierarchyIncomingCallsRequest,
-  type CallHierarchyItem,
-  CallHierarchyOutgoingCallsRequest,
-  CallHierarchyPrepareRequest,
-  type CodeAction,
-  CodeActionRequest,
-  CodeActionResolveRequest,
-  type Command,
-  type Diagnostic,
-  DocumentFormattingRequest,
-  DocumentRangeFormattingRequest,
-  HoverRequest,
-  ImplementationRequest,
-  PrepareRenameRequest,
-  type Range,
-  RenameRequest,
-  type WorkspaceEdit,
+import type {
+  CallHierarchyItem,
+  CodeAction,
+  Command,
+  Diagnostic,
+  Range,
+  WorkspaceEdit,
 } from 'vscode-languageserver-protocol';
 import type { CodeContext } from '../engine/code-context.js';
 import type { OpenedDocument } from '../engine/language-service.js';
@@ -24,6 +13,7 @@ import { openMentioningFiles, type UnanalysedFile, unanalysedNote } from '../eng
 import { findDeclarations, readText, resolvePosition } from '../engine/symbol-queries.js';
 import { boundedCount, codeError } from '../errors.js';
 import { hoverText } from '../lsp/conversions.js';
+import { protocol } from '../lsp/protocol.js';
 import { REGISTER_LANGUAGE_SERVER_HINT } from '../lsp/registrations.js';
 import {
   type Requester,
@@ -193,6 +183,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
         async (document) => {
           const request: Requester = (type, params) =>
             context.languages.request(document, type, params, signal);
+          const lsp = await protocol();
           const needsPosition = args.operation !== 'preview_format' || args.line !== undefined;
           const position = needsPosition
             ? await resolvePosition(context, relative, document.text, args)
@@ -202,7 +193,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
 
           switch (args.operation) {
             case 'hover': {
-              const hover = await request(HoverRequest.type, { textDocument, position });
+              const hover = await request(lsp.HoverRequest.type, { textDocument, position });
               const contents = hover === null ? '' : hoverText(hover.contents);
               return textResult(
                 contents === ''
@@ -217,7 +208,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
               );
             }
             case 'find_implementations': {
-              const answer = await request(ImplementationRequest.type, { textDocument, position });
+              const answer = await request(lsp.ImplementationRequest.type, { textDocument, position });
               const list = answer === null ? [] : Array.isArray(answer) ? answer : [answer];
               const locations = await Promise.all(
                 list.slice(0, limit).map((location) => context.languages.toSourceLocation(location)),
@@ -235,7 +226,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
             }
             case 'call_hierarchy': {
               const direction = args.direction ?? 'both';
-              const items = await request(CallHierarchyPrepareRequest.type, {
+              const items = await request(lsp.CallHierarchyPrepareRequest.type, {
                 textDocument,
                 position,
               });
@@ -258,13 +249,13 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
               const incoming =
                 direction === 'outgoing'
                   ? []
-                  : ((await request(CallHierarchyIncomingCallsRequest.type, {
+                  : ((await request(lsp.CallHierarchyIncomingCallsRequest.type, {
                       item,
                     })) ?? []);
               const outgoing =
                 direction === 'incoming'
                   ? []
-                  : ((await request(CallHierarchyOutgoingCallsRequest.type, {
+                  : ((await request(lsp.CallHierarchyOutgoingCallsRequest.type, {
                       item,
                     })) ?? []);
               const callers = await Promise.all(incoming.slice(0, limit).map((call) => describe(call.from)));
@@ -294,7 +285,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
                 throw new ToolError('INVALID_ARGUMENTS', 'preview_rename needs new_name.');
               const provider = document.server.capabilities.renameProvider;
               if (provider !== null && typeof provider === 'object' && provider.prepareProvider) {
-                const prepared = await request(PrepareRenameRequest.type, {
+                const prepared = await request(lsp.PrepareRenameRequest.type, {
                   textDocument,
                   position,
                 });
@@ -308,7 +299,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
               const scope = await openMentioningFiles(context, relative, renamedWord, signal);
               let edit: WorkspaceEdit | null;
               try {
-                edit = await request(RenameRequest.type, {
+                edit = await request(lsp.RenameRequest.type, {
                   textDocument,
                   position,
                   newName,
@@ -345,12 +336,12 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
                 throw new ToolError('INVALID_ARGUMENTS', 'tab_size must be between 1 and 16.');
               const ranged = args.line !== undefined && args.end_line !== undefined;
               const edits = ranged
-                ? await request(DocumentRangeFormattingRequest.type, {
+                ? await request(lsp.DocumentRangeFormattingRequest.type, {
                     textDocument,
                     range: rangeOf(document, position, args),
                     options,
                   })
-                : await request(DocumentFormattingRequest.type, { textDocument, options });
+                : await request(lsp.DocumentFormattingRequest.type, { textDocument, options });
               const files = await prepareFileEdits(context.workspace, new Map([[document.uri, edits ?? []]]));
               return previewResult('format', relative, files, base, {});
             }
@@ -367,7 +358,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
                 (diagnostic) => overlaps(diagnostic, range),
               );
               const answer =
-                (await request(CodeActionRequest.type, {
+                (await request(lsp.CodeActionRequest.type, {
                   textDocument,
                   range,
                   context: {
@@ -452,6 +443,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
     request: Requester,
   ): Promise<WorkspaceEdit | undefined> {
     if (action.edit !== undefined) return action.edit;
+    const lsp = await protocol();
     const provider = document.server.capabilities.codeActionProvider;
     if (
       action.data !== undefined &&
@@ -459,7 +451,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
       typeof provider === 'object' &&
       provider.resolveProvider
     ) {
-      const resolved = await request(CodeActionResolveRequest.type, action).catch(() => undefined);
+      const resolved = await request(lsp.CodeActionResolveRequest.type, action).catch(() => undefined);
       if (resolved?.edit !== undefined) return resolved.edit;
     }
     if (action.command === undefined) return undefined;

@@ -1,16 +1,14 @@
 import { pathToFileURL } from 'node:url';
 import { ToolError } from '@assistant-kit/tool-core';
-import {
-  type ClientCapabilities,
-  type Diagnostic,
-  InitializeRequest,
-  type ProtocolConnection,
-  type PublishDiagnosticsParams,
-  type RequestType,
+import type {
+  ClientCapabilities,
+  Diagnostic,
+  ProtocolConnection,
+  PublishDiagnosticsParams,
+  RequestType,
   ResourceOperationKind,
-  type ServerCapabilities,
-  ShutdownRequest,
-  type WorkspaceEdit,
+  ServerCapabilities,
+  WorkspaceEdit,
 } from 'vscode-languageserver-protocol';
 import { codeError } from '../errors.js';
 import type { LanguageServerRegistration } from './registrations.js';
@@ -56,11 +54,7 @@ function clientCapabilities(): ClientCapabilities {
       symbol: { dynamicRegistration: false },
       workspaceEdit: {
         documentChanges: true,
-        resourceOperations: [
-          ResourceOperationKind.Create,
-          ResourceOperationKind.Rename,
-          ResourceOperationKind.Delete,
-        ],
+        resourceOperations: ['create', 'rename', 'delete'] satisfies ResourceOperationKind[],
       },
       executeCommand: { dynamicRegistration: false },
       didChangeWatchedFiles: { dynamicRegistration: false },
@@ -201,7 +195,7 @@ export class LanguageServerProcess {
 
     const rootUri = pathToFileURL(this.root).href;
     const result = await this.request(
-      InitializeRequest.type,
+      rpc.InitializeRequest.type,
       {
         processId: process.pid,
         clientInfo: { name: 'assistant-kit' },
@@ -505,7 +499,7 @@ export class LanguageServerProcess {
       const connection = this.#connection;
       await Promise.race([
         (async () => {
-          await connection.sendRequest(ShutdownRequest.type);
+          await connection.sendRequest('shutdown');
           await connection.sendNotification('exit');
         })().catch(() => {}),
         new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS)),

@@ -1,6 +1,7 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type Diagnostic, ExecuteCommandRequest, type WorkspaceEdit } from 'vscode-languageserver-protocol';
+import type { Diagnostic, WorkspaceEdit } from 'vscode-languageserver-protocol';
 import type { LanguageServerProcess, TypedRequest } from './language-server-process.js';
+import { protocol } from './protocol.js';
 
 /**
  * What the family asks of typescript-language-server beyond plain LSP. Its
@@ -50,7 +51,8 @@ function bodyOf(answer: unknown): unknown {
     : answer;
 }
 
-function tsServerRequest(request: Requester, command: string, args: unknown): Promise<unknown> {
+async function tsServerRequest(request: Requester, command: string, args: unknown): Promise<unknown> {
+  const { ExecuteCommandRequest } = await protocol();
   return request(ExecuteCommandRequest.type, {
     command: TYPESCRIPT_SERVER_REQUEST,
     arguments: [command, args],

@@ -1,10 +1,5 @@
 import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
-import {
-  DefinitionRequest,
-  type Location,
-  type LocationLink,
-  ReferencesRequest,
-} from 'vscode-languageserver-protocol';
+import type { Location, LocationLink } from 'vscode-languageserver-protocol';
 import type { CodeContext, EngineName } from '../engine/code-context.js';
 import type { SourceLocation } from '../engine/language-service.js';
 import { openMentioningFiles, unanalysedNote } from '../engine/reference-scope.js';
@@ -19,6 +14,7 @@ import {
 import { boundedCount, codeError } from '../errors.js';
 import { globMatcher } from '../files/glob.js';
 import { languageOfPath } from '../languages.js';
+import { protocol } from '../lsp/protocol.js';
 import { LineIndex } from '../positions.js';
 import { CodeFindDefinitionParameters, CodeFindReferencesParameters } from '../schemas.js';
 import { parserFor } from '../syntax/tree-sitter-loader.js';
@@ -59,6 +55,7 @@ async function serverLocations(
   signal: AbortSignal,
 ): Promise<SourceLocation[]> {
   const position = await resolvePosition(context, relative, file.text, request, file.lines);
+  const { DefinitionRequest, ReferencesRequest } = await protocol();
   const answer = await context.languages.withDocument(
     relative,
     (document): Promise<Location | Location[] | LocationLink[] | null> => {

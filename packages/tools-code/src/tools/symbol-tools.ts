@@ -1,5 +1,4 @@
 import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
-import { WorkspaceSymbolRequest } from 'vscode-languageserver-protocol';
 import type { CodeContext } from '../engine/code-context.js';
 import { statOrUndefined } from '../engine/file-status.js';
 import { documentSymbols, type LocatedSymbol, readText } from '../engine/symbol-queries.js';
@@ -7,6 +6,7 @@ import { boundedCount, codeError } from '../errors.js';
 import { globMatcher } from '../files/glob.js';
 import { languageOfPath } from '../languages.js';
 import { symbolKindName } from '../lsp/conversions.js';
+import { protocol } from '../lsp/protocol.js';
 import { LineIndex } from '../positions.js';
 import {
   CodeDocumentSymbolsParameters,
@@ -141,7 +141,12 @@ async function serverWorkspaceSymbols(
     try {
       const answer = await context.languages.withDocument(anchor, async (document) => {
         if (!document.server.capabilities.workspaceSymbolProvider) return undefined;
-        return context.languages.request(document, WorkspaceSymbolRequest.type, { query }, signal);
+        return context.languages.request(
+          document,
+          (await protocol()).WorkspaceSymbolRequest.type,
+          { query },
+          signal,
+        );
       });
       if (answer === undefined) continue;
       servers.add(server);
