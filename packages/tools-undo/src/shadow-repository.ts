@@ -14,7 +14,6 @@ import {
   flushFileSystemOf,
   makeDirectory,
   pathExists,
-  removeFileDurably,
   removePath,
   writeFileDurably,
 } from './storage-files.js';
@@ -44,12 +43,6 @@ export const DEFAULT_EXCLUDED_FOLDERS = [
   '.parcel-cache',
   '.assistant-kit',
 ] as const;
-
-/**
- * Present (durably) while the shadow index may hold cached trees whose objects are not flushed
- * yet; see ShadowRepository.makeObjectsDurable.
- */
-const UNFLUSHED_TREES_MARKER = 'unflushed-trees';
 
 /** Files larger than this are not recorded in checkpoints (default 5 MiB). */
 export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
@@ -115,9 +108,6 @@ export class ShadowRepository {
   readonly #objectWriter: GitRunner;
   /** Objects were written without their own fsync since the last makeObjectsDurable. */
   #objectsAwaitFlush = false;
-  /** The unflushed-trees marker is on disk (the shadow index names unflushed trees). */
-  #treesMarked = false;
-  private readonly treesMarker: string;
   /** An empty folder every git command of the service takes as its hooks folder. */
   readonly hooksDirectory: string;
   private readonly emptyIndexFile: string;
@@ -138,7 +128,6 @@ export class ShadowRepository {
     this.indexFile = path.join(options.storageDirectory, 'index');
     this.hooksDirectory = path.join(options.storageDirectory, 'no-hooks');
     this.emptyIndexFile = path.join(options.storageDirectory, 'no-index');
-    this.treesMarker = path.join(options.storageDirectory, UNFLUSHED_TREES_MARKER);
     this.git = git;
     this.#objectWriter = objectWriter;
   }
@@ -199,16 +188,6 @@ export class ShadowRepository {
         '* -text -eol -filter -ident -working-tree-encoding -export-subst\n',
       ),
     ]);
-    const treesMarker = path.join(storage, UNFLUSHED_TREES_MARKER);
-    if (await pathExists(treesMarker)) {
-      // An earlier session stopped between a write-tree and the flush after it: the index's
-      // cached trees may name objects that never reached the disk, and git trusts a cached tree
-      // whose object file exists. Dropping the index makes the next snapshot hash every file
-      // again and write every tree anew (the checkpoints themselves were flushed before their
-      // refs, so they are intact).
-      await removeFileDurably(path.join(storage, 'index'));
-      await removeFileDurably(treesMarker);
-    }
     const alternates = options.alternateObjectDirectories ?? [];
     if (alternates.length > 0) {
       await makeDirectory(path.join(gitDirectory, 'objects', 'info'));
@@ -330,11 +309,6 @@ export class ShadowRepository {
     this.#objectsAwaitFlush = false;
     try {
       await flushFileSystemOf(path.join(this.gitDirectory, 'objects'));
-      if (this.#treesMarked) {
-        // Not fsynced: a marker that outlives a crash only costs the next session a full rescan.
-        await removePath(this.treesMarker);
-        this.#treesMarked = false;
-      }
     } catch (error) {
       this.#objectsAwaitFlush = true;
       throw new ToolError(
@@ -347,23 +321,13 @@ export class ShadowRepository {
     }
   }
 
-  /** Whether objects were written since the last makeObjectsDurable (they may not be on disk yet). */
-  get objectsAwaitFlush(): boolean {
-    return this.#objectsAwaitFlush;
-  }
-
   /**
    * `git write-tree` of the shadow index (or a scratch `indexFile`), without an fsync per tree
-   * object. The shadow index it rewrites (with its cached trees) is still fsynced, so the
-   * unflushed-trees marker is written first: a session that stops before the flush leaves it,
-   * and the next open drops the index rather than trust cached trees that may be torn.
+   * object (the index it rewrites is still fsynced). A crash before the next makeObjectsDurable
+   * can leave tree files that exist but are torn; see docs/decisions/tools-undo.md, "One flush
+   * per checkpoint", for that known gap.
    */
   async #writeTree(indexFile?: string, signal?: AbortSignal): Promise<string> {
-    if (indexFile === undefined && !this.#treesMarked) {
-      // The shadow index outlives the session, so what it caches must be recoverable (see open).
-      await writeFileDurably(this.treesMarker, '');
-      this.#treesMarked = true;
-    }
     this.#objectsAwaitFlush = true;
     const environment = indexFile === undefined ? {} : { GIT_INDEX_FILE: indexFile };
     return (await this.#objectWriter.run(['write-tree'], { signal, env: environment })).trim();

@@ -69,12 +69,6 @@ export async function appendDurably(file: string, text: string): Promise<void> {
   if (created) await syncDirectory(path.dirname(file));
 }
 
-/** Removes `file` (if present) and fsyncs its folder, so the removal survives a crash. */
-export async function removeFileDurably(file: string): Promise<void> {
-  await rm(file, { force: true });
-  await syncDirectory(path.dirname(file));
-}
-
 async function syncDirectory(directory: string): Promise<void> {
   const handle = await open(directory, constants.O_RDONLY | constants.O_DIRECTORY);
   try {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Workspace } from '@assistant-kit/tool-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -103,7 +103,6 @@ describe('one flush per checkpoint instead of one fsync per object', () => {
       ended.commit,
     );
     userGit(root, ['--git-dir', gitDirectory, 'fsck', '--no-dangling', '--connectivity-only']);
-    expect(await pathExistsInStorage('unflushed-trees')).toBe(false);
   });
 
   it('a dispatch that changed nothing costs no flush', async () => {
@@ -112,28 +111,4 @@ describe('one flush per checkpoint instead of one fsync per object', () => {
     await family.checkpoints.endDispatch();
     expect(flushes).toHaveLength(0);
   });
-
-  it('drops the index at open when an earlier session stopped before its flush', async () => {
-    await family.close();
-    // What a session that died between write-tree and the flush leaves behind.
-    await writeFile(path.join(storage!, 'unflushed-trees'), '');
-    family = createUndoTools({ workspace: await Workspace.open(root) });
-    await family.checkpoints.ready();
-    expect(await pathExistsInStorage('unflushed-trees')).toBe(false);
-    expect(await pathExistsInStorage('index')).toBe(false);
-    // The next dispatch rescans everything and still records exactly what changed.
-    await family.checkpoints.beginDispatch('after recovery');
-    await write(root, 'a.txt', 'a2\n');
-    const ended = await family.checkpoints.endDispatch();
-    expect(ended.changedFiles).toEqual([{ path: 'a.txt', status: 'modified' }]);
-    await family.checkpoints.undoDispatches(1);
-    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a0\n');
-  });
 });
-
-async function pathExistsInStorage(name: string): Promise<boolean> {
-  return readFile(path.join(storage!, name)).then(
-    () => true,
-    () => false,
-  );
-}
