@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 const entry = fileURLToPath(new URL('../examples/settings-server/src/main.ts', import.meta.url));
 const child = spawn(
   process.execPath,
-  ['--conditions=source', '--import', 'tsx', entry, ...process.argv.slice(2)],
+  ['--conditions=@assistant-kit/source', '--import', 'tsx', entry, ...process.argv.slice(2)],
   {
     stdio: 'inherit',
   },

@@ -1,7 +1,7 @@
 /**
  * Runs the agent loop from the command line:
  *
- *   OPENAI_API_KEY=... node --conditions=source --import tsx examples/agent-loop/src/main.ts \
+ *   OPENAI_API_KEY=... node --conditions=@assistant-kit/source --import tsx examples/agent-loop/src/main.ts \
  *     --workspace ./my-project --base-url http://127.0.0.1:8080/v1 --model my-model "Fix the failing test"
  */
 import { parseArgs } from 'node:util';

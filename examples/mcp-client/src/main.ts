@@ -1,7 +1,7 @@
 /**
  * Lists and calls the workspace tools over MCP stdio:
  *
- *   node --conditions=source --import tsx examples/mcp-client/src/main.ts ./my-project add
+ *   node --conditions=@assistant-kit/source --import tsx examples/mcp-client/src/main.ts ./my-project add
  */
 import { connectToWorkspaceTools, exploreWorkspace } from './mcp-client.js';
 

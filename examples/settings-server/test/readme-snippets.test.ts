@@ -11,7 +11,7 @@
 //                                               (README.md, package.json, src/index.ts) that
 //                                               stands in for the path the README names
 //
-// A block runs as an ES module with top-level await, with `node --conditions=source --import
+// A block runs as an ES module with top-level await, with `node --conditions=@assistant-kit/source --import
 // tsx`, in a fresh temporary working directory. A failure names the README and the block's line.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -209,7 +209,7 @@ describe('README snippets', () => {
         }),
       );
       try {
-        const run = spawnSync(process.execPath, ['--conditions=source', '--import', TSX, snippet.file], {
+        const run = spawnSync(process.execPath, ['--conditions=@assistant-kit/source', '--import', TSX, snippet.file], {
           cwd,
           encoding: 'utf8',
           timeout: 60_000,

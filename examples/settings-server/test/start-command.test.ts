@@ -12,7 +12,7 @@ it('starts from `pnpm start -- --port 0` (a literal -- before the options) and s
   // What pnpm runs for `pnpm start -- --port 0 --data <dir>`: the `--` reaches the script.
   const child = spawn(
     process.execPath,
-    ['--conditions=source', '--import', 'tsx', MAIN, '--', '--port', '0', '--data', directory],
+    ['--conditions=@assistant-kit/source', '--import', 'tsx', MAIN, '--', '--port', '0', '--data', directory],
     { env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

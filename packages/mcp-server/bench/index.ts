@@ -110,7 +110,7 @@ const builtBin = path.join(packageRoot, 'dist', 'bin.js');
 const oursFromBuild = existsSync(builtBin);
 const oursCommand = oursFromBuild
   ? [path.join(packageRoot, 'bin', 'assistant-kit-mcp.js')]
-  : ['--conditions=source', '--import', 'tsx', path.join(packageRoot, 'src', 'bin.ts')];
+  : ['--conditions=@assistant-kit/source', '--import', 'tsx', path.join(packageRoot, 'src', 'bin.ts')];
 const oursArgs = [...oursCommand, '--configuration', 'W', '--workspace', workspace, '--permit-url', pageUrl];
 const filesystemArgs = [
   path.join(packageRoot, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'),

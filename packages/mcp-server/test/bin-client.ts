@@ -11,7 +11,7 @@ export async function connectToBin(
 ): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--conditions=source', '--import', 'tsx', 'src/bin.ts', ...args],
+    args: ['--conditions=@assistant-kit/source', '--import', 'tsx', 'src/bin.ts', ...args],
     cwd: packageRoot,
     stderr: 'pipe',
   });

@@ -73,7 +73,7 @@ describe('parseCommandLine', () => {
   });
 
   it('the bin exits with status 2 and usage on a bad command line', async () => {
-    const failure = await run(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/bin.ts'], {
+    const failure = await run(process.execPath, ['--conditions=@assistant-kit/source', '--import', 'tsx', 'src/bin.ts'], {
       cwd: packageRoot,
     }).catch((error: { code: number; stderr: string }) => error);
     expect(failure).toMatchObject({ code: 2 });

@@ -32,7 +32,7 @@ function runFixture(withDbus: boolean): Promise<{ result: Record<string, unknown
   // Without an address, libdbus autolaunches a session bus (dbus-x11), which then activates
   // gnome-keyring: "no D-Bus" must name a bus that does not exist.
   if (!withDbus) environment.DBUS_SESSION_BUS_ADDRESS = `unix:path=${join(home, 'no-such-bus')}`;
-  const node = `${JSON.stringify(process.execPath)} --conditions=source --import tsx ${JSON.stringify(fixture)}`;
+  const node = `${JSON.stringify(process.execPath)} --conditions=@assistant-kit/source --import tsx ${JSON.stringify(fixture)}`;
   // gnome-keyring-daemon reads the unlock password from stdin: one newline is an empty password.
   const script = withDbus
     ? `eval "$(printf '\\n' | gnome-keyring-daemon --unlock --components=secrets)"; export GNOME_KEYRING_CONTROL; ${node}`

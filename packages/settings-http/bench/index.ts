@@ -17,7 +17,7 @@ const server = spawn(
   process.execPath,
   [
     '--expose-gc',
-    '--conditions=source',
+    '--conditions=@assistant-kit/source',
     '--import',
     'tsx',
     fileURLToPath(new URL('./server.ts', import.meta.url)),

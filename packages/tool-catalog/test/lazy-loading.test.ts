@@ -32,7 +32,7 @@ describe('lazy loading', () => {
       const { stdout } = await run(
         process.execPath,
         [
-          '--conditions=source',
+          '--conditions=@assistant-kit/source',
           '--import',
           'tsx',
           '--import',

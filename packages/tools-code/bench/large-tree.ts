@@ -161,7 +161,7 @@ export async function benchLargeTree(folders = 13_000, files = 50_000): Promise<
   return rows;
 }
 
-// Run alone: node --conditions=source --import tsx bench/large-tree.ts [folders] [files]
+// Run alone: node --conditions=@assistant-kit/source --import tsx bench/large-tree.ts [folders] [files]
 if (process.argv[1]?.endsWith('large-tree.ts')) {
   const rows = await benchLargeTree(Number(process.argv[2] ?? 13_000), Number(process.argv[3] ?? 50_000));
   for (const row of rows)

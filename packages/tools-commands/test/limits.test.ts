@@ -31,7 +31,7 @@ function launchInChild(
     const child = spawn(
       process.execPath,
       [
-        '--conditions=source',
+        '--conditions=@assistant-kit/source',
         '--import',
         'tsx',
         path.join(packageDirectory, 'test/fixtures/launch-in-child.ts'),

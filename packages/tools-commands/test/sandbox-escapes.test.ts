@@ -122,7 +122,7 @@ describe('sandbox escapes that must fail', () => {
           const child = spawn(
             process.execPath,
             [
-              '--conditions=source',
+              '--conditions=@assistant-kit/source',
               '--import',
               'tsx',
               path.join(packageDirectory, 'test/fixtures/unprivileged-sandbox.ts'),

@@ -3,7 +3,7 @@
  * .gitignore'd build folder, a few binary files, a 10 MB text file (read_file) and a 1 MB file
  * (edit_file). The same seed always gives byte-identical trees, so runs are comparable.
  *
- * Run directly: `node --conditions=source --import tsx bench/generate-tree.ts [directory]`.
+ * Run directly: `node --conditions=@assistant-kit/source --import tsx bench/generate-tree.ts [directory]`.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';

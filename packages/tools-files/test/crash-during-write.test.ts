@@ -23,7 +23,7 @@ function startWriter(file: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--conditions=source', '--import', 'tsx', writer, harness.root, file, String(SIZE)],
+      ['--conditions=@assistant-kit/source', '--import', 'tsx', writer, harness.root, file, String(SIZE)],
       {
         cwd: repositoryRoot,
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -362,7 +362,7 @@ describe('stat workers', () => {
       ].join('\n'),
     );
     // Exits on its own only if idle workers leave the event loop (the test times out otherwise).
-    const outcome = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', script], {
+    const outcome = spawnSync(process.execPath, ['--conditions=@assistant-kit/source', '--import', 'tsx', script], {
       cwd: fileURLToPath(new URL('..', import.meta.url)),
       encoding: 'utf8',
       timeout: 50_000,
