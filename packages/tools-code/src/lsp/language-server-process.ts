@@ -3,6 +3,7 @@ import { ToolError } from '@assistant-kit/tool-core';
 import type {
   ClientCapabilities,
   Diagnostic,
+  NotificationType,
   ProtocolConnection,
   PublishDiagnosticsParams,
   RequestType,
@@ -208,9 +209,9 @@ export class LanguageServerProcess {
       { timeoutMs, allowStarting: true },
     );
     this.capabilities = result.capabilities ?? {};
-    await connection.sendNotification('initialized', {});
+    await connection.sendNotification(rpc.InitializedNotification.type, {});
     if (this.registration.settings !== undefined) {
-      await connection.sendNotification('workspace/didChangeConfiguration', {
+      await connection.sendNotification(rpc.DidChangeConfigurationNotification.type, {
         settings: this.registration.settings,
       });
     }
@@ -360,8 +361,9 @@ export class LanguageServerProcess {
     }
   }
 
-  async notify(method: string, params: unknown): Promise<void> {
-    await this.#connection?.sendNotification(method, params);
+  /** Sends a typed notification (`DidOpenTextDocumentNotification.type`…) when connected. */
+  async notify<Params>(type: NotificationType<Params>, params: Params): Promise<void> {
+    await this.#connection?.sendNotification(type.method, params);
   }
 
   /**
@@ -375,7 +377,7 @@ export class LanguageServerProcess {
       if (open.hash === hash) return false;
       open.version++;
       open.hash = hash;
-      await this.notify('textDocument/didChange', {
+      await this.notify(this.#rpc!.DidChangeTextDocumentNotification.type, {
         textDocument: { uri, version: open.version },
         contentChanges: [{ text }],
       });
@@ -383,7 +385,9 @@ export class LanguageServerProcess {
     }
     if (this.#documents.size >= MAX_OPEN_DOCUMENTS) await this.#closeLeastRecentlyUsed();
     this.#documents.set(uri, { version: 1, hash, languageId, lastUsed: Date.now() });
-    await this.notify('textDocument/didOpen', { textDocument: { uri, languageId, version: 1, text } });
+    await this.notify(this.#rpc!.DidOpenTextDocumentNotification.type, {
+      textDocument: { uri, languageId, version: 1, text },
+    });
     return true;
   }
 
@@ -396,7 +400,7 @@ export class LanguageServerProcess {
       const text = await readText(uri);
       if (text === undefined) {
         this.#documents.delete(uri);
-        await this.notify('textDocument/didClose', { textDocument: { uri } });
+        await this.notify(this.#rpc!.DidCloseTextDocumentNotification.type, { textDocument: { uri } });
         continue;
       }
       await this.syncDocument(uri, document.languageId, text, hashOf(text));
@@ -410,7 +414,7 @@ export class LanguageServerProcess {
     if (oldest === undefined) return;
     this.#documents.delete(oldest[0]);
     this.#diagnostics.delete(oldest[0]);
-    await this.notify('textDocument/didClose', { textDocument: { uri: oldest[0] } });
+    await this.notify(this.#rpc!.DidCloseTextDocumentNotification.type, { textDocument: { uri: oldest[0] } });
   }
 
   get diagnosticSequence(): number {
