@@ -27,7 +27,12 @@ function serverCommand(from: 'built' | 'source'): { args: string[]; cwd: string 
   return from === 'built'
     ? { args: [path.join(packageRoot, 'bin', 'assistant-kit-mcp.js')], cwd: packageRoot }
     : {
-        args: ['--conditions=@assistant-kit/source', '--import', 'tsx', path.join(packageRoot, 'src', 'bin.ts')],
+        args: [
+          '--conditions=@assistant-kit/source',
+          '--import',
+          'tsx',
+          path.join(packageRoot, 'src', 'bin.ts'),
+        ],
         cwd: packageRoot,
       };
 }

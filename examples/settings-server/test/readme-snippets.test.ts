@@ -209,12 +209,16 @@ describe('README snippets', () => {
         }),
       );
       try {
-        const run = spawnSync(process.execPath, ['--conditions=@assistant-kit/source', '--import', TSX, snippet.file], {
-          cwd,
-          encoding: 'utf8',
-          timeout: 60_000,
-          env: { ...process.env, NODE_NO_WARNINGS: '1', TSX_TSCONFIG_PATH: tsconfig },
-        });
+        const run = spawnSync(
+          process.execPath,
+          ['--conditions=@assistant-kit/source', '--import', TSX, snippet.file],
+          {
+            cwd,
+            encoding: 'utf8',
+            timeout: 60_000,
+            env: { ...process.env, NODE_NO_WARNINGS: '1', TSX_TSCONFIG_PATH: tsconfig },
+          },
+        );
         const output = `${run.stdout}\n${run.stderr}`.trim();
         expect(
           run.status,

@@ -73,9 +73,13 @@ describe('parseCommandLine', () => {
   });
 
   it('the bin exits with status 2 and usage on a bad command line', async () => {
-    const failure = await run(process.execPath, ['--conditions=@assistant-kit/source', '--import', 'tsx', 'src/bin.ts'], {
-      cwd: packageRoot,
-    }).catch((error: { code: number; stderr: string }) => error);
+    const failure = await run(
+      process.execPath,
+      ['--conditions=@assistant-kit/source', '--import', 'tsx', 'src/bin.ts'],
+      {
+        cwd: packageRoot,
+      },
+    ).catch((error: { code: number; stderr: string }) => error);
     expect(failure).toMatchObject({ code: 2 });
     expect((failure as { stderr: string }).stderr).toContain('Usage: assistant-kit-mcp');
   });

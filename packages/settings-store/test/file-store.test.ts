@@ -94,10 +94,14 @@ describe('FileAccountSettingsStore', () => {
     const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
     const store = new FileAccountSettingsStore({ directory, keyring });
     for (let round = 0; round < 3; round += 1) {
-      const child = spawn(process.execPath, ['--conditions=@assistant-kit/source', '--import', 'tsx', fixture], {
-        cwd: repositoryRoot,
-        env: { ...process.env, AK_TEST_KEY: key, AK_TEST_DIR: directory },
-      });
+      const child = spawn(
+        process.execPath,
+        ['--conditions=@assistant-kit/source', '--import', 'tsx', fixture],
+        {
+          cwd: repositoryRoot,
+          env: { ...process.env, AK_TEST_KEY: key, AK_TEST_DIR: directory },
+        },
+      );
       let saved = -1;
       await new Promise<void>((resolve, reject) => {
         let buffer = '';

@@ -257,8 +257,8 @@ describe('positions and sizes below 1 are refused by the schema', () => {
     opened.push(catalog);
     const result = await catalog.call(tool, args);
     expect(codeOf(result)).toBe('INVALID_ARGUMENTS');
-    const problems = (result.structuredContent?.error as { details: { problems: { path: string }[] } })
-      .details.problems;
+    const error = result.structuredContent?.error as { details: { problems: { path: string }[] } };
+    const problems = error.details.problems;
     expect(problems.map((problem) => problem.path)).toContain(problemPath);
   });
 });

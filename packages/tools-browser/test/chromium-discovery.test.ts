@@ -34,7 +34,7 @@ async function refusal(promise: Promise<unknown>): Promise<ToolError> {
 }
 
 function triedPaths(error: ToolError): string[] {
-  return ((error.details ?? {}).tried as { path: string }[]).map((candidate) => candidate.path);
+  return (error.details?.tried as { path: string }[]).map((candidate) => candidate.path);
 }
 
 beforeAll(async () => {

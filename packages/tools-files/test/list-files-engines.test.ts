@@ -362,11 +362,15 @@ describe('stat workers', () => {
       ].join('\n'),
     );
     // Exits on its own only if idle workers leave the event loop (the test times out otherwise).
-    const outcome = spawnSync(process.execPath, ['--conditions=@assistant-kit/source', '--import', 'tsx', script], {
-      cwd: fileURLToPath(new URL('..', import.meta.url)),
-      encoding: 'utf8',
-      timeout: 50_000,
-    });
+    const outcome = spawnSync(
+      process.execPath,
+      ['--conditions=@assistant-kit/source', '--import', 'tsx', script],
+      {
+        cwd: fileURLToPath(new URL('..', import.meta.url)),
+        encoding: 'utf8',
+        timeout: 50_000,
+      },
+    );
     await rm(base, { recursive: true, force: true });
     expect(outcome.stderr).toBe('');
     expect(outcome.stdout.trim()).toBe(`ripgrep ${40 + 40 * 60}`);
