@@ -204,6 +204,11 @@ describe('definitions and references', () => {
     expect((await failure('code_find_definition', { symbol: 'doesNotExistAnywhere' })).code).toBe(
       'SYMBOL_NOT_FOUND',
     );
+    // A 1 MB symbol is quoted as a bounded prefix, never echoed whole (issue 12).
+    const huge = await call('code_find_definition', { symbol: `x${'y'.repeat(1_000_000)}` });
+    expect(huge.result.isError).toBe(true);
+    expect(JSON.stringify(huge.result).length).toBeLessThan(5_000);
+    expect(JSON.stringify(huge.result)).toContain('(1000001 characters)');
   });
 
   it('finds references through the language server, filtered by glob', async () => {

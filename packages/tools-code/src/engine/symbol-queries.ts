@@ -1,4 +1,4 @@
-import { ToolError, type WorkspacePath } from '@assistant-kit/tool-core';
+import { quoteArgument, ToolError, type WorkspacePath } from '@assistant-kit/tool-core';
 import type { DocumentSymbol, SymbolInformation } from 'vscode-languageserver-protocol';
 import { codeError } from '../errors.js';
 import { globMatcher } from '../files/glob.js';
@@ -307,9 +307,13 @@ export async function resolvePosition(
       if (onLine !== undefined) return { line: request.line - 1, character: onLine };
       throw codeError(
         'SYMBOL_NOT_FOUND',
-        `"${name}" does not occur on line ${request.line} of "${relative}".`,
+        `"${quoteArgument(name)}" does not occur on line ${request.line} of "${relative}".`,
         {
-          details: { path: relative, line: request.line, symbol: request.symbol },
+          details: {
+            path: relative,
+            line: request.line,
+            symbol: request.symbol === undefined ? undefined : quoteArgument(request.symbol),
+          },
         },
       );
     }
@@ -334,8 +338,11 @@ export async function resolvePosition(
   }
   const first = wordOccurrences(text, name)[0];
   if (first === undefined) {
-    throw codeError('SYMBOL_NOT_FOUND', `"${name}" does not occur in "${relative}".`, {
-      details: { path: relative, symbol: request.symbol },
+    throw codeError('SYMBOL_NOT_FOUND', `"${quoteArgument(name)}" does not occur in "${relative}".`, {
+      details: {
+        path: relative,
+        symbol: request.symbol === undefined ? undefined : quoteArgument(request.symbol),
+      },
     });
   }
   return lines.positionAt(first);

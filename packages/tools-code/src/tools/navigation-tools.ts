@@ -1,4 +1,4 @@
-import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
+import { defineTool, quoteArgument, ToolError, textResult } from '@assistant-kit/tool-core';
 import type { Location, LocationLink } from 'vscode-languageserver-protocol';
 import type { CodeContext, EngineName } from '../engine/code-context.js';
 import type { SourceLocation } from '../engine/language-service.js';
@@ -383,9 +383,9 @@ export function codeFindDefinitionTool(context: CodeContext) {
       if (answer.locations.length === 0) {
         throw codeError(
           'SYMBOL_NOT_FOUND',
-          `No definition of "${args.symbol}" was found${args.path === undefined ? ' in the workspace' : ` from "${args.path}"`}.`,
+          `No definition of "${quoteArgument(args.symbol)}" was found${args.path === undefined ? ' in the workspace' : ` from "${quoteArgument(args.path)}"`}.`,
           {
-            details: { symbol: args.symbol, notes: answer.notes },
+            details: { symbol: quoteArgument(args.symbol), notes: answer.notes },
           },
         );
       }
