@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ToolError, truncateText } from '@assistant-kit/tool-core';
+import { quoteArgument, ToolError, truncateText } from '@assistant-kit/tool-core';
 import picomatch from 'picomatch';
 import type { BaselineContext, DiffBaseline, DispatchCheckpoints } from './dispatch-checkpoints.js';
 import type { ChangedFile, ShadowRepository } from './shadow-repository.js';
@@ -161,8 +161,8 @@ async function resolveBaseline(context: BaselineContext, since: string, root: st
   if (!REVISION_PATTERN.test(since) || since.includes('..')) {
     throw new ToolError(
       'UNKNOWN_REVISION',
-      `"${since}" is not 'last', 'working', a dispatch id or a commit name.`,
-      { details: { since } },
+      `"${quoteArgument(since)}" is not 'last', 'working', a dispatch id or a commit name.`,
+      { details: { since: quoteArgument(since) } },
     );
   }
   const checkpoint = await shadow.resolveCommit(since);
@@ -172,9 +172,13 @@ async function resolveBaseline(context: BaselineContext, since: string, root: st
   if (userRepository !== undefined) {
     return userBaseline(shadow, userRepository, since, `commit ${since}`, false);
   }
-  throw new ToolError('UNKNOWN_REVISION', `No checkpoint, dispatch or commit is named "${since}".`, {
-    details: { since, dispatches: log.records.map((entry) => entry.id) },
-  });
+  throw new ToolError(
+    'UNKNOWN_REVISION',
+    `No checkpoint, dispatch or commit is named "${quoteArgument(since)}".`,
+    {
+      details: { since: quoteArgument(since), dispatches: log.records.map((entry) => entry.id) },
+    },
+  );
 }
 
 async function userBaseline(

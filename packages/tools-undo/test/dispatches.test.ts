@@ -268,6 +268,10 @@ describe('dispatches in a git repository', () => {
     expect(unknown.structuredContent).toMatchObject({ error: { code: 'UNKNOWN_REVISION' } });
     const option = await runtime.call('workspace_diff', { since: '--output=/tmp/x' });
     expect(option.structuredContent).toMatchObject({ error: { code: 'UNKNOWN_REVISION' } });
+    // A 1 MB revision name is quoted as a bounded prefix, never echoed whole (issue 12).
+    const huge = await runtime.call('workspace_diff', { since: `a${'b'.repeat(1_000_000)}` });
+    expect(huge.structuredContent).toMatchObject({ error: { code: 'UNKNOWN_REVISION' } });
+    expect(JSON.stringify(huge).length).toBeLessThan(5_000);
   });
 
   it('refuses to begin twice or end without a dispatch', async () => {
