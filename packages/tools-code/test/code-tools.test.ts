@@ -559,6 +559,15 @@ describe('language server lifecycle', () => {
     const before = (await family.languageServerStatus()).find((status) => status.id === 'typescript')!;
     expect(before.state).toBe('running');
     process.kill(before.pid!, 'SIGKILL');
+    // The pool learns of the crash from the process's exit event, which a loaded machine delivers
+    // late; the request after that is the one that must restart the server.
+    await vi.waitFor(
+      async () => {
+        const status = (await family.languageServerStatus()).find((entry) => entry.id === 'typescript')!;
+        expect(status.state).not.toBe('running');
+      },
+      { timeout: 30_000, interval: 50 },
+    );
     const symbols = await ok('code_document_symbols', { path: 'src/shapes.ts' });
     expect(symbols.data.engine).toBe('language_server');
     const after = (await family.languageServerStatus()).find((status) => status.id === 'typescript')!;
