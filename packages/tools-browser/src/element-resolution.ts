@@ -1,3 +1,4 @@
+import { quoteArgument } from '@assistant-kit/tool-core';
 import type { Locator, Page } from 'playwright-core';
 import { browserError, describePlaywrightError } from './errors.js';
 
@@ -18,25 +19,25 @@ export async function resolveUniqueElement(
   } catch (error) {
     throw browserError(
       'SELECTOR_INVALID',
-      `${parameter} "${selector}" is not a valid CSS selector: ${describePlaywrightError(error, 300)}`,
+      `${parameter} "${quoteArgument(selector)}" is not a valid CSS selector: ${describePlaywrightError(error, 300)}`,
       {
         cause: error,
-        details: { parameter, selector },
+        details: { parameter, selector: quoteArgument(selector) },
       },
     );
   }
   if (count === 0) {
     throw browserError(
       'SELECTOR_NOT_FOUND',
-      `${parameter} "${selector}" matches no element on ${page.url()}. Take a fresh browser_snapshot and use one of its selectors.`,
-      { details: { parameter, selector, count } },
+      `${parameter} "${quoteArgument(selector)}" matches no element on ${page.url()}. Take a fresh browser_snapshot and use one of its selectors.`,
+      { details: { parameter, selector: quoteArgument(selector), count } },
     );
   }
   if (count > 1) {
     throw browserError(
       'SELECTOR_AMBIGUOUS',
-      `${parameter} "${selector}" matches ${count} elements; it must match exactly one. Use the selector browser_snapshot gives for the element, or make it more specific (an id, :nth-of-type).`,
-      { details: { parameter, selector, count } },
+      `${parameter} "${quoteArgument(selector)}" matches ${count} elements; it must match exactly one. Use the selector browser_snapshot gives for the element, or make it more specific (an id, :nth-of-type).`,
+      { details: { parameter, selector: quoteArgument(selector), count } },
     );
   }
   return locator;

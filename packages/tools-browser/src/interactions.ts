@@ -1,4 +1,4 @@
-import { ToolError } from '@assistant-kit/tool-core';
+import { quoteArgument, ToolError } from '@assistant-kit/tool-core';
 import type { Locator, Page } from 'playwright-core';
 import { raceWithSignal, sleep } from './cancellation.js';
 import { resolveUniqueElement } from './element-resolution.js';
@@ -256,7 +256,7 @@ async function perform(page: Page, args: InteractionArguments, timeout: number):
         if (/Unknown key/i.test(describePlaywrightError(error))) {
           throw browserError(
             'KEY_INVALID',
-            `"${args.key}" is not a key name. Use names such as Enter, Escape, Tab, ArrowLeft, Backspace, a, or chords such as Control+A, Shift+Tab.`,
+            `"${quoteArgument(args.key)}" is not a key name. Use names such as Enter, Escape, Tab, ArrowLeft, Backspace, a, or chords such as Control+A, Shift+Tab.`,
             { cause: error },
           );
         }
@@ -302,10 +302,17 @@ export async function interact(
     outcome = await raceWithSignal(perform(page, args, timeout), signal, `The ${args.action} interaction`);
   } catch (error) {
     if (error instanceof ToolError) throw error;
-    throw browserError('INTERACTION_FAILED', `${args.action} failed: ${describePlaywrightError(error)}`, {
-      cause: error,
-      details: { action: args.action, ...(args.selector === undefined ? {} : { selector: args.selector }) },
-    });
+    throw browserError(
+      'INTERACTION_FAILED',
+      `${quoteArgument(args.action)} failed: ${describePlaywrightError(error)}`,
+      {
+        cause: error,
+        details: {
+          action: quoteArgument(args.action),
+          ...(args.selector === undefined ? {} : { selector: quoteArgument(args.selector) }),
+        },
+      },
+    );
   }
   if (args.wait_ms !== undefined) await sleep(Math.min(args.wait_ms, MAXIMUM_WAIT_MS), signal);
   return outcome;

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { Workspace, WorkspacePath } from '@assistant-kit/tool-core';
+import { quoteArgument, type Workspace, type WorkspacePath } from '@assistant-kit/tool-core';
 import { type AppManifest, findAppManifest } from './app/app-manifest.js';
 import { browserError } from './errors.js';
 
@@ -50,7 +50,9 @@ export async function resolveTarget(
       try {
         return { kind: 'url', url: new URL(target).href };
       } catch (error) {
-        throw browserError('TARGET_INVALID', `"${target}" is not a valid URL.`, { cause: error });
+        throw browserError('TARGET_INVALID', `"${quoteArgument(target)}" is not a valid URL.`, {
+          cause: error,
+        });
       }
     }
     if (target === 'about:blank') return { kind: 'url', url: 'about:blank' };
@@ -58,7 +60,9 @@ export async function resolveTarget(
       try {
         pathInput = fileURLToPath(target);
       } catch (error) {
-        throw browserError('TARGET_INVALID', `"${target}" is not a valid file URL.`, { cause: error });
+        throw browserError('TARGET_INVALID', `"${quoteArgument(target)}" is not a valid file URL.`, {
+          cause: error,
+        });
       }
     } else {
       throw browserError(

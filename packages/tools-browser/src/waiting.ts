@@ -1,4 +1,4 @@
-import { ToolError } from '@assistant-kit/tool-core';
+import { quoteArgument, ToolError } from '@assistant-kit/tool-core';
 import type { Page } from 'playwright-core';
 import { raceWithSignal, sleep } from './cancellation.js';
 import { browserError, describePlaywrightError } from './errors.js';
@@ -50,11 +50,11 @@ export async function waitFor(
     } catch (error) {
       throw browserError(
         'SELECTOR_INVALID',
-        `selector "${args.selector}" is not a valid CSS selector: ${describePlaywrightError(error, 300)}`,
+        `selector "${quoteArgument(args.selector)}" is not a valid CSS selector: ${describePlaywrightError(error, 300)}`,
         { cause: error },
       );
     }
-    conditions.push(`${args.selector} is ${state}`);
+    conditions.push(`${quoteArgument(args.selector)} is ${state}`);
     waits.push(locator.first().waitFor({ state, timeout: timeoutMs }));
   }
   if (args.text !== undefined) {
@@ -112,7 +112,7 @@ async function unmetConditions(page: Page, args: WaitArguments): Promise<string[
             : !visible;
     if (!met)
       unmet.push(
-        `${args.selector} is not ${state} (${count} matching, ${visible ? 'first visible' : 'none visible'})`,
+        `${quoteArgument(args.selector)} is not ${state} (${count} matching, ${visible ? 'first visible' : 'none visible'})`,
       );
   }
   if (

@@ -1,4 +1,4 @@
-import { ToolError } from '@assistant-kit/tool-core';
+import { quoteArgument, ToolError } from '@assistant-kit/tool-core';
 import type { Response } from 'playwright-core';
 import { raceWithSignal, sleep } from '../cancellation.js';
 import { browserError, describePlaywrightError } from '../errors.js';
@@ -63,15 +63,15 @@ export async function navigatePage(
       'NAVIGATION_FAILED',
       timedOut
         ? `The page did not reach "${waitUntil}" within ${Math.round(timeoutMs / 100) / 10} s; the session stays open (see browser_snapshot and browser_errors).`
-        : `Navigation to ${url} failed: ${describePlaywrightError(error)}. The session stays open; browser_errors has the diagnostics.`,
-      { cause: error, details: { url, waitUntil } },
+        : `Navigation to ${quoteArgument(url)} failed: ${describePlaywrightError(error)}. The session stays open; browser_errors has the diagnostics.`,
+      { cause: error, details: { url: quoteArgument(url), waitUntil } },
     );
   }
   if (waitUntil === 'networkidle2' && !(await waitForQuietNetwork(session, 2, deadline, signal))) {
     throw browserError(
       'NAVIGATION_FAILED',
       `The page loaded but the network did not settle to at most 2 requests within ${Math.round(timeoutMs / 100) / 10} s; the session stays open.`,
-      { details: { url, waitUntil } },
+      { details: { url: quoteArgument(url), waitUntil } },
     );
   }
   return { status: response?.status(), url: page.url(), title: await page.title().catch(() => '') };
