@@ -116,7 +116,7 @@ function describeLimit(limit: LimitName, limits: ResolvedLimits): string {
 }
 
 const MEMORY_FAILURE =
-  /out of memory|MemoryError|Cannot allocate memory|allocation failed|bad_alloc|memory allocation of \d+ bytes failed|ENOMEM/i;
+  /out of memory|MemoryError|Cannot allocate memory|allocation failed|Failed to allocate memory|bad_alloc|memory allocation of \d+ bytes failed|ENOMEM/i;
 const FORK_FAILURE = /fork: (retry: )?Resource temporarily unavailable|Cannot fork|EAGAIN/;
 
 /**
