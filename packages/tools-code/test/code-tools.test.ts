@@ -368,7 +368,11 @@ describe('project checks', () => {
     );
     const run = await ok('run_tests', { command_id: 'node-test', timeout_seconds: 120 });
     expect(run.data.status).toBe('failed');
-    expect(run.data.failed).toBe(1);
+    // Node 24 strips types by default, so `node --test` also runs test/math.spec.ts (which fails
+    // there without a loader): the count follows the Node line, the planted failure is always in it.
+    if (process.versions.node.startsWith('20.')) expect(run.data.failed).toBe(1);
+    else expect(run.data.failed).toBeGreaterThanOrEqual(1);
+    expect(run.data.failures.map((failure: Structured) => failure.name)).toContain('fails');
     expect(run.data.passed).toBeGreaterThanOrEqual(2);
     expect((await failure('run_tests', { command_id: 'nope' })).code).toBe('CHECK_NOT_FOUND');
   });
