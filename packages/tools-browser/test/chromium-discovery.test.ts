@@ -34,7 +34,8 @@ async function refusal(promise: Promise<unknown>): Promise<ToolError> {
 }
 
 function triedPaths(error: ToolError): string[] {
-  return (error.details?.tried as { path: string }[]).map((candidate) => candidate.path);
+  const tried = (error.details?.tried ?? []) as { path: string }[];
+  return tried.map((candidate) => candidate.path);
 }
 
 beforeAll(async () => {

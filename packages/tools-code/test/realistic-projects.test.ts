@@ -361,7 +361,8 @@ describe('python-cli (a pytest project) through pyright', () => {
         character: 12,
         severity: 'error',
         // Pyright indents the second line with no-break spaces.
-        message: 'Type "str" is not assignable to return type "int"\n\u00a0\u00a0"str" is not assignable to "int"',
+        message:
+          'Type "str" is not assignable to return type "int"\n\u00a0\u00a0"str" is not assignable to "int"',
         source: 'Pyright',
         code: 'reportReturnType',
         engine: 'language_server',
