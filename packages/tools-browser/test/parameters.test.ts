@@ -135,3 +135,13 @@ describe('SPEC 8 bounds and required parameters (checked before any browser star
     expect(result.structuredContent).toMatchObject({ closed: false, origin: 'browser' });
   });
 });
+
+describe('bad arguments stay small (issue 12)', () => {
+  it('quotes a 1 MB invalid target in a bounded way', async () => {
+    const result = await runtime.call('browser_open', { target: `http://[${'x'.repeat(999_992)}` });
+    expect(errorCode(result)).toBe('TARGET_INVALID');
+    const json = JSON.stringify(result);
+    expect(json.length).toBeLessThan(5_000);
+    expect(json).toContain('(1000000 characters)');
+  });
+});
