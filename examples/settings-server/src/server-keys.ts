@@ -1,6 +1,7 @@
 import { chmod, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generateKey, type VaultKeyInput, writeFileAtomic } from '@assistant-kit/secret-broker';
+import { writeFileAtomic } from '@assistant-kit/kernel';
+import { generateKey, type VaultKeyInput } from '@assistant-kit/secret-broker';
 
 /** The keys the example generates on first start and keeps in `<data>/keys.json` (mode 0600). */
 export interface ServerKeys {

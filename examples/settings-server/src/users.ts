@@ -1,7 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '@assistant-kit/secret-broker';
+import { writeFileAtomic } from '@assistant-kit/kernel';
 
 interface UserRecord {
   id: string;

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
+import { TaskQueue } from '@assistant-kit/kernel';
 import { type ToolCatalog, toMcpTools } from '@assistant-kit/tool-catalog';
-import { SequentialQueue, type ToolProgress, type ToolResult } from '@assistant-kit/tool-core';
+import type { ToolProgress, ToolResult } from '@assistant-kit/tool-core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
@@ -64,7 +65,7 @@ export function createCatalogServer(catalog: ToolCatalog, options: CatalogServer
   );
   const dispatchPerCall = options.dispatchPerCall ?? catalog.configuration === 'U';
   // Dispatches cannot overlap; changing tools are sequential anyway, so this costs no concurrency.
-  const dispatchQueue = new SequentialQueue();
+  const dispatchQueue = new TaskQueue();
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toMcpTools(catalog.tools) }));
 

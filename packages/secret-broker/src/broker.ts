@@ -1,5 +1,5 @@
+import { redactObject } from '@assistant-kit/kernel';
 import { secretBrokerError } from './errors.js';
-import { redactObject } from './redaction.js';
 import { isSecretReference, ReferenceCodec } from './references.js';
 import type { SecretBackend, SecretBackendKind } from './secret-backend.js';
 import { assertAccountId, assertFieldName, assertSecretValue } from './validation.js';

@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from './atomic-file.js';
+import { KeyedTaskQueue, redactObject, writeFileAtomic } from '@assistant-kit/kernel';
 import { secretBrokerError } from './errors.js';
-import { KeyedLock } from './keyed-lock.js';
-import { redactObject } from './redaction.js';
 import type { SecretRecordStore } from './secret-record-store.js';
 
 interface AccountFile {
@@ -19,7 +17,7 @@ interface AccountFile {
  */
 export class FileSecretRecordStore implements SecretRecordStore {
   readonly #directory: string;
-  readonly #lock = new KeyedLock();
+  readonly #lock = new KeyedTaskQueue();
 
   constructor(directory: string) {
     this.#directory = directory;

@@ -1,10 +1,10 @@
 /** Public API of @assistant-kit/secret-broker. */
-export { removeStaleTemporaryFiles, type WriteFileAtomicOptions, writeFileAtomic } from './atomic-file.js';
+/** Deletes temporary files a killed process left beside the file stores' records. */
+export { removeStaleTemporaryFiles } from '@assistant-kit/kernel';
 export { createSecretBroker, type SecretBroker, type SecretBrokerOptions } from './broker.js';
 export { type SecretBrokerErrorCode, secretBrokerError } from './errors.js';
 export { FileSecretRecordStore } from './file-secret-record-store.js';
 export { KeychainSecretBackend, type KeychainSecretBackendOptions } from './keychain-backend.js';
-export { KeyedLock } from './keyed-lock.js';
 export { generateKey, KEY_LENGTH, type VaultKeyInput } from './keys.js';
 export { type KeytarApi, loadKeytar } from './keytar-loader.js';
 export {
@@ -12,7 +12,6 @@ export {
   type OpenSecretBackendOptions,
   openSecretBackend,
 } from './open-backend.js';
-export { redactObject } from './redaction.js';
 export { isSecretReference, REFERENCE_PREFIX } from './references.js';
 export type { SecretBackend, SecretBackendKind } from './secret-backend.js';
 export { MemorySecretRecordStore, type SecretRecordStore } from './secret-record-store.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { redactObject } from '@assistant-kit/kernel';
 import { secretBrokerError } from './errors.js';
 import { type KeytarApi, loadKeytar } from './keytar-loader.js';
-import { redactObject } from './redaction.js';
 import type { SecretBackend } from './secret-backend.js';
 
 /** Options of {@link KeychainSecretBackend.open}. */

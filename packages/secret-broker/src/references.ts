@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { redactObject } from '@assistant-kit/kernel';
 import { secretBrokerError } from './errors.js';
 import { decodeKey } from './keys.js';
-import { redactObject } from './redaction.js';
 import { assertAccountId, assertFieldName } from './validation.js';
 
 /** Every reference starts with this, so a reference is never mistaken for a new key value. */

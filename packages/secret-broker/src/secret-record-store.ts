@@ -1,4 +1,4 @@
-import { redactObject } from './redaction.js';
+import { redactObject } from '@assistant-kit/kernel';
 
 /**
  * Where the vault keeps its ciphertexts, per account and entry. Implementations store opaque

@@ -1,5 +1,5 @@
+import { redactObject } from '@assistant-kit/kernel';
 import { secretBrokerError } from './errors.js';
-import { redactObject } from './redaction.js';
 import type { SecretBackend } from './secret-backend.js';
 import type { SecretRecordStore } from './secret-record-store.js';
 import type { VaultKeyring } from './vault-keyring.js';

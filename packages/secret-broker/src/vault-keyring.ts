@@ -1,4 +1,5 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
+import { redactObject } from '@assistant-kit/kernel';
 import {
   AES_256_GCM,
   CompactJweError,
@@ -9,7 +10,6 @@ import {
 } from './compact-jwe.js';
 import { secretBrokerError } from './errors.js';
 import { assertKeyId, decodeKey, type VaultKeyInput } from './keys.js';
-import { redactObject } from './redaction.js';
 
 /** The only algorithms written and accepted: direct key agreement with AES-256-GCM. */
 export const VAULT_KEY_MANAGEMENT_ALGORITHM = DIRECT_KEY_MANAGEMENT;

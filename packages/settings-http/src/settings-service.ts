@@ -1,4 +1,5 @@
-import { KeyedLock, redactObject, type SecretBroker } from '@assistant-kit/secret-broker';
+import { KeyedTaskQueue, redactObject } from '@assistant-kit/kernel';
+import type { SecretBroker } from '@assistant-kit/secret-broker';
 import { type SettingsRecord, sanitizeSettings } from '@assistant-kit/settings-sanitizer';
 import {
   CREDENTIAL_FIELDS,
@@ -61,7 +62,7 @@ export class SettingsService {
   readonly #broker: SecretBroker;
   readonly #systemDefaults: () => SettingsRecord | Promise<SettingsRecord>;
   readonly #logger: SettingsServiceLogger | undefined;
-  readonly #lock = new KeyedLock();
+  readonly #lock = new KeyedTaskQueue();
 
   constructor(options: SettingsServiceOptions) {
     this.#store = options.store;

@@ -1,14 +1,10 @@
 // Allowed values of the enumerated settings fields. SPEC 2.1 leaves them open; the choices and their
 // meaning are documented in the package README and docs/decisions/settings-core.md.
 
-/**
- * Permission modes, least to most authority. The tool catalogue maps them to effect classes:
- * `ask` asks before every non-read effect; `auto` runs reads, workspace writes and sandboxed
- * processes and asks before external mutation; `plan` is read-only; `full-access` runs everything,
- * host execution included.
- */
-export const PERMISSION_MODES = ['ask', 'auto', 'plan', 'full-access'] as const;
-export type PermissionMode = (typeof PERMISSION_MODES)[number];
+// Permission modes are shared with the tool group, so they live in the kernel both groups import.
+import { PERMISSION_MODES, type PermissionMode } from '@assistant-kit/kernel';
+
+export { PERMISSION_MODES, type PermissionMode };
 
 /** Model providers a connection can name. `custom` is any OpenAI-compatible server at `baseUrl`. */
 export const PROVIDERS = [

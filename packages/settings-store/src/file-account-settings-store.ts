@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KeyedLock, redactObject, type VaultKeyring, writeFileAtomic } from '@assistant-kit/secret-broker';
+import { KeyedTaskQueue, redactObject, writeFileAtomic } from '@assistant-kit/kernel';
+import type { VaultKeyring } from '@assistant-kit/secret-broker';
 import type { SettingsRecord } from '@assistant-kit/settings-sanitizer';
 import type {
   AccountSettingsStore,
@@ -56,7 +57,7 @@ export class FileAccountSettingsStore implements AccountSettingsStore {
   readonly kind = 'file' as const;
   readonly #directory: string;
   readonly #keyring: VaultKeyring;
-  readonly #lock = new KeyedLock();
+  readonly #lock = new KeyedTaskQueue();
   // Decrypted objects by account, valid while the file's identity (inode, size, mtime) is
   // unchanged: every atomic replace creates a new inode, so a write by anyone invalidates it.
   readonly #cache = new Map<string, CachedAccount>();

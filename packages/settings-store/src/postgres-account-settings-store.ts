@@ -1,4 +1,5 @@
-import { redactObject, type VaultKeyring } from '@assistant-kit/secret-broker';
+import { redactObject } from '@assistant-kit/kernel';
+import type { VaultKeyring } from '@assistant-kit/secret-broker';
 import type { SettingsRecord } from '@assistant-kit/settings-sanitizer';
 import type {
   AccountSettingsStore,

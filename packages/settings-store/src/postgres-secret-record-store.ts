@@ -1,4 +1,5 @@
-import { redactObject, type SecretRecordStore } from '@assistant-kit/secret-broker';
+import { redactObject } from '@assistant-kit/kernel';
+import type { SecretRecordStore } from '@assistant-kit/secret-broker';
 import {
   assertTableName,
   openPool,

@@ -1,4 +1,4 @@
-import type { PermissionMode } from '@assistant-kit/settings-schema';
+import type { PermissionMode } from '@assistant-kit/kernel';
 import type { AuthorizationRequest, EffectClass, EffectRule, ToolPolicy } from '@assistant-kit/tool-core';
 import { createEffectPolicy } from '@assistant-kit/tool-core';
 

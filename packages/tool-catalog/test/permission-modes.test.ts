@@ -1,4 +1,4 @@
-import { PERMISSION_MODES } from '@assistant-kit/settings-schema';
+import { PERMISSION_MODES } from '@assistant-kit/kernel';
 import { type AuthorizationRequest, EFFECT_CLASSES, type EffectClass } from '@assistant-kit/tool-core';
 import { describe, expect, it } from 'vitest';
 import { createPermissionPolicy, PERMISSION_MODE_NAMES, type PermissionMode } from '../src/index.js';

@@ -4,6 +4,44 @@ import type { ToolResult } from './result.js';
 import type { ProcessLauncher } from './runtime/process-launcher.js';
 import type { Workspace } from './workspace/workspace.js';
 
+/** The three tool configurations of SPEC 4.4: workspace write, W plus undo, read-only. */
+export const CONFIGURATIONS = ['W', 'U', 'R'] as const;
+export type Configuration = (typeof CONFIGURATIONS)[number];
+
+/**
+ * What the `plan` permission mode does with a tool: offer it unchanged, offer its read-only
+ * variant (the definition's `facts.readOnlyParameters`, authorised as `read`), or hide it.
+ */
+export type PlanModeBehaviour = 'offered' | 'read-only-variant' | 'hidden';
+
+/** MCP's behaviour hints for clients (MCP specification, `ToolAnnotations`). */
+export interface ToolAnnotations {
+  /** Shown to people; derived from the name when left out. */
+  title?: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/**
+ * The facts about a tool that the catalogue, the plan filter and the MCP server derive W, U, R,
+ * plan mode and annotations from. They live on the tool so nothing keeps a parallel list by name.
+ */
+export interface ToolFacts {
+  /** The configurations that offer the tool. */
+  offeredIn: readonly Configuration[];
+  /** Position in SPEC 4.4's tool order, 1 being first; unique across the catalogue. */
+  order: number;
+  planMode: PlanModeBehaviour;
+  /**
+   * For `planMode: 'read-only-variant'`: the parameters without any writing operation. Plan mode
+   * and configuration R offer the tool with these parameters and the `read` effect only.
+   */
+  readOnlyParameters?: TSchema;
+  annotations: ToolAnnotations;
+}
+
 /** Progress of a long call, forwarded to MCP progress notifications by the server. */
 export interface ToolProgress {
   progress: number;
@@ -49,11 +87,16 @@ export interface ToolDefinition<Parameters extends TSchema = TSchema> {
    */
   requiresHostExecution?: (args: Static<Parameters>) => boolean;
   handler: (args: Static<Parameters>, context: ToolCallContext) => Promise<ToolResult>;
+  /** Required of every tool a family offers (see {@link ToolFamily}); optional for ad-hoc tools. */
+  facts?: ToolFacts;
 }
 
 /** Any tool definition, whatever its parameter schema. */
 // biome-ignore lint/suspicious/noExplicitAny: the handler's argument type varies per tool.
 export type AnyToolDefinition = ToolDefinition<any>;
+
+/** A tool definition whose facts are declared: what a family offers to the catalogue. */
+export type DeclaredToolDefinition = AnyToolDefinition & { facts: ToolFacts };
 
 /**
  * Defines a tool so its schema, metadata and handler stay together and the handler's arguments
@@ -80,6 +123,7 @@ export function defineTool<Parameters extends TSchema>(
  * started (browsers, language servers, background processes, servers).
  */
 export interface ToolFamily {
-  tools: readonly AnyToolDefinition[];
+  /** Every tool declares its facts, so the catalogue derives configurations and plan mode. */
+  tools: readonly DeclaredToolDefinition[];
   close(): Promise<void>;
 }

@@ -6,9 +6,15 @@
 export { QUOTED_ARGUMENT_MAX_CHARACTERS, quoteArgument } from './bounded-quote.js';
 export {
   type AnyToolDefinition,
+  CONFIGURATIONS,
+  type Configuration,
+  type DeclaredToolDefinition,
   defineTool,
+  type PlanModeBehaviour,
+  type ToolAnnotations,
   type ToolCallContext,
   type ToolDefinition,
+  type ToolFacts,
   type ToolFamily,
   type ToolProgress,
 } from './definition.js';
@@ -78,7 +84,6 @@ export {
   refusingProcessLauncher,
   type WaitOutcome,
 } from './runtime/process-launcher.js';
-export { SequentialQueue } from './runtime/sequential-queue.js';
 export { type ToolCallOptions, ToolRuntime, type ToolRuntimeOptions } from './runtime/tool-runtime.js';
 export { StringEnum } from './schema-helpers.js';
 export { DEFAULT_OUTPUT_CHARACTER_CAP, type TruncatedText, truncateText } from './truncate.js';

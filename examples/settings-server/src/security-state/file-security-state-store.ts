@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { access, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KeyedLock, writeFileAtomic } from '@assistant-kit/secret-broker';
+import { KeyedTaskQueue, writeFileAtomic } from '@assistant-kit/kernel';
 import type { CounterState, SecurityStateStore } from './security-state-store.js';
 
 interface CounterFile {
@@ -35,7 +35,7 @@ export class FileSecurityStateStore implements SecurityStateStore {
   readonly kind = 'file' as const;
   readonly #revoked: string;
   readonly #counters: string;
-  readonly #lock = new KeyedLock();
+  readonly #lock = new KeyedTaskQueue();
 
   private constructor(directory: string) {
     this.#revoked = join(directory, 'revoked-sessions');

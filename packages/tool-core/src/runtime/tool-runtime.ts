@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { TaskQueue } from '@assistant-kit/kernel';
 import { quoteArgument } from '../bounded-quote.js';
 import type { AnyToolDefinition, ToolProgress } from '../definition.js';
 import { ToolError } from '../errors.js';
@@ -10,7 +11,6 @@ import type { Workspace } from '../workspace/workspace.js';
 import { type ArgumentValidator, compileArgumentValidator } from './argument-validation.js';
 import { defaultToolPolicy, type ToolPolicy } from './policy.js';
 import { type BackgroundProcess, type ProcessLauncher, refusingProcessLauncher } from './process-launcher.js';
-import { SequentialQueue } from './sequential-queue.js';
 
 export interface ToolRuntimeOptions {
   workspace: Workspace;
@@ -49,12 +49,12 @@ function validatorOf(tool: RegisteredTool): ArgumentValidator {
 }
 
 // One queue per workspace, shared by every runtime on it, so sequential tools never overlap.
-const sequentialQueues = new WeakMap<Workspace, SequentialQueue>();
+const sequentialQueues = new WeakMap<Workspace, TaskQueue>();
 
-function queueFor(workspace: Workspace): SequentialQueue {
+function queueFor(workspace: Workspace): TaskQueue {
   let queue = sequentialQueues.get(workspace);
   if (queue === undefined) {
-    queue = new SequentialQueue();
+    queue = new TaskQueue();
     sequentialQueues.set(workspace, queue);
   }
   return queue;
@@ -69,7 +69,7 @@ const MAX_PROBLEMS_LISTED = 20;
 interface GuardState {
   guard: GitGuard;
   /** Guard passes never overlap: two process calls ending together must not edit one config twice. */
-  queue: SequentialQueue;
+  queue: TaskQueue;
   /** The state the last pass left, the baseline while background processes may be writing. */
   lastAfter: GitGuardSnapshot | undefined;
   /** Background processes started by process calls; changes they make count as added. */
@@ -83,7 +83,7 @@ function guardStateFor(workspace: Workspace): GuardState {
   if (state === undefined) {
     state = {
       guard: new GitGuard(workspace),
-      queue: new SequentialQueue(),
+      queue: new TaskQueue(),
       lastAfter: undefined,
       background: new Set(),
     };

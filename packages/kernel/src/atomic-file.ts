@@ -1,6 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { closeSync, fdatasync, fsync, mkdir, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { randomBytesFromPool } from './random-pool.js';
 
 /** Options of {@link writeFileAtomic}. */
 export interface WriteFileAtomicOptions {
@@ -66,7 +67,7 @@ export async function writeFileAtomic(
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
   const mode = options.mode ?? 0o600;
   await ensureDirectory(directory);
-  const temporary = join(directory, `.${randomBytesFromPool(8).toString('hex')}.tmp`);
+  const temporary = join(directory, `.${randomBytes(8).toString('hex')}.tmp`);
   try {
     try {
       await writeDurably(temporary, bytes, mode);
@@ -160,7 +161,6 @@ export async function removeStaleTemporaryFiles(
   directory: string,
   options: { olderThanMs?: number } = {},
 ): Promise<string[]> {
-  const { readdir, stat, rm } = await import('node:fs/promises');
   const cutoff = Date.now() - (options.olderThanMs ?? 60_000);
   let names: string[];
   try {

@@ -1,0 +1,20 @@
+/**
+ * @assistant-kit/kernel: the building blocks the other packages would otherwise each write again.
+ * Internal: its API may change in any release; the public packages re-export what users need
+ * (`isAssistantKitError`, `PermissionMode`).
+ */
+
+export { removeStaleTemporaryFiles, type WriteFileAtomicOptions, writeFileAtomic } from './atomic-file.js';
+export {
+  AssistantKitError,
+  type AssistantKitErrorOptions,
+  codesOf,
+  type ErrorCodeFacts,
+  type ErrorCodeTable,
+  isAssistantKitError,
+} from './error-brand.js';
+export { type CompiledGlob, compileGlob, GlobSyntaxError } from './glob.js';
+export { importOptional, isMissingPackage, type OptionalImportFailure } from './optional-import.js';
+export { isPermissionMode, PERMISSION_MODES, type PermissionMode } from './permission-mode.js';
+export { redactObject } from './redaction.js';
+export { KeyedTaskQueue, TaskQueue } from './task-queue.js';
