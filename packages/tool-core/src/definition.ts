@@ -40,6 +40,11 @@ export interface ToolFacts {
    */
   readOnlyParameters?: TSchema;
   annotations: ToolAnnotations;
+  /**
+   * True for the tool that reverses earlier dispatches (undo_workspace_dispatches): a host must not
+   * record its call as a dispatch of its own, or the next undo would reverse the undo.
+   */
+  undoesDispatches?: boolean;
 }
 
 /** Progress of a long call, forwarded to MCP progress notifications by the server. */
