@@ -129,10 +129,13 @@ describe('importOptional', () => {
 
   it('reports a package that throws while loading as broken, with the original error as cause', async () => {
     const cause = new Error('native addon built for another Node');
-    const error = await importOptional(() => Promise.reject(cause), {
+    const error = await importOptional<object>(() => Promise.reject(cause), {
       packageName: 'keytar',
       onFailure: (failure, original) => new Error(failure, { cause: original }),
-    }).catch((caught: Error) => caught);
+    }).then(
+      () => new Error('expected a failure'),
+      (caught: Error) => caught,
+    );
     expect(error.message).toBe('broken');
     expect(error.cause).toBe(cause);
   });

@@ -2,6 +2,7 @@ import {
   type AnyToolDefinition,
   type EffectRule,
   errorResult,
+  isToolError,
   ToolError,
   type ToolFamily,
   type ToolProgress,
@@ -13,6 +14,7 @@ import type { EndedDispatch, OpenDispatch } from '@assistant-kit/tools-undo';
 import { type BatchCall, type BatchResult, runBatch } from './batch.js';
 import { CallDeadlines } from './call-deadlines.js';
 import { type Configuration, isConfiguration, toolNamesOf } from './configurations.js';
+import { catalogError } from './errors.js';
 import {
   type AssembledFamilies,
   assembleFamilies,
@@ -179,11 +181,11 @@ export class ToolCatalog {
    */
   async call(name: string, args: unknown, options: CatalogCallOptions = {}): Promise<ToolResult> {
     if (this.#closed !== undefined) {
-      return errorResult(new ToolError('CATALOG_CLOSED', 'The tool catalogue is closed; create a new one.'));
+      return errorResult(catalogError('CATALOG_CLOSED', 'The tool catalogue is closed; create a new one.'));
     }
     if (this.#mode.planFilter && !isPlanModeTool(name) && this.#runtime.has(name)) {
       return errorResult(
-        new ToolError(
+        catalogError(
           'PERMISSION_DENIED',
           `${name} is not available in plan mode, which only offers tools that read. Propose the change in the plan instead.`,
           { details: { tool: name, permissionMode: 'plan' } },
@@ -197,9 +199,9 @@ export class ToolCatalog {
         await this.#checkpoints.noteUnobservedChanges();
       } catch (error) {
         return errorResult(
-          error instanceof ToolError
+          isToolError(error)
             ? error
-            : new ToolError('INTERNAL_ERROR', 'Could not record the workspace before the call.', {
+            : catalogError('INTERNAL_ERROR', 'Could not record the workspace before the call.', {
                 cause: error,
               }),
         );
@@ -237,7 +239,7 @@ export class ToolCatalog {
       if (!timedOut) return await this.#withWriteDiagnostics(outcome as ToolResult, written);
       const minutes = this.#executionTimeoutMs / 60_000;
       return errorResult(
-        new ToolError(
+        catalogError(
           'TIMEOUT',
           `${name} exceeded the execution timeout of ${minutes} minute(s) and was stopped.`,
           {
@@ -323,7 +325,7 @@ export class ToolCatalog {
       const outcomes = await Promise.allSettled(this.#families.map((family) => family.close()));
       const failures = outcomes.filter((outcome) => outcome.status === 'rejected');
       if (failures.length > 0) {
-        throw new ToolError('CLOSE_FAILED', `${failures.length} tool family(ies) failed to close cleanly.`, {
+        throw catalogError('CLOSE_FAILED', `${failures.length} tool family(ies) failed to close cleanly.`, {
           cause: failures.map((failure) => (failure as PromiseRejectedResult).reason),
         });
       }
@@ -334,7 +336,7 @@ export class ToolCatalog {
   #modeFrom(options: ToolCatalogOptions, settings: CatalogSettings | undefined): ActiveMode {
     const permissionMode = options.permissionMode ?? settings?.permissionMode ?? 'auto';
     if (!isPermissionMode(permissionMode)) {
-      throw new ToolError(
+      throw catalogError(
         'INVALID_PERMISSION_MODE',
         `Unknown permission mode "${String(permissionMode)}"; use one of ${PERMISSION_MODE_NAMES.join(', ')}.`,
       );
@@ -367,7 +369,7 @@ function isCancelled(result: ToolResult): boolean {
 function minutesToMs(minutes: number | undefined): number {
   const value = minutes ?? DEFAULT_EXECUTION_TIMEOUT_MINUTES;
   if (!Number.isFinite(value) || value <= 0) {
-    throw new ToolError(
+    throw catalogError(
       'INVALID_SETTINGS',
       `executionTimeoutMinutes must be a positive number, not ${value}.`,
     );
@@ -394,14 +396,14 @@ async function openWorkspace(
  */
 export async function createToolCatalog(options: ToolCatalogOptions): Promise<ToolCatalog> {
   if (!isConfiguration(options.configuration)) {
-    throw new ToolError(
+    throw catalogError(
       'INVALID_CONFIGURATION',
       `Unknown configuration "${String(options.configuration)}"; use W, U or R.`,
     );
   }
   for (const mode of [options.permissionMode, options.settings?.permissionMode]) {
     if (mode !== undefined && !isPermissionMode(mode)) {
-      throw new ToolError(
+      throw catalogError(
         'INVALID_PERMISSION_MODE',
         `Unknown permission mode "${String(mode)}"; use one of ${PERMISSION_MODE_NAMES.join(', ')}.`,
       );
@@ -420,7 +422,7 @@ export async function createToolCatalog(options: ToolCatalogOptions): Promise<To
     const names = toolNamesOf(options.configuration);
     const missing = names.filter((name) => !byName.has(name));
     if (missing.length > 0) {
-      throw new ToolError(
+      throw catalogError(
         'CATALOG_INCOMPLETE',
         `The tool families did not provide ${missing.join(', ')} for configuration ${options.configuration}.`,
         { details: { missing } },

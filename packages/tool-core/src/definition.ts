@@ -97,8 +97,14 @@ export interface ToolDefinition<Parameters extends TSchema = TSchema> {
 }
 
 /** Any tool definition, whatever its parameter schema. */
-// biome-ignore lint/suspicious/noExplicitAny: the handler's argument type varies per tool.
-export type AnyToolDefinition = ToolDefinition<any>;
+export interface AnyToolDefinition extends Omit<ToolDefinition, 'handler' | 'requiresHostExecution'> {
+  // Method syntax on purpose: parameters are checked bivariantly, so a tool whose handler takes
+  // its own argument type is still an AnyToolDefinition.
+  // biome-ignore lint/suspicious/noExplicitAny: the handler's argument type varies per tool.
+  handler(args: any, context: ToolCallContext): Promise<ToolResult>;
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  requiresHostExecution?(args: any): boolean;
+}
 
 /** A tool definition whose facts are declared: what a family offers to the catalogue. */
 export type DeclaredToolDefinition = AnyToolDefinition & { facts: ToolFacts };
@@ -117,6 +123,12 @@ export type DeclaredToolDefinition = AnyToolDefinition & { facts: ToolFacts };
  *   handler: async ({ text }) => textResult(text),
  * });
  */
+export function defineTool<Parameters extends TSchema>(
+  definition: ToolDefinition<Parameters> & { facts: ToolFacts },
+): ToolDefinition<Parameters> & { facts: ToolFacts };
+export function defineTool<Parameters extends TSchema>(
+  definition: ToolDefinition<Parameters>,
+): ToolDefinition<Parameters>;
 export function defineTool<Parameters extends TSchema>(
   definition: ToolDefinition<Parameters>,
 ): ToolDefinition<Parameters> {

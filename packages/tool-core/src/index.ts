@@ -28,6 +28,9 @@ export {
   type ToolCapability,
 } from './effects.js';
 export {
+  type ArgumentProblem,
+  invalidArguments,
+  isAssistantKitError,
   isToolError,
   TOOL_ERROR_CODES,
   ToolError,
@@ -58,7 +61,6 @@ export {
   textResult,
 } from './result.js';
 export {
-  type ArgumentProblem,
   type ArgumentValidator,
   compileArgumentValidator,
 } from './runtime/argument-validation.js';

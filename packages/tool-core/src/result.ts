@@ -39,7 +39,7 @@ export function imageContent(bytes: Uint8Array, mimeType: string): ImageContent 
 }
 
 /** Builds the error result of a failed call: `isError`, the code in text and structured form. */
-export function errorResult(error: ToolError): ToolResult {
+export function errorResult(error: ToolError<string>): ToolResult {
   return {
     content: [{ type: 'text', text: `Error ${error.code}: ${error.message}` }],
     structuredContent: { error: error.toJSON() },

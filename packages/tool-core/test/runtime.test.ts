@@ -69,7 +69,7 @@ const failing = defineTool({
   origin: 'browser',
   network: 'none',
   handler: async ({ kind }) => {
-    if (kind === 'tool') throw new ToolError('SOMETHING_SPECIFIC', 'A clear reason.');
+    if (kind === 'tool') throw new ToolError<'SOMETHING_SPECIFIC'>('SOMETHING_SPECIFIC', 'A clear reason.');
     throw new Error('boom');
   },
 });

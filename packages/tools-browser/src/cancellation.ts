@@ -1,4 +1,4 @@
-import { ToolError } from '@assistant-kit/tool-core';
+import { browserError } from './errors.js';
 
 /** Rejects with CANCELLED as soon as `signal` aborts, otherwise settles like `promise`. */
 export function raceWithSignal<Value>(
@@ -8,12 +8,12 @@ export function raceWithSignal<Value>(
 ): Promise<Value> {
   if (signal.aborted) {
     promise.catch(() => {});
-    return Promise.reject(new ToolError('CANCELLED', `${what} was cancelled.`));
+    return Promise.reject(browserError('CANCELLED', `${what} was cancelled.`));
   }
   return new Promise<Value>((resolve, reject) => {
     const onAbort = () => {
       promise.catch(() => {});
-      reject(new ToolError('CANCELLED', `${what} was cancelled.`));
+      reject(browserError('CANCELLED', `${what} was cancelled.`));
     };
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
@@ -33,7 +33,7 @@ export function raceWithSignal<Value>(
 export function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
   if (milliseconds <= 0)
     return signal.aborted
-      ? Promise.reject(new ToolError('CANCELLED', 'The wait was cancelled.'))
+      ? Promise.reject(browserError('CANCELLED', 'The wait was cancelled.'))
       : Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   return raceWithSignal(

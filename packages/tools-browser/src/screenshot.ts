@@ -1,4 +1,4 @@
-import { ToolError, type Workspace } from '@assistant-kit/tool-core';
+import type { Workspace } from '@assistant-kit/tool-core';
 import type { Page } from 'playwright-core';
 import { browserError, describePlaywrightError } from './errors.js';
 import { writeServiceStateFile } from './storage/service-state-file.js';
@@ -59,7 +59,7 @@ export async function captureScreenshot(
     workspace.assertWritable();
     const protection = await workspace.writeProtection(resolved.relative);
     if (protection !== undefined) {
-      throw new ToolError('PATH_PROTECTED', protection.message, {
+      throw browserError('PATH_PROTECTED', protection.message, {
         details: { path: protection.path, protection: protection.kind },
       });
     }

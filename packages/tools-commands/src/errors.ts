@@ -1,37 +1,56 @@
-import { ToolError, type ToolErrorOptions } from '@assistant-kit/tool-core';
+import type { ErrorCodeTable } from '@assistant-kit/kernel';
+import { ToolError, type ToolErrorCode, type ToolErrorOptions } from '@assistant-kit/tool-core';
 
 /**
  * Error codes of the commands family, added to tool-core's shared codes on the same
  * {@link ToolError} class. Codes never change meaning once published.
  */
+export type CommandErrorCode =
+  | 'SANDBOX_UNAVAILABLE'
+  | 'SHELL_UNAVAILABLE'
+  | 'COMMAND_NOT_FOUND'
+  | 'COMMAND_START_FAILED'
+  | 'HANDLE_UNKNOWN'
+  | 'HANDLE_COLLECTED'
+  | 'TOO_MANY_BACKGROUND_PROCESSES'
+  | 'SESSION_CLOSED'
+  | 'PORT_BRIDGE_FAILED';
+
+/** What each of the family's codes means (the closed set; every code is listed). */
 export const COMMAND_ERROR_CODES = {
-  /** bubblewrap is missing or cannot create namespaces here; nothing was run (never unsandboxed). */
-  SANDBOX_UNAVAILABLE: 'SANDBOX_UNAVAILABLE',
-  /** The requested shell (powershell) is not installed. */
-  SHELL_UNAVAILABLE: 'SHELL_UNAVAILABLE',
-  /** argv[0] (or the shell) was not found on PATH inside the execution context. */
-  COMMAND_NOT_FOUND: 'COMMAND_NOT_FOUND',
-  /** The process could not be started for another reason (permissions, sandbox set-up). */
-  COMMAND_START_FAILED: 'COMMAND_START_FAILED',
-  /** wait_command was given a handle this session never issued. */
-  HANDLE_UNKNOWN: 'HANDLE_UNKNOWN',
-  /** wait_command was given a handle whose exit was already reported and collected. */
-  HANDLE_COLLECTED: 'HANDLE_COLLECTED',
-  /** Starting another background command would exceed the family's limit. */
-  TOO_MANY_BACKGROUND_PROCESSES: 'TOO_MANY_BACKGROUND_PROCESSES',
-  /** The family (workspace session) was closed; no new command can start. */
-  SESSION_CLOSED: 'SESSION_CLOSED',
-  /** The sandbox-to-host port bridge could not be set up. */
-  PORT_BRIDGE_FAILED: 'PORT_BRIDGE_FAILED',
-} as const;
+  SANDBOX_UNAVAILABLE: {
+    description:
+      'bubblewrap is missing or cannot create namespaces here; nothing was run (never unsandboxed).',
+  },
+  SHELL_UNAVAILABLE: { description: 'The requested shell (powershell) is not installed.' },
+  COMMAND_NOT_FOUND: {
+    description: 'argv[0] (or the shell) was not found on PATH inside the execution context.',
+  },
+  COMMAND_START_FAILED: {
+    description: 'The process could not be started for another reason (permissions, sandbox set-up).',
+  },
+  HANDLE_UNKNOWN: { description: 'wait_command was given a handle this session never issued.' },
+  HANDLE_COLLECTED: {
+    description: 'wait_command was given a handle whose exit was already reported and collected.',
+  },
+  TOO_MANY_BACKGROUND_PROCESSES: {
+    description: "Starting another background command would exceed the family's limit.",
+  },
+  SESSION_CLOSED: { description: 'The family (workspace session) was closed; no new command can start.' },
+  PORT_BRIDGE_FAILED: { description: 'The sandbox-to-host port bridge could not be set up.' },
+} as const satisfies ErrorCodeTable<CommandErrorCode>;
 
-export type CommandErrorCode = (typeof COMMAND_ERROR_CODES)[keyof typeof COMMAND_ERROR_CODES];
+/** An error this family raises: a {@link ToolError} with its own code or a shared one. */
+export type CommandToolError = ToolError<CommandErrorCode | ToolErrorCode>;
 
-/** Builds a {@link ToolError} with one of this family's codes (or a shared tool-core code). */
+/**
+ * Builds a {@link ToolError} with one of this family's codes or one of tool-core's shared ones;
+ * any other code does not compile.
+ */
 export function commandError(
-  code: CommandErrorCode | 'INVALID_ARGUMENTS' | 'CANCELLED' | 'INTERNAL_ERROR',
+  code: CommandErrorCode | ToolErrorCode,
   message: string,
   options: ToolErrorOptions = {},
-): ToolError {
-  return new ToolError(code, message, options);
+): CommandToolError {
+  return new ToolError<CommandErrorCode | ToolErrorCode>(code, message, options);
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ToolError, type Workspace } from '@assistant-kit/tool-core';
+import type { Workspace } from '@assistant-kit/tool-core';
 import { AsyncMutex } from './async-mutex.js';
 import {
   type CheckpointKind,
@@ -8,6 +8,7 @@ import {
   DispatchLog,
   LEGACY_DISPATCH_LOG_FILE,
 } from './dispatch-log.js';
+import { undoError } from './errors.js';
 import {
   type ChangedFile,
   DEFAULT_MAX_FILE_BYTES,
@@ -191,7 +192,7 @@ export class DispatchCheckpoints {
   async beginDispatch(label?: string, options: BeginDispatchOptions = {}): Promise<OpenDispatch> {
     return this.#exclusive(async ({ shadow, log }) => {
       if (this.#open !== undefined) {
-        throw new ToolError(
+        throw undoError(
           'DISPATCH_ALREADY_OPEN',
           `Dispatch ${this.#open.id} is still open; end it before beginning another.`,
           { details: { open: this.#open.id } },
@@ -236,7 +237,7 @@ export class DispatchCheckpoints {
     return this.#exclusive(async ({ shadow, log }) => {
       const open = this.#open;
       if (open === undefined) {
-        throw new ToolError('DISPATCH_NOT_OPEN', 'No dispatch is open; call beginDispatch first.');
+        throw undoError('DISPATCH_NOT_OPEN', 'No dispatch is open; call beginDispatch first.');
       }
       if (open.observed !== undefined) {
         // Only the files written through the Workspace (and any the host names) can have
@@ -353,14 +354,11 @@ export class DispatchCheckpoints {
     return this.#exclusive(async ({ shadow, log }) => {
       this.workspace.assertWritable();
       if (!Number.isInteger(count) || count < 1) {
-        throw new ToolError(
-          'INVALID_ARGUMENTS',
-          `count must be a whole number of at least 1 (got ${count}).`,
-        );
+        throw undoError('INVALID_ARGUMENTS', `count must be a whole number of at least 1 (got ${count}).`);
       }
       const inEffect = log.records.filter(isUndoable);
       if (count > inEffect.length) {
-        throw new ToolError(
+        throw undoError(
           'NOT_ENOUGH_DISPATCHES',
           inEffect.length === 0
             ? `There is no completed dispatch to undo (asked for ${count}).`
@@ -381,8 +379,7 @@ export class DispatchCheckpoints {
       const undo = [...log.records]
         .reverse()
         .find((record) => record.kind === 'undo' && record.reversedBy === undefined);
-      if (undo === undefined)
-        throw new ToolError('NOTHING_TO_REDO', 'No undo is in effect; nothing to redo.');
+      if (undo === undefined) throw undoError('NOTHING_TO_REDO', 'No undo is in effect; nothing to redo.');
       // The redo's record brings the undo's dispatches back into effect (DispatchLog.append).
       return this.#reverse(shadow, log, [undo], 'redo', options.signal);
     });
@@ -432,23 +429,19 @@ export class DispatchCheckpoints {
   #narrowedScan(changedPaths: readonly string[] | undefined): string[] | undefined {
     if (changedPaths === undefined) return undefined;
     if (!Array.isArray(changedPaths)) {
-      throw new ToolError('INVALID_ARGUMENTS', 'changedPaths must be an array of paths.');
+      throw undoError('INVALID_ARGUMENTS', 'changedPaths must be an array of paths.');
     }
     if (changedPaths.length > MAX_CHANGED_PATHS_HINT) return undefined;
     const relativePaths = new Set<string>();
     for (const input of changedPaths) {
       if (typeof input !== 'string' || input === '' || input.includes('\0')) {
-        throw new ToolError(
-          'INVALID_ARGUMENTS',
-          'changedPaths must hold non-empty paths without NUL bytes.',
-          {
-            details: { path: String(input) },
-          },
-        );
+        throw undoError('INVALID_ARGUMENTS', 'changedPaths must hold non-empty paths without NUL bytes.', {
+          details: { path: String(input) },
+        });
       }
       const absolute = path.resolve(this.workspace.root, input);
       if (!this.workspace.contains(absolute)) {
-        throw new ToolError(
+        throw undoError(
           'INVALID_ARGUMENTS',
           `changedPaths names "${input}", which is outside the workspace.`,
           {
@@ -467,10 +460,10 @@ export class DispatchCheckpoints {
   async #exclusive<Result>(
     task: (state: { shadow: ShadowRepository; log: DispatchLog }) => Promise<Result>,
   ): Promise<Result> {
-    if (this.#closed) throw new ToolError('INTERNAL_ERROR', 'The undo tools were closed.');
+    if (this.#closed) throw undoError('INTERNAL_ERROR', 'The undo tools were closed.');
     const state = await this.#ready;
     return this.#mutex.run(() => {
-      if (this.#closed) throw new ToolError('INTERNAL_ERROR', 'The undo tools were closed.');
+      if (this.#closed) throw undoError('INTERNAL_ERROR', 'The undo tools were closed.');
       return task(state);
     });
   }
@@ -554,7 +547,7 @@ export class DispatchCheckpoints {
   ): Promise<ReversalOutcome> {
     const open = this.#open;
     if (open?.observed !== undefined && open.observed.size > 0) {
-      throw new ToolError(
+      throw undoError(
         'UNDO_DURING_DISPATCH',
         `Dispatch ${open.id} is open and has already changed files; an undo must run before any other change of its dispatch. Nothing was changed.`,
         { details: { open: open.id } },
@@ -578,7 +571,7 @@ export class DispatchCheckpoints {
         : undefined;
     const snapshot = await shadow.snapshot(signal, narrowed);
     if (open !== undefined && open.observed === undefined && snapshot.tree !== open.baseTree) {
-      throw new ToolError(
+      throw undoError(
         'UNDO_DURING_DISPATCH',
         `Dispatch ${open.id} is open and has already changed files; an undo must run before any other change of its dispatch. Nothing was changed.`,
         { details: { open: open.id } },
@@ -590,14 +583,13 @@ export class DispatchCheckpoints {
       const files = [...new Set(conflicts.map((conflict) => conflict.path))];
       const named =
         files.slice(0, 20).join(', ') + (files.length > 20 ? `, and ${files.length - 20} more` : '');
-      throw new ToolError(
+      throw undoError(
         'UNDO_CONFLICT',
         `Cannot ${kind} ${targets.map((target) => target.id).join(', ')}: ${files.length} file${files.length === 1 ? ' was' : 's were'} changed after the dispatch (${named}). Nothing was changed; keep or revert those edits first.`,
         { details: { conflicts, dispatches: targets.map((target) => target.id) } },
       );
     }
-    if (signal?.aborted)
-      throw new ToolError('CANCELLED', 'The undo was cancelled before it changed anything.');
+    if (signal?.aborted) throw undoError('CANCELLED', 'The undo was cancelled before it changed anything.');
     const baseCommit = await this.#recordIfChanged(shadow, log, snapshot.tree, `workspace before ${kind}`);
     const id = log.nextId(kind);
     const reversed = targets.map((target) => target.id);

@@ -1,5 +1,6 @@
-import { ToolError } from '@assistant-kit/tool-core';
+import type { ToolError } from '@assistant-kit/tool-core';
 import { type SimpleGitOptions, simpleGit } from 'simple-git';
+import { type UndoToolError, undoError } from './errors.js';
 import { CONFIG_OVERRIDE_VARIABLES } from './git-config-overrides.js';
 
 export interface GitRunOptions {
@@ -130,17 +131,17 @@ export class GitRunner {
       if (options.signal?.aborted) throw cancelled(error);
       const exit = findExitError(error);
       if (exit !== undefined) {
-        throw new ToolError('GIT_FAILED', `git ${args[0]} failed: ${firstLines(exit.stderr)}`, {
+        throw undoError('GIT_FAILED', `git ${args[0]} failed: ${firstLines(exit.stderr)}`, {
           cause: error,
           details: { command: args[0], exitCode: exitCode || exit.exitCode },
         });
       }
       if (isSpawnFailure(error)) {
-        throw new ToolError('GIT_UNAVAILABLE', 'git could not be started; install git (2.39 or newer).', {
+        throw undoError('GIT_UNAVAILABLE', 'git could not be started; install git (2.39 or newer).', {
           cause: error,
         });
       }
-      throw new ToolError('GIT_FAILED', `git ${args[0]} failed: ${firstLines(String(error))}`, {
+      throw undoError('GIT_FAILED', `git ${args[0]} failed: ${firstLines(String(error))}`, {
         cause: error,
         details: { command: args[0] },
       });
@@ -186,6 +187,6 @@ function firstLines(text: string): string {
   return lines.slice(0, 6).join('\n') || 'no message from git';
 }
 
-function cancelled(cause?: unknown): ToolError {
-  return new ToolError('CANCELLED', 'The operation was cancelled.', { cause });
+function cancelled(cause?: unknown): UndoToolError {
+  return undoError('CANCELLED', 'The operation was cancelled.', { cause });
 }

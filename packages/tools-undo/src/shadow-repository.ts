@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { ToolError } from '@assistant-kit/tool-core';
+import { undoError } from './errors.js';
 import {
   commandNeutralisingOverrides,
   configOverrideEnvironment,
@@ -311,13 +312,9 @@ export class ShadowRepository {
       await flushFileSystemOf(path.join(this.gitDirectory, 'objects'));
     } catch (error) {
       this.#objectsAwaitFlush = true;
-      throw new ToolError(
-        'GIT_FAILED',
-        `The checkpoint objects could not be flushed to disk: ${String(error)}`,
-        {
-          cause: error,
-        },
-      );
+      throw undoError('GIT_FAILED', `The checkpoint objects could not be flushed to disk: ${String(error)}`, {
+        cause: error,
+      });
     }
   }
 
@@ -369,10 +366,7 @@ export class ShadowRepository {
       const output = await this.git.run(['rev-parse', ...unknown.map((commit) => `${commit}^{tree}`), '--']);
       const trees = output.split('\n').filter((line) => OBJECT_ID.test(line));
       if (trees.length !== unknown.length) {
-        throw new ToolError(
-          'GIT_FAILED',
-          `git rev-parse did not resolve the trees of ${unknown.join(', ')}.`,
-        );
+        throw undoError('GIT_FAILED', `git rev-parse did not resolve the trees of ${unknown.join(', ')}.`);
       }
       for (const [index, commit] of unknown.entries()) this.#treeOfCommit.set(commit, trees[index]!);
     }
@@ -509,7 +503,7 @@ export class ShadowRepository {
     } catch (error) {
       if (error instanceof ToolError && error.code === 'GIT_FAILED') {
         const inTheWay = [...error.message.matchAll(/^\t(.+)$/gm)].map((match) => match[1]!);
-        throw new ToolError(
+        throw undoError(
           'UNDO_CONFLICT',
           `Files are in the way of the undo and were left untouched: ${inTheWay.join(', ') || error.message}. Nothing was changed.`,
           {

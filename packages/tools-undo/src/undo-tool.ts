@@ -10,6 +10,18 @@ import { UNDO_WORKSPACE_DISPATCHES_PARAMETERS } from './schemas.js';
 export function createUndoWorkspaceDispatchesTool(checkpoints: DispatchCheckpoints) {
   return defineTool({
     name: 'undo_workspace_dispatches',
+    facts: {
+      offeredIn: ['U'],
+      order: 32,
+      planMode: 'hidden',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+      undoesDispatches: true,
+    },
     purpose:
       "Reverses exactly the requested number of most recent completed coding dispatches by applying inverse checkpoint patches while keeping version-control history; use only when the runtime dispatch contract selects the workspace action 'undo', never rebuild older versions by manual text edits.",
     parameters: UNDO_WORKSPACE_DISPATCHES_PARAMETERS,

@@ -10,6 +10,12 @@ import { diffWorkspace } from './workspace-diff.js';
 export function createWorkspaceDiffTool(checkpoints: DispatchCheckpoints) {
   return defineTool({
     name: 'workspace_diff',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 16,
+      planMode: 'offered',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose:
       'Returns a unified diff of the workspace since the last checkpoint, the repository HEAD, or a commit.',
     parameters: WORKSPACE_DIFF_PARAMETERS,

@@ -1,7 +1,8 @@
 import path from 'node:path';
-import { quoteArgument, ToolError, truncateText } from '@assistant-kit/tool-core';
+import { quoteArgument, truncateText } from '@assistant-kit/tool-core';
 import picomatch from 'picomatch';
 import type { BaselineContext, DiffBaseline, DispatchCheckpoints } from './dispatch-checkpoints.js';
+import { undoError } from './errors.js';
 import type { ChangedFile, ShadowRepository } from './shadow-repository.js';
 import { lstatIfPresent } from './storage-files.js';
 import { findUserRepository, resolveUserRevision, type UserRepository } from './user-repository.js';
@@ -46,13 +47,13 @@ export async function diffWorkspace(
   const since = request.since ?? 'last';
   const maxChars = Math.min(request.maxChars ?? DEFAULT_DIFF_MAX_CHARS, MAX_DIFF_MAX_CHARS);
   if (!Number.isInteger(maxChars) || maxChars < 1) {
-    throw new ToolError(
+    throw undoError(
       'INVALID_ARGUMENTS',
       `max_chars must be a whole number of at least 1 (got ${request.maxChars}).`,
     );
   }
   if (request.pathGlob !== undefined && request.pathGlob.trim() === '') {
-    throw new ToolError('INVALID_ARGUMENTS', 'path_glob must not be empty; leave it out to see every file.');
+    throw undoError('INVALID_ARGUMENTS', 'path_glob must not be empty; leave it out to see every file.');
   }
   const matches = request.pathGlob === undefined ? () => true : globMatcher(request.pathGlob);
   const root = checkpoints.workspace.root;
@@ -151,7 +152,7 @@ async function resolveBaseline(context: BaselineContext, since: string, root: st
   const userRepository = await findUserRepository(shadow.git, root, shadow.hooksDirectory);
   if (since === 'working') {
     if (userRepository === undefined) {
-      throw new ToolError(
+      throw undoError(
         'NOT_A_GIT_REPOSITORY',
         "since: 'working' compares with the repository's HEAD, but the workspace is not inside a git repository; use since: 'last' or a checkpoint id.",
       );
@@ -159,7 +160,7 @@ async function resolveBaseline(context: BaselineContext, since: string, root: st
     return userBaseline(shadow, userRepository, 'HEAD', 'HEAD of the workspace repository', true);
   }
   if (!REVISION_PATTERN.test(since) || since.includes('..')) {
-    throw new ToolError(
+    throw undoError(
       'UNKNOWN_REVISION',
       `"${quoteArgument(since)}" is not 'last', 'working', a dispatch id or a commit name.`,
       { details: { since: quoteArgument(since) } },
@@ -172,7 +173,7 @@ async function resolveBaseline(context: BaselineContext, since: string, root: st
   if (userRepository !== undefined) {
     return userBaseline(shadow, userRepository, since, `commit ${since}`, false);
   }
-  throw new ToolError(
+  throw undoError(
     'UNKNOWN_REVISION',
     `No checkpoint, dispatch or commit is named "${quoteArgument(since)}".`,
     {
@@ -197,7 +198,7 @@ async function userBaseline(
         description: `${description} (no commit yet: every file is new)`,
       };
     }
-    throw new ToolError('UNKNOWN_REVISION', `No checkpoint, dispatch or commit is named "${revision}".`, {
+    throw undoError('UNKNOWN_REVISION', `No checkpoint, dispatch or commit is named "${revision}".`, {
       details: { since: revision },
     });
   }

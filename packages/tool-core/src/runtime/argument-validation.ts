@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { TSchema } from 'typebox';
 import type { Compile as CompileFunction } from 'typebox/compile';
+import type { ArgumentProblem } from '../errors.js';
 
 // Why typebox's compiler is required on first use instead of imported: it is about 300 ES module
 // files on top of the type builders, and Node resolves and links each one separately, which is a
@@ -13,12 +14,6 @@ let compileFunction: typeof CompileFunction | undefined;
 function compiler(): typeof CompileFunction {
   compileFunction ??= (requireFromHere('typebox/compile') as { Compile: typeof CompileFunction }).Compile;
   return compileFunction;
-}
-
-/** One problem with a call's arguments: a JSON Pointer into the arguments and what is wrong. */
-export interface ArgumentProblem {
-  path: string;
-  message: string;
 }
 
 export type ArgumentValidator = (value: unknown) => ArgumentProblem[];

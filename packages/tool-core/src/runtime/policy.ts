@@ -9,7 +9,9 @@ export interface AuthorizationRequest {
   hostExecution: boolean;
 }
 
-export type AuthorizationDecision = { allowed: true } | { allowed: false; reason: string; code?: string };
+export type AuthorizationDecision =
+  | { allowed: true }
+  | { allowed: false; reason: string; code?: 'PERMISSION_DENIED' | 'HOST_EXECUTION_DENIED' };
 
 /** Decides whether a call may run. Hosts supply one; the catalogue builds one per permission mode. */
 export interface ToolPolicy {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TaskQueue } from '@assistant-kit/kernel';
 import { quoteArgument } from '../bounded-quote.js';
 import type { AnyToolDefinition, ToolProgress } from '../definition.js';
-import { ToolError } from '../errors.js';
+import { isToolError, ToolError } from '../errors.js';
 import type { GitGuardSnapshot } from '../git-guard/git-directory-scan.js';
 import { describeGitGuardReport, GitGuard, type GitGuardReport } from '../git-guard/git-guard.js';
 import { errorResult, type ToolResult } from '../result.js';
@@ -130,7 +130,7 @@ export class ToolRuntime {
     this.#outputCharacterCap = options.outputCharacterCap ?? DEFAULT_OUTPUT_CHARACTER_CAP;
     for (const definition of options.tools) {
       if (this.#tools.has(definition.name)) {
-        throw new ToolError('INVALID_ARGUMENTS', `Two tools are named "${definition.name}".`);
+        throw new ToolError('DUPLICATE_TOOL_NAME', `Two tools are named "${definition.name}".`);
       }
       this.#tools.set(definition.name, { definition, validator: undefined });
     }
@@ -292,7 +292,7 @@ export class ToolRuntime {
         callId: options.callId ?? randomUUID(),
       });
     } catch (error) {
-      if (error instanceof ToolError) return errorResult(error);
+      if (isToolError(error)) return errorResult(error);
       if (signal.aborted)
         return errorResult(new ToolError('CANCELLED', `${definition.name} was cancelled.`, { cause: error }));
       const message = error instanceof Error ? error.message : String(error);

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { link, open, realpath, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError } from '../errors.js';
+import { isToolError, ToolError } from '../errors.js';
 import { sha256Hex } from '../hash.js';
 import {
   commitStagedFile,
@@ -198,7 +198,7 @@ export class Workspace {
       size = status.size;
       mode = status.mode & 0o777;
     } catch (error) {
-      if (error instanceof ToolError) throw error;
+      if (isToolError(error)) throw error;
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
     }
@@ -285,7 +285,7 @@ export class Workspace {
       try {
         staged = await stageFile(this.root, target, bytes, resolved.relative, 0o644);
       } catch (error) {
-        if (error instanceof ToolError) throw error;
+        if (isToolError(error)) throw error;
         throw new ToolError('WRITE_FAILED', `Could not create "${resolved.relative}".`, { cause: error });
       }
       try {
@@ -326,7 +326,7 @@ export class Workspace {
       const target = path.join(parent.path, path.basename(resolved.absolute));
       await writeFileAtomically(this.root, target, bytes, resolved.relative, resolved.mode);
     } catch (error) {
-      if (error instanceof ToolError) throw error;
+      if (isToolError(error)) throw error;
       throw new ToolError('WRITE_FAILED', `Could not write "${resolved.relative}"; it is unchanged.`, {
         cause: error,
       });
@@ -372,7 +372,7 @@ export class Workspace {
         }
       } catch (error) {
         await Promise.all(staged.map(discardStagedFile));
-        throw error instanceof ToolError
+        throw isToolError(error)
           ? error
           : new ToolError('WRITE_FAILED', 'Could not prepare the writes; no file was changed.', {
               cause: error,
@@ -531,9 +531,7 @@ export class Workspace {
   ): Promise<{ path: WorkspacePath; handle: Awaited<ReturnType<typeof open>> }> {
     const resolved = await this.resolveFile(input);
     const handle = await open(resolved.absolute, constants.O_RDONLY | constants.O_NOFOLLOW).catch((error) => {
-      throw new ToolError('PATH_OUTSIDE_WORKSPACE', `"${input}" could not be opened safely.`, {
-        cause: error,
-      });
+      throw openFailure(input, error);
     });
     const status = await handle.stat();
     const actual = await realPathOfDescriptor(handle.fd);
@@ -542,5 +540,33 @@ export class Workspace {
       throw new ToolError('PATH_NOT_REGULAR_FILE', `"${input}" is not a regular file inside the workspace.`);
     }
     return { path: { ...resolved, size: status.size }, handle };
+  }
+}
+
+/**
+ * What an open that passed confinement failed with. Only a link swapped in since the check
+ * (O_NOFOLLOW's ELOOP) is a confinement refusal; a vanished file, missing permissions or an I/O
+ * error get their own codes, so a model is not told the path is outside the workspace.
+ */
+function openFailure(input: string, error: unknown): ToolError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ELOOP':
+      return new ToolError(
+        'PATH_OUTSIDE_WORKSPACE',
+        `"${input}" became a symbolic link while it was opened; it was not read.`,
+        { cause: error },
+      );
+    case 'ENOENT':
+      return new ToolError('PATH_NOT_FOUND', `"${input}" was removed while it was opened.`, { cause: error });
+    case 'EACCES':
+    case 'EPERM':
+      return new ToolError('PATH_ACCESS_DENIED', `"${input}" is not readable: its permissions deny access.`, {
+        cause: error,
+      });
+    default:
+      return new ToolError('READ_FAILED', `"${input}" could not be opened (${code ?? 'unknown error'}).`, {
+        cause: error,
+      });
   }
 }

@@ -59,7 +59,7 @@ export async function waitUntilAppAnswers(
     try {
       await sleep(Math.min(delay, timeoutMs - elapsed), signal);
     } catch (error) {
-      if (error instanceof ToolError) throw new ToolError('CANCELLED', 'Starting the app was cancelled.');
+      if (error instanceof ToolError) throw browserError('CANCELLED', 'Starting the app was cancelled.');
       throw error;
     }
     delay = Math.min(delay * 2, 500);

@@ -1,5 +1,5 @@
 import {
-  type AnyToolDefinition,
+  type DeclaredToolDefinition,
   defineTool,
   imageContent,
   type ToolResult,
@@ -63,11 +63,22 @@ function diagnosticResult(
 }
 
 /** The ten browser tools in SPEC 4.4 order, bound to one controller. */
-export function createBrowserToolDefinitions(controller: BrowserController): AnyToolDefinition[] {
+export function createBrowserToolDefinitions(controller: BrowserController): DeclaredToolDefinition[] {
   const options = controller.options;
 
   const browserOpen = defineTool({
     name: 'browser_open',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 5,
+      planMode: 'hidden',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
     purpose:
       'Opens a resource in a new browser session. App manifests and static app files use their declared runtime; other files and permitted URLs are browsable.',
     parameters: BROWSER_OPEN_PARAMETERS,
@@ -103,6 +114,17 @@ export function createBrowserToolDefinitions(controller: BrowserController): Any
 
   const browserNavigate = defineTool({
     name: 'browser_navigate',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 6,
+      planMode: 'hidden',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
     purpose: 'Navigates the current browser session; diagnostics persist.',
     parameters: BROWSER_NAVIGATE_PARAMETERS,
     effects: ['network_read', 'process'],
@@ -134,6 +156,12 @@ export function createBrowserToolDefinitions(controller: BrowserController): Any
 
   const browserSnapshot = defineTool({
     name: 'browser_snapshot',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 7,
+      planMode: 'hidden',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose: 'Returns a bounded semantic snapshot with visible elements and CSS selectors.',
     parameters: BROWSER_SNAPSHOT_PARAMETERS,
     effects: ['read'],
@@ -148,6 +176,17 @@ export function createBrowserToolDefinitions(controller: BrowserController): Any
 
   const browserInteract = defineTool({
     name: 'browser_interact',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 8,
+      planMode: 'hidden',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
     purpose: 'Performs one page interaction.',
     parameters: BROWSER_INTERACT_PARAMETERS,
     effects: ['read', 'external_mutation'],
@@ -182,6 +221,12 @@ export function createBrowserToolDefinitions(controller: BrowserController): Any
 
   const browserWait = defineTool({
     name: 'browser_wait',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 9,
+      planMode: 'hidden',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose: 'Waits for a duration or for a selector state, text and URL to match.',
     parameters: BROWSER_WAIT_PARAMETERS,
     effects: ['read'],
@@ -214,6 +259,17 @@ export function createBrowserToolDefinitions(controller: BrowserController): Any
 
   const browserResize = defineTool({
     name: 'browser_resize',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 10,
+      planMode: 'hidden',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
     purpose: 'Resizes the current viewport without reloading.',
     parameters: BROWSER_RESIZE_PARAMETERS,
     effects: ['read', 'external_mutation'],
@@ -236,6 +292,17 @@ export function createBrowserToolDefinitions(controller: BrowserController): Any
 
   const browserEvaluate = defineTool({
     name: 'browser_evaluate',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 11,
+      planMode: 'hidden',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
     purpose:
       "Evaluates a JavaScript expression in the page's window/document context. Controller objects such as page are absent. The result carries ok (completion).",
     parameters: BROWSER_EVALUATE_PARAMETERS,
@@ -287,6 +354,12 @@ export function createBrowserToolDefinitions(controller: BrowserController): Any
 
   const browserScreenshot = defineTool({
     name: 'browser_screenshot',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 12,
+      planMode: 'hidden',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose: 'Captures the current page as a workspace PNG and attaches it.',
     parameters: BROWSER_SCREENSHOT_PARAMETERS,
     effects: ['read'],
@@ -327,6 +400,12 @@ export function createBrowserToolDefinitions(controller: BrowserController): Any
 
   const browserErrors = defineTool({
     name: 'browser_errors',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 13,
+      planMode: 'hidden',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose:
       'Returns a bounded error index and a complete diagnostic-log receipt. With clear:true the ledger is then reset.',
     parameters: BROWSER_ERRORS_PARAMETERS,
@@ -344,6 +423,12 @@ export function createBrowserToolDefinitions(controller: BrowserController): Any
 
   const browserClose = defineTool({
     name: 'browser_close',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 14,
+      planMode: 'hidden',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose:
       'Closes the browser session and returns the final bounded error index and diagnostic-log receipt.',
     parameters: BROWSER_CLOSE_PARAMETERS,

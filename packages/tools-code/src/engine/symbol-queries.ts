@@ -320,7 +320,7 @@ export async function resolvePosition(
     return { line: request.line - 1, character: lineText.length - lineText.trimStart().length };
   }
   if (name === undefined) {
-    throw new ToolError(
+    throw codeError(
       'INVALID_ARGUMENTS',
       'Give a symbol, or a line (and character), to say which code is meant.',
     );

@@ -1,4 +1,4 @@
-import { defineTool, isToolError, ToolError, textResult } from '@assistant-kit/tool-core';
+import { defineTool, isToolError, textResult } from '@assistant-kit/tool-core';
 import type {
   CallHierarchyItem,
   CodeAction,
@@ -133,6 +133,18 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
   const parameters = allowApply ? CodeIntelligenceParameters : CodeIntelligenceParametersReadOnly;
   return defineTool({
     name: 'code_intelligence',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 31,
+      planMode: 'read-only-variant',
+      readOnlyParameters: CodeIntelligenceParametersReadOnly,
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
     purpose:
       'Runs one advanced language-server operation. The apply operations require the edit_token of the matching preview.',
     parameters,
@@ -282,7 +294,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
             case 'preview_rename': {
               const newName = args.new_name?.trim();
               if (newName === undefined || newName === '')
-                throw new ToolError('INVALID_ARGUMENTS', 'preview_rename needs new_name.');
+                throw codeError('INVALID_ARGUMENTS', 'preview_rename needs new_name.');
               const provider = document.server.capabilities.renameProvider;
               if (provider !== null && typeof provider === 'object' && provider.prepareProvider) {
                 const prepared = await request(lsp.PrepareRenameRequest.type, {
@@ -333,7 +345,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
                 trimFinalNewlines: true,
               };
               if (options.tabSize < 1 || options.tabSize > 16)
-                throw new ToolError('INVALID_ARGUMENTS', 'tab_size must be between 1 and 16.');
+                throw codeError('INVALID_ARGUMENTS', 'tab_size must be between 1 and 16.');
               const ranged = args.line !== undefined && args.end_line !== undefined;
               const edits = ranged
                 ? await request(lsp.DocumentRangeFormattingRequest.type, {
@@ -429,7 +441,7 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
               });
             }
             default:
-              throw new ToolError('INVALID_ARGUMENTS', `Unknown operation ${args.operation}.`);
+              throw codeError('INVALID_ARGUMENTS', `Unknown operation ${args.operation}.`);
           }
         },
         { path: { relative }, text, hash },

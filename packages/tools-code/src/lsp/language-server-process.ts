@@ -314,7 +314,7 @@ export class LanguageServerProcess {
     }, options.timeoutMs);
     onAbort = () => {
       cancellation.cancel();
-      rejectInterrupted!(new ToolError('CANCELLED', `The ${method} request was cancelled.`));
+      rejectInterrupted!(codeError('CANCELLED', `The ${method} request was cancelled.`));
     };
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });

@@ -44,6 +44,12 @@ function fromLsp(path: string, diagnostic: Diagnostic, server: string): Problem 
 export function codeDiagnosticsTool(context: CodeContext) {
   return defineTool({
     name: 'code_diagnostics',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 23,
+      planMode: 'offered',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose:
       'Returns language-server diagnostics, available syntax checks, checked paths, and unresolved paths with their coverage limits; changes no files.',
     parameters: CodeDiagnosticsParameters,

@@ -365,13 +365,19 @@ function renderAnswer(title: string, answer: Answer, limit: number) {
 }
 
 function requireSymbol(symbol: string): void {
-  if (symbol.trim() === '') throw new ToolError('INVALID_ARGUMENTS', 'symbol must not be empty.');
+  if (symbol.trim() === '') throw codeError('INVALID_ARGUMENTS', 'symbol must not be empty.');
 }
 
 /** code_find_definition. */
 export function codeFindDefinitionTool(context: CodeContext) {
   return defineTool({
     name: 'code_find_definition',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 21,
+      planMode: 'offered',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose: "Finds a symbol's definition.",
     parameters: CodeFindDefinitionParameters,
     effects: ['read'],
@@ -398,6 +404,12 @@ export function codeFindDefinitionTool(context: CodeContext) {
 export function codeFindReferencesTool(context: CodeContext) {
   return defineTool({
     name: 'code_find_references',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 22,
+      planMode: 'offered',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose: 'Finds references to a symbol.',
     parameters: CodeFindReferencesParameters,
     effects: ['read'],

@@ -41,6 +41,12 @@ function formatCommand(command: Pick<CheckCommand, 'argv' | 'cwd'>): string {
 export function codeProjectProfileTool(context: CodeContext) {
   return defineTool({
     name: 'code_project_profile',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 24,
+      planMode: 'offered',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose: 'Detects project languages, manifests, tests and runnable check commands.',
     parameters: CodeProjectProfileParameters,
     effects: ['read'],
@@ -76,7 +82,7 @@ async function confinedPaths(
   paths: readonly string[] | undefined,
 ): Promise<string[]> {
   const inputs = [...(path === undefined ? [] : [path]), ...(paths ?? [])];
-  if (inputs.length > 1_000) throw new ToolError('INVALID_ARGUMENTS', 'Give at most 1,000 paths.');
+  if (inputs.length > 1_000) throw codeError('INVALID_ARGUMENTS', 'Give at most 1,000 paths.');
   const resolved: string[] = [];
   for (const input of inputs) resolved.push((await context.workspace.resolveFile(input)).relative);
   return [...new Set(resolved)];
@@ -86,6 +92,12 @@ async function confinedPaths(
 export function codeRelatedTestsTool(context: CodeContext) {
   return defineTool({
     name: 'code_related_tests',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 25,
+      planMode: 'offered',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose: 'Finds tests and check commands related to source paths or a symbol.',
     parameters: CodeRelatedTestsParameters,
     effects: ['read'],
@@ -94,7 +106,7 @@ export function codeRelatedTestsTool(context: CodeContext) {
       const limit = boundedCount('max_results', max_results, 20, 1_000);
       const sources = await confinedPaths(context, path, paths);
       if (sources.length === 0 && (symbol === undefined || symbol.trim() === '')) {
-        throw new ToolError(
+        throw codeError(
           'INVALID_ARGUMENTS',
           'Give path, paths or symbol to say which code the tests should cover.',
         );
@@ -251,6 +263,17 @@ async function mochaSelectionArgv(context: CodeContext, cwd: string, argv: strin
 export function runTestsTool(context: CodeContext) {
   return defineTool({
     name: 'run_tests',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 26,
+      planMode: 'hidden',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
     purpose:
       "Runs a discovered project check by command_id, or the tests related to the supplied paths, symbol or test name, and reports pass/fail/skip counts from the runner's own report.",
     parameters: RunTestsToolParameters,
@@ -297,7 +320,7 @@ export function runTestsTool(context: CodeContext) {
         if (command !== undefined) {
           const runner = await runnerOfCheck(context, command);
           if (runner === undefined) {
-            throw new ToolError(
+            throw codeError(
               'INVALID_ARGUMENTS',
               `${command.command_id} (${formatCommand(command)}) has no test runner that can be limited to some tests; run it without path, paths or symbol.`,
               { details: { command_id: command.command_id } },
@@ -368,7 +391,7 @@ export function runTestsTool(context: CodeContext) {
           };
         } else {
           if (testName !== undefined)
-            throw new ToolError(
+            throw codeError(
               'INVALID_ARGUMENTS',
               `${command.command_id} has no test runner that can filter by test name.`,
             );

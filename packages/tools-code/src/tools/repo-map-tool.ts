@@ -10,6 +10,12 @@ export function repoMapTool(context: CodeContext) {
   const cache = new RepoMapCache();
   return defineTool({
     name: 'repo_map',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 18,
+      planMode: 'offered',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose:
       'Maps project structure, commands, entrypoints, symbols, routes, assets, tests and instructions.',
     parameters: RepoMapParameters,

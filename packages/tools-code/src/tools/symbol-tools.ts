@@ -23,6 +23,12 @@ export const OUTLINE_SYMBOL_CAP = 2_000;
 export function fileOutlineTool(context: CodeContext) {
   return defineTool({
     name: 'file_outline',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 17,
+      planMode: 'offered',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose: "Lists a file's functions, classes, ids and selectors with line numbers.",
     parameters: FileOutlineParameters,
     effects: ['read'],
@@ -80,6 +86,12 @@ export function fileOutlineTool(context: CodeContext) {
 export function codeDocumentSymbolsTool(context: CodeContext) {
   return defineTool({
     name: 'code_document_symbols',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 20,
+      planMode: 'offered',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose: 'Lists semantic symbols of one code file.',
     parameters: CodeDocumentSymbolsParameters,
     effects: ['read'],
@@ -179,6 +191,12 @@ async function serverWorkspaceSymbols(
 export function codeWorkspaceSymbolsTool(context: CodeContext) {
   return defineTool({
     name: 'code_workspace_symbols',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 19,
+      planMode: 'offered',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose: 'Finds functions, classes, methods, ids, headings and selectors across the workspace.',
     parameters: CodeWorkspaceSymbolsParameters,
     effects: ['read'],

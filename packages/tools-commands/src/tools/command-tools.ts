@@ -92,6 +92,17 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
 
   const runCommand = defineTool({
     name: 'run_command',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 29,
+      planMode: 'hidden',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
     purpose:
       'Runs a command (a bash script, or an argv without a shell) in the workspace, sandboxed without network by default, and returns its output and exit status.',
     parameters: allowBackground ? RunCommandParameters : RunCommandParametersReadOnly,
@@ -284,6 +295,12 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
 
   const waitCommand = defineTool({
     name: 'wait_command',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 30,
+      planMode: 'hidden',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose:
       'Waits for new output or the exit of a background command, then returns the output since the last wait and whether it is still running.',
     parameters: WaitCommandParameters,

@@ -1,5 +1,6 @@
 import { type Dirent, lstatSync, readdirSync, type Stats, statfsSync } from 'node:fs';
-import { ToolError } from '@assistant-kit/tool-core';
+import type { ToolError } from '@assistant-kit/tool-core';
+import { type FileToolError, fileToolError } from '../errors.js';
 import { runRipgrepForNames, selectionArguments } from '../search/ripgrep-engine.js';
 import { IgnoreOracle } from '../walk/ignore-rules.js';
 import { ALWAYS_SKIPPED, compareText, HIGH_CHARACTERS } from '../walk/workspace-walker.js';
@@ -43,8 +44,8 @@ function parentOf(relative: string): string {
   return slash === -1 ? '' : relative.slice(0, slash);
 }
 
-function cancelled(): ToolError {
-  return new ToolError('CANCELLED', 'The call was cancelled.');
+function cancelled(): FileToolError {
+  return fileToolError('CANCELLED', 'The call was cancelled.');
 }
 
 /**

@@ -1,4 +1,5 @@
-import { quoteArgument, ToolError } from '@assistant-kit/tool-core';
+import { quoteArgument } from '@assistant-kit/tool-core';
+import { fileToolError } from '../errors.js';
 
 /**
  * Compiles a search pattern for the TypeScript engine. ripgrep's syntax (Rust regex) and
@@ -19,7 +20,7 @@ export function compileSearchRegex(pattern: string, extraFlags = ''): RegExp {
     try {
       return new RegExp(body, flags);
     } catch (error) {
-      throw new ToolError(
+      throw fileToolError(
         'INVALID_REGEX',
         `The pattern does not compile: ${describeRegexError(error as Error, body)}`,
         {

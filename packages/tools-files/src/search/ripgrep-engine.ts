@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { HIDDEN_DIRECTORY_NAME, quoteArgument, ToolError } from '@assistant-kit/tool-core';
+import { HIDDEN_DIRECTORY_NAME, quoteArgument } from '@assistant-kit/tool-core';
+import { type FileToolError, fileToolError } from '../errors.js';
 import { IgnoreOracle } from '../walk/ignore-rules.js';
 import { ALWAYS_SKIPPED } from '../walk/workspace-walker.js';
 import {
@@ -103,7 +104,7 @@ function superviseRipgrep<Chunk extends Buffer | string>(
       if (spawnFailed) return;
       signal?.removeEventListener('abort', onAbort);
       if (signal?.aborted) {
-        reject(new ToolError('CANCELLED', 'The call was cancelled.'));
+        reject(fileToolError('CANCELLED', 'The call was cancelled.'));
         return;
       }
       if (!stoppedEarly) onEnd();
@@ -196,22 +197,22 @@ function parseRecord(record: Buffer): SearchLine | undefined {
   return { path, line, text, kind: marker === 0x3a ? 'match' : 'context' };
 }
 
-function failure(stderr: string, exitCode: number | null): ToolError {
+function failure(stderr: string, exitCode: number | null): FileToolError {
   // ripgrep's message quotes the pattern or glob whole: bound it like every echoed argument.
   const message = quoteArgument(stderr.trim(), 600);
   if (
     /regex parse error|error parsing regex|regex could not be compiled|literal .* not allowed/i.test(message)
   ) {
-    return new ToolError('INVALID_REGEX', `The pattern does not compile: ${message}`, {
+    return fileToolError('INVALID_REGEX', `The pattern does not compile: ${message}`, {
       details: { engine: 'ripgrep' },
     });
   }
   if (/glob/i.test(message)) {
-    return new ToolError('INVALID_GLOB', `The glob is malformed: ${message}`, {
+    return fileToolError('INVALID_GLOB', `The glob is malformed: ${message}`, {
       details: { engine: 'ripgrep' },
     });
   }
-  return new ToolError('SEARCH_FAILED', `ripgrep failed (exit ${exitCode}): ${message || 'no message'}`, {
+  return fileToolError('SEARCH_FAILED', `ripgrep failed (exit ${exitCode}): ${message || 'no message'}`, {
     details: { engine: 'ripgrep', exitCode },
   });
 }

@@ -1,7 +1,8 @@
 import { isUtf8 } from 'node:buffer';
-import { quoteArgument, ToolError } from '@assistant-kit/tool-core';
+import { quoteArgument } from '@assistant-kit/tool-core';
 import chardet from 'chardet';
 import iconv from 'iconv-lite';
+import { type FileToolError, fileToolError } from '../errors.js';
 
 /** How a file's bytes map to text. */
 export interface TextEncoding {
@@ -34,7 +35,7 @@ export function canonicalEncodingName(name: string): string {
   if (lowered === 'utf16le' || lowered === 'utf-16le' || lowered === 'utf-16') return 'utf-16le';
   if (lowered === 'utf16be' || lowered === 'utf-16be') return 'utf-16be';
   if (!iconv.encodingExists(lowered)) {
-    throw new ToolError(
+    throw fileToolError(
       'ENCODING_UNSUPPORTED',
       `"${quoteArgument(name)}" is not a known encoding; use a name such as utf-8, windows-1252, iso-8859-15, shift_jis or gb18030.`,
       { details: { encoding: quoteArgument(name) } },
@@ -69,9 +70,9 @@ export function suggestEncodings(bytes: Uint8Array): string[] {
   return [...names];
 }
 
-export function unknownEncodingError(relativePath: string, bytes: Uint8Array): ToolError {
+export function unknownEncodingError(relativePath: string, bytes: Uint8Array): FileToolError {
   const suggestions = suggestEncodings(bytes);
-  return new ToolError(
+  return fileToolError(
     'ENCODING_UNKNOWN',
     `"${relativePath}" is not valid UTF-8 and has no byte-order mark; call again with encoding set to its encoding (likely: ${suggestions.join(', ')}).`,
     { details: { path: relativePath, suggestions } },
@@ -123,7 +124,7 @@ export function encodeText(text: string, encoding: TextEncoding, relativePath: s
   let body: Buffer;
   if (encoding.name === 'utf-8' || encoding.name === 'utf-16le') {
     if (LONE_SURROGATE.test(text)) {
-      throw new ToolError(
+      throw fileToolError(
         'UNREPRESENTABLE_CHARACTERS',
         `The text for "${relativePath}" holds an unpaired UTF-16 surrogate, which no Unicode file can store.`,
         { details: { path: relativePath } },
@@ -140,7 +141,7 @@ export function encodeText(text: string, encoding: TextEncoding, relativePath: s
           ),
         ),
       ].slice(0, 10);
-      throw new ToolError(
+      throw fileToolError(
         'UNREPRESENTABLE_CHARACTERS',
         `"${relativePath}" is ${encoding.name}, which cannot store ${missing.map((character) => JSON.stringify(character)).join(', ')}; use characters of that encoding.`,
         { details: { path: relativePath, encoding: encoding.name, characters: missing } },
@@ -164,7 +165,7 @@ export function decodeLosslessly(bytes: Buffer, encoding: TextEncoding, relative
     reencoded = undefined;
   }
   if (reencoded === undefined || !reencoded.equals(bytes)) {
-    throw new ToolError(
+    throw fileToolError(
       'ENCODING_NOT_LOSSLESS',
       `"${relativePath}" holds bytes that are not valid ${encoding.name}; rewriting it would change bytes outside the edit, so it was left unchanged. Name the file's real encoding.`,
       { details: { path: relativePath, encoding: encoding.name } },

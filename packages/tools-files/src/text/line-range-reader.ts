@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { ToolError } from '@assistant-kit/tool-core';
+import { fileToolError } from '../errors.js';
 import {
   byteOrderMark,
   canonicalEncodingName,
@@ -119,7 +119,7 @@ export async function readLineRange(
   let chunk: Buffer = head;
   const reusable = Buffer.allocUnsafe(CHUNK_BYTES);
   while (chunk.length > 0) {
-    if (request.signal?.aborted) throw new ToolError('CANCELLED', 'read_file was cancelled.');
+    if (request.signal?.aborted) throw fileToolError('CANCELLED', 'read_file was cancelled.');
     hash.update(chunk);
     if (validUtf8 && (mark === undefined || mark.name === 'utf-8')) {
       const joined = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
@@ -187,7 +187,7 @@ async function readUtf16Whole(
   bom: boolean,
 ): Promise<LineRange> {
   if (size > request.maxWholeBytes) {
-    throw new ToolError(
+    throw fileToolError(
       'FILE_TOO_LARGE',
       `"${relativePath}" is a UTF-16 file of ${size} bytes; UTF-16 files are read whole, up to ${request.maxWholeBytes} bytes.`,
       { details: { path: relativePath, size, limit: request.maxWholeBytes } },

@@ -1,4 +1,5 @@
-import { ToolError, type Workspace, type WorkspacePath } from '@assistant-kit/tool-core';
+import type { ToolError, Workspace, WorkspacePath } from '@assistant-kit/tool-core';
+import { type FileToolError, fileToolError } from '../errors.js';
 import { looksBinary } from './binary-detection.js';
 import { byteOrderMark, decodeLosslessly, detectEncoding, isUtf16, type TextEncoding } from './encoding.js';
 import type { EncodingMemory } from './encoding-memory.js';
@@ -14,8 +15,8 @@ export interface LoadedTextFile {
   lineEndings: LineEndingStyle;
 }
 
-export function binaryFileError(relativePath: string): ToolError {
-  return new ToolError(
+export function binaryFileError(relativePath: string): FileToolError {
+  return fileToolError(
     'BINARY_FILE',
     `"${relativePath}" is a binary file (it contains NUL bytes); text tools do not read or change it.`,
     { details: { path: relativePath } },

@@ -1,4 +1,5 @@
 import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
+import { type FileToolError, fileToolError } from '../errors.js';
 import { encodeText } from '../text/encoding.js';
 import { applyLineEndings, lineEndingLabel } from '../text/line-endings.js';
 import { type LoadedTextFile, loadTextFile } from '../text/text-file.js';
@@ -30,7 +31,7 @@ export async function loadForRewrite(
     });
   } catch (error) {
     if (error instanceof ToolError && error.code === 'ENCODING_UNKNOWN') {
-      throw new ToolError(
+      throw fileToolError(
         'ENCODING_UNKNOWN',
         `${error.message.replace(/; call again with encoding set to its encoding/, '')} Read it first with read_file and its encoding (for example encoding: "windows-1252"); the file is then rewritten in that encoding.`,
         { details: error.details, cause: error },
@@ -67,6 +68,17 @@ function needleForms(
 export function createEditFileTool(family: FamilyContext) {
   return defineTool({
     name: 'edit_file',
+    facts: {
+      offeredIn: ['W', 'U'],
+      order: 2,
+      planMode: 'hidden',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
     purpose:
       'Atomically replaces exact text in a file read in this session, preserving its encoding and line endings; old_text must match exactly one place unless replace_all is true.',
     parameters: EditFileParameters,
@@ -77,20 +89,20 @@ export function createEditFileTool(family: FamilyContext) {
     handler: async (args, { workspace }) => {
       workspace.assertWritable();
       if (args.old_text.length === 0) {
-        throw new ToolError(
+        throw fileToolError(
           'EDIT_NO_CHANGE',
           'old_text is empty; give the exact text to replace (to create a file or replace all of it, use write_file).',
         );
       }
       if (args.old_text === args.new_text) {
-        throw new ToolError(
+        throw fileToolError(
           'EDIT_NO_CHANGE',
           'old_text and new_text are identical; there is nothing to change.',
         );
       }
       const target = await workspace.resolveFile(args.path);
       if (workspace.ledger.get(target.relative) === undefined) {
-        throw new ToolError(
+        throw fileToolError(
           'FILE_NOT_OBSERVED',
           `"${target.relative}" was not read in this session; read it with read_file first, then edit it.`,
           { details: { path: target.relative } },
@@ -113,7 +125,7 @@ export function createEditFileTool(family: FamilyContext) {
           line: lines[index]!,
           text: cutLine(lineAt(file.text, offset), 200),
         }));
-        throw new ToolError(
+        throw fileToolError(
           'EDIT_AMBIGUOUS_MATCH',
           `old_text matches ${chosen.offsets.length} places in ${relative} (lines ${lines.slice(0, 20).join(', ')}${lines.length > 20 ? ', …' : ''}); nothing was changed. Add surrounding lines to old_text so it matches one place, or set replace_all: true.\n${places.map((place) => numberedLine(place.line, place.text)).join('\n')}`,
           { details: { path: relative, count: chosen.offsets.length, places } },
@@ -156,11 +168,11 @@ export function createEditFileTool(family: FamilyContext) {
   });
 }
 
-function noMatchError(relative: string, text: string, oldText: string): ToolError {
+function noMatchError(relative: string, text: string, oldText: string): FileToolError {
   const lines = text.split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
   const loose = whitespaceInsensitiveMatches(lines, oldText);
   if (loose.length > 0) {
-    return new ToolError(
+    return fileToolError(
       'EDIT_NO_MATCH',
       `old_text was not found exactly in ${relative}, but matches at line ${loose.join(', ')} if whitespace is ignored; copy the exact text (indentation included) from read_file and try again. Nothing was changed.`,
       { details: { path: relative, whitespaceInsensitiveLines: loose, candidates: [] } },
@@ -174,7 +186,7 @@ function noMatchError(relative: string, text: string, oldText: string): ToolErro
     candidates.length === 0
       ? 'No similar line was found; read the file again to see its current content.'
       : `Closest lines:\n${candidates.map((candidate) => numberedLine(candidate.line, candidate.text)).join('\n')}`;
-  return new ToolError(
+  return fileToolError(
     'EDIT_NO_MATCH',
     `old_text was not found in ${relative}; nothing was changed. ${shown}`,
     { details: { path: relative, candidates } },

@@ -6,6 +6,12 @@ export function createListFilesTool(family: FamilyContext) {
   const { options } = family;
   return defineTool({
     name: 'list_files',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 28,
+      planMode: 'offered',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose:
       "Recursively lists workspace paths (honours .gitignore); directories end in '/', files carry a tab-separated byte size.",
     parameters: ListFilesParameters,

@@ -1,4 +1,5 @@
-import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
+import { defineTool, textResult } from '@assistant-kit/tool-core';
+import { fileToolError } from '../errors.js';
 import { lineEndingLabel } from '../text/line-endings.js';
 import { readLineRange } from '../text/line-range-reader.js';
 import { ReadFileParameters } from './schemas.js';
@@ -8,6 +9,12 @@ export function createReadFileTool(family: FamilyContext) {
   const { options } = family;
   return defineTool({
     name: 'read_file',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 27,
+      planMode: 'offered',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose:
       "Reads a text file or a line range without modifying it; lines are numbered and the result includes the file's hash and encoding.",
     parameters: ReadFileParameters,
@@ -82,7 +89,7 @@ export function createReadFileTool(family: FamilyContext) {
         notes.push(`[${reason}; continue with offset_line=${nextOffset}]`);
       }
       const text = [header, ...body, ...notes].join('\n');
-      if (signal.aborted) throw new ToolError('CANCELLED', 'read_file was cancelled.');
+      if (signal.aborted) throw fileToolError('CANCELLED', 'read_file was cancelled.');
       return textResult(text, {
         path: relative,
         encoding: range.encoding.name,

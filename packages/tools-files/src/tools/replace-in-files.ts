@@ -1,4 +1,5 @@
 import { defineTool, ToolError, textResult, type WorkspaceFileChange } from '@assistant-kit/tool-core';
+import { fileToolError } from '../errors.js';
 import { compileSearchRegex, escapeRegex } from '../search/regex-translation.js';
 import { canonicalEncodingName, encodeText, type TextEncoding } from '../text/encoding.js';
 import { applyLineEndings } from '../text/line-endings.js';
@@ -43,6 +44,17 @@ export function createReplaceInFilesTool(family: FamilyContext) {
   const { options } = family;
   return defineTool({
     name: 'replace_in_files',
+    facts: {
+      offeredIn: ['W', 'U'],
+      order: 3,
+      planMode: 'hidden',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
     purpose:
       'Finds and replaces across text files selected by glob, preserving encodings; literal by default, a dry run by default.',
     parameters: ReplaceInFilesParameters,
@@ -54,7 +66,7 @@ export function createReplaceInFilesTool(family: FamilyContext) {
       const dryRun = args.dry_run ?? true;
       if (!dryRun) workspace.assertWritable();
       if (args.find.length === 0) {
-        throw new ToolError('INVALID_ARGUMENTS', 'find is empty; give the text (or pattern) to replace.', {
+        throw fileToolError('INVALID_ARGUMENTS', 'find is empty; give the text (or pattern) to replace.', {
           details: { problems: [{ path: '/find', message: 'must not be empty' }] },
         });
       }
@@ -156,14 +168,14 @@ export function createReplaceInFilesTool(family: FamilyContext) {
       let written = false;
       if (!dryRun) {
         if (planned.length > maxFiles.value) {
-          throw new ToolError(
+          throw fileToolError(
             'TOO_MANY_FILES',
             `${planned.length} files would change, more than max_files (${maxFiles.value}); nothing was written. Narrow glob or find, or raise max_files (at most ${options.maxReplaceFiles}).`,
             { details: { files: planned.length, maxFiles: maxFiles.value } },
           );
         }
         if (unrepresentable.length > 0) {
-          throw new ToolError(
+          throw fileToolError(
             'UNREPRESENTABLE_CHARACTERS',
             `The replacement cannot be stored in the encoding of ${unrepresentable.map((file) => file.path).join(', ')}; nothing was written.`,
             { details: { files: unrepresentable } },

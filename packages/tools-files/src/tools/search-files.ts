@@ -1,4 +1,5 @@
-import { defineTool, quoteArgument, ToolError, textResult } from '@assistant-kit/tool-core';
+import { defineTool, quoteArgument, textResult } from '@assistant-kit/tool-core';
+import { fileToolError } from '../errors.js';
 import { formatSearchLines, limitSearchLines } from '../search/limit-results.js';
 import { compileGlobFilter } from '../walk/glob-filter.js';
 import { SearchFilesParameters } from './schemas.js';
@@ -11,6 +12,12 @@ export function createSearchFilesTool(family: FamilyContext) {
   const { options } = family;
   return defineTool({
     name: 'search_files',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 15,
+      planMode: 'offered',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose:
       'Regex search of workspace files reporting file, line and context (honours .gitignore); glob selects files; with no pattern it lists matching file names.',
     parameters: SearchFilesParameters,
@@ -19,7 +26,7 @@ export function createSearchFilesTool(family: FamilyContext) {
     network: 'none',
     handler: async (args, { workspace, signal }) => {
       if (args.pattern === undefined && args.glob === undefined) {
-        throw new ToolError(
+        throw fileToolError(
           'INVALID_ARGUMENTS',
           'Give pattern (a regular expression to search for), or glob alone to list matching file names.',
           { details: { problems: [{ path: '/pattern', message: 'is required unless glob is given' }] } },

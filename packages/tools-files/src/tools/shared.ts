@@ -1,4 +1,5 @@
-import { ToolError, truncateText } from '@assistant-kit/tool-core';
+import { truncateText } from '@assistant-kit/tool-core';
+import { fileToolError } from '../errors.js';
 import type { ResolvedFileToolsOptions } from '../options.js';
 import type { SearchService } from '../search/search-service.js';
 import type { EncodingMemory } from '../text/encoding-memory.js';
@@ -22,7 +23,7 @@ export function integerArgument(
 ): { value: number; capped: boolean } {
   if (value === undefined) return { value: Math.min(settings.fallback, settings.cap), capped: false };
   if (value < settings.minimum) {
-    throw new ToolError('INVALID_ARGUMENTS', `${name} must be at least ${settings.minimum} (got ${value}).`, {
+    throw fileToolError('INVALID_ARGUMENTS', `${name} must be at least ${settings.minimum} (got ${value}).`, {
       details: { problems: [{ path: `/${name}`, message: `must be at least ${settings.minimum}` }] },
     });
   }

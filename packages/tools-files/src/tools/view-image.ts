@@ -1,4 +1,5 @@
-import { defineTool, imageContent, ToolError, type ToolResult } from '@assistant-kit/tool-core';
+import { defineTool, imageContent, type ToolResult } from '@assistant-kit/tool-core';
+import { fileToolError } from '../errors.js';
 import { identifyImage } from '../image/image-format.js';
 import { ViewImageParameters } from './schemas.js';
 import { capOutput, type FamilyContext } from './shared.js';
@@ -7,6 +8,12 @@ export function createViewImageTool(family: FamilyContext) {
   const { options } = family;
   return defineTool({
     name: 'view_image',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 4,
+      planMode: 'offered',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
     purpose: 'Views a workspace image (PNG, JPEG, GIF, WebP; SVG is returned as its source text).',
     parameters: ViewImageParameters,
     effects: ['read'],
@@ -14,7 +21,7 @@ export function createViewImageTool(family: FamilyContext) {
     handler: async (args, { workspace }): Promise<ToolResult> => {
       const target = await workspace.resolveFile(args.reference);
       if (target.size > options.maxImageBytes) {
-        throw new ToolError(
+        throw fileToolError(
           'IMAGE_TOO_LARGE',
           `"${target.relative}" has ${target.size} bytes; images up to ${options.maxImageBytes} bytes can be viewed. Make a smaller copy (for example with run_command) and view that.`,
           { details: { path: target.relative, size: target.size, limit: options.maxImageBytes } },
@@ -26,7 +33,7 @@ export function createViewImageTool(family: FamilyContext) {
       });
       const format = identifyImage(file.bytes);
       if (format === undefined) {
-        throw new ToolError(
+        throw fileToolError(
           'NOT_AN_IMAGE',
           `"${target.relative}" is not a PNG, JPEG, GIF, WebP or SVG image (judged by its content); read text files with read_file.`,
           { details: { path: target.relative } },

@@ -1,4 +1,5 @@
-import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
+import { defineTool, textResult } from '@assistant-kit/tool-core';
+import { fileToolError } from '../errors.js';
 import { decodeText, detectEncoding, encodeText, type TextEncoding } from '../text/encoding.js';
 import {
   applyLineEndings,
@@ -16,6 +17,17 @@ export function createWriteFileTool(family: FamilyContext) {
   const { options } = family;
   return defineTool({
     name: 'write_file',
+    facts: {
+      offeredIn: ['W', 'U'],
+      order: 1,
+      planMode: 'hidden',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
     purpose:
       'Creates a file, or atomically replaces the full content of a file already read in this session (keeping its encoding and line endings).',
     parameters: WriteFileParameters,
@@ -27,7 +39,7 @@ export function createWriteFileTool(family: FamilyContext) {
       workspace.assertWritable();
       const target = await workspace.resolve(args.path);
       if (target.kind === 'directory') {
-        throw new ToolError('PATH_IS_DIRECTORY', `"${target.relative}" is a directory; give a file path.`, {
+        throw fileToolError('PATH_IS_DIRECTORY', `"${target.relative}" is a directory; give a file path.`, {
           details: { path: target.relative },
         });
       }
@@ -46,7 +58,7 @@ export function createWriteFileTool(family: FamilyContext) {
         });
       }
       if (workspace.ledger.get(target.relative) === undefined) {
-        throw new ToolError(
+        throw fileToolError(
           'FILE_NOT_OBSERVED',
           `"${target.relative}" already exists and was not read in this session; read it with read_file first, then replace it (or edit it with edit_file).`,
           { details: { path: target.relative } },

@@ -1,5 +1,6 @@
-import { quoteArgument, ToolError } from '@assistant-kit/tool-core';
+import { quoteArgument } from '@assistant-kit/tool-core';
 import picomatch from 'picomatch';
+import { fileToolError } from '../errors.js';
 
 /**
  * A file selector with ripgrep's `--glob` meaning, so both search engines select the same files:
@@ -22,7 +23,7 @@ export function compileGlobFilter(glob: string): GlobFilter {
   if (body.startsWith('/')) body = body.slice(1);
   if (body.endsWith('/')) body = body.slice(0, -1);
   if (body.length === 0 || glob.includes('\0')) {
-    throw new ToolError(
+    throw fileToolError(
       'INVALID_GLOB',
       `The glob "${quoteArgument(glob)}" is empty or malformed; use a pattern such as '**/*.ts'.`,
       {
@@ -35,7 +36,7 @@ export function compileGlobFilter(glob: string): GlobFilter {
   try {
     matcher = picomatch(body, { dot: true, strictBrackets: true });
   } catch (error) {
-    throw new ToolError(
+    throw fileToolError(
       'INVALID_GLOB',
       `The glob "${quoteArgument(glob)}" is malformed: ${quoteArgument((error as Error).message)}`,
       {

@@ -1,6 +1,7 @@
 import { type Dirent, lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { HIDDEN_DIRECTORY_NAME, ToolError } from '@assistant-kit/tool-core';
+import { HIDDEN_DIRECTORY_NAME } from '@assistant-kit/tool-core';
+import { fileToolError } from '../errors.js';
 import type { GlobFilter } from './glob-filter.js';
 import { IgnoreRules } from './ignore-rules.js';
 
@@ -73,7 +74,7 @@ export async function walkWorkspace(options: WalkOptions): Promise<void> {
     relativeDirectory: string,
     inherited: IgnoreRules,
   ) => {
-    if (options.signal?.aborted) throw new ToolError('CANCELLED', 'The walk was cancelled.');
+    if (options.signal?.aborted) throw fileToolError('CANCELLED', 'The walk was cancelled.');
     directoriesThisTurn += 1;
     if (directoriesThisTurn >= DIRECTORIES_PER_TURN) {
       directoriesThisTurn = 0;
