@@ -1,5 +1,5 @@
 import {
-  type AnyToolDefinition,
+  type DeclaredToolDefinition,
   type EffectRule,
   errorResult,
   isToolError,
@@ -13,7 +13,7 @@ import {
 import type { EndedDispatch, OpenDispatch } from '@assistant-kit/tools-undo';
 import { type BatchCall, type BatchResult, runBatch } from './batch.js';
 import { CallDeadlines } from './call-deadlines.js';
-import { type Configuration, isConfiguration, toolNamesOf } from './configurations.js';
+import { type Configuration, isConfiguration, toolsOfConfiguration } from './configurations.js';
 import { catalogError } from './errors.js';
 import {
   type AssembledFamilies,
@@ -29,7 +29,7 @@ import {
   type PermissionMode,
   permissionRulesFor,
 } from './permission-modes.js';
-import { isPlanModeTool, planVariantOf } from './plan-mode.js';
+import { planModeTools } from './plan-mode.js';
 import { type CatalogTool, describeTool } from './tool-descriptor.js';
 
 /**
@@ -90,7 +90,8 @@ export class ToolCatalog {
   readonly workspace: Workspace;
   readonly #families: ToolFamily[];
   readonly #checkpoints: DispatchCheckpoints;
-  readonly #definitions: AnyToolDefinition[];
+  readonly #definitions: DeclaredToolDefinition[];
+  readonly #planToolNames: ReadonlySet<string>;
   readonly #descriptors: CatalogTool[];
   readonly #planDescriptors: CatalogTool[];
   readonly #runtime: ToolRuntime;
@@ -107,7 +108,7 @@ export class ToolCatalog {
     options: ToolCatalogOptions,
     workspace: Workspace,
     assembled: AssembledFamilies,
-    definitions: AnyToolDefinition[],
+    definitions: DeclaredToolDefinition[],
   ) {
     this.configuration = options.configuration;
     this.workspace = workspace;
@@ -117,9 +118,8 @@ export class ToolCatalog {
     this.#diagnosticsAfterWrite = assembled.diagnosticsAfterWrite;
     this.#definitions = definitions;
     this.#descriptors = definitions.map(describeTool);
-    const planDefinitions = definitions
-      .filter((tool) => isPlanModeTool(tool.name))
-      .map((tool) => planVariantOf(tool, assembled.readOnlyCodeIntelligenceParameters));
+    const planDefinitions = planModeTools(definitions);
+    this.#planToolNames = new Set(planDefinitions.map((tool) => tool.name));
     this.#planDescriptors = planDefinitions.map(describeTool);
     const outputCharacterCap = options.settings?.maxAttachmentChars ?? DEFAULT_MAX_ATTACHMENT_CHARS;
     const { processes } = assembled;
@@ -150,7 +150,7 @@ export class ToolCatalog {
   }
 
   /** The tool definitions of the configuration (schemas, metadata and handlers). */
-  get definitions(): readonly AnyToolDefinition[] {
+  get definitions(): readonly DeclaredToolDefinition[] {
     return this.#definitions;
   }
 
@@ -183,7 +183,7 @@ export class ToolCatalog {
     if (this.#closed !== undefined) {
       return errorResult(catalogError('CATALOG_CLOSED', 'The tool catalogue is closed; create a new one.'));
     }
-    if (this.#mode.planFilter && !isPlanModeTool(name) && this.#runtime.has(name)) {
+    if (this.#mode.planFilter && !this.#planToolNames.has(name) && this.#runtime.has(name)) {
       return errorResult(
         catalogError(
           'PERMISSION_DENIED',
@@ -418,17 +418,7 @@ export async function createToolCatalog(options: ToolCatalogOptions): Promise<To
     executionTimeoutSeconds,
   );
   try {
-    const byName = new Map(assembled.tools.map((tool) => [tool.name, tool]));
-    const names = toolNamesOf(options.configuration);
-    const missing = names.filter((name) => !byName.has(name));
-    if (missing.length > 0) {
-      throw catalogError(
-        'CATALOG_INCOMPLETE',
-        `The tool families did not provide ${missing.join(', ')} for configuration ${options.configuration}.`,
-        { details: { missing } },
-      );
-    }
-    const definitions = names.map((name) => byName.get(name)!);
+    const definitions = toolsOfConfiguration(assembled.tools, options.configuration);
     return new ToolCatalog(options, workspace, assembled, definitions);
   } catch (error) {
     await Promise.allSettled(assembled.families.map((family) => family.close()));

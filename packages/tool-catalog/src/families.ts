@@ -1,4 +1,9 @@
-import type { AnyToolDefinition, ProcessLauncher, ToolFamily, Workspace } from '@assistant-kit/tool-core';
+import type {
+  DeclaredToolDefinition,
+  ProcessLauncher,
+  ToolFamily,
+  Workspace,
+} from '@assistant-kit/tool-core';
 import type { createBrowserTools } from '@assistant-kit/tools-browser';
 import type { createCodeTools } from '@assistant-kit/tools-code';
 import type { createCommandTools, ProcessLauncherOptions } from '@assistant-kit/tools-commands';
@@ -34,12 +39,10 @@ export interface DispatchCheckpoints {
 
 export interface AssembledFamilies {
   families: ToolFamily[];
-  tools: AnyToolDefinition[];
+  tools: DeclaredToolDefinition[];
   checkpoints: DispatchCheckpoints;
   /** The process launcher of every tool call (built once from `families.commands.sandbox`). */
   processes: ProcessLauncher;
-  /** code_intelligence's parameters without the apply operations (the family's R variant). */
-  readOnlyCodeIntelligenceParameters: AnyToolDefinition['parameters'];
   /** The code family's report of what a write broke (new diagnostics of the written files). */
   diagnosticsAfterWrite?: (
     paths: readonly string[],
@@ -94,7 +97,6 @@ export async function assembleFamilies(
       tools: created.flatMap((family) => [...family.tools]),
       checkpoints: undoFamily.checkpoints,
       processes,
-      readOnlyCodeIntelligenceParameters: code.CodeIntelligenceParametersReadOnly,
       diagnosticsAfterWrite: async (paths) => {
         const report = await codeFamily.diagnosticsAfterWrite(paths);
         return report === undefined ? undefined : { text: report.text, data: { ...report.data } };

@@ -13,13 +13,9 @@ export {
   CONFIGURATIONS,
   type Configuration,
   isConfiguration,
-  TOOL_ORDER,
-  type ToolName,
-  toolNamesOf,
-  UNDO_TOOL_NAME,
-  WRITE_TOOL_NAMES,
+  toolsOfConfiguration,
 } from './configurations.js';
-export { annotationsOf, type McpToolAnnotations, titleOf } from './exports/annotations.js';
+export { CATALOG_ERROR_CODES, type CatalogError, type CatalogErrorCode } from './errors.js';
 export { type AnthropicTool, type AnthropicToolOptions, toAnthropicTools } from './exports/anthropic.js';
 export { type McpTool, metadataOf, TOOL_META_KEY, type ToolMetadata, toMcpTools } from './exports/mcp.js';
 export {
@@ -48,9 +44,5 @@ export {
   type PermissionRules,
   permissionRulesFor,
 } from './permission-modes.js';
-export {
-  isPlanModeTool,
-  PLAN_MODE_TOOL_NAMES,
-  planVariantOf,
-} from './plan-mode.js';
-export { type CatalogTool, describeTool, type JsonSchema, toJsonSchema } from './tool-descriptor.js';
+export { planModeTools, readOnlyVariantOf } from './plan-mode.js';
+export { type CatalogTool, describeTool, type JsonSchema, titleOf, toJsonSchema } from './tool-descriptor.js';

@@ -1,16 +1,11 @@
-import type { PermissionMode } from '@assistant-kit/kernel';
+import { PERMISSION_MODES, type PermissionMode } from '@assistant-kit/kernel';
 import type { AuthorizationRequest, EffectClass, EffectRule, ToolPolicy } from '@assistant-kit/tool-core';
 import { createEffectPolicy } from '@assistant-kit/tool-core';
 
 export type { PermissionMode };
 
-/** The permission modes of the settings schema (`permissionMode`), in its order. */
-export const PERMISSION_MODE_NAMES = [
-  'ask',
-  'auto',
-  'plan',
-  'full-access',
-] as const satisfies readonly PermissionMode[];
+/** The permission modes of the settings schema (`permissionMode`), in its order (the kernel's list). */
+export const PERMISSION_MODE_NAMES: readonly PermissionMode[] = PERMISSION_MODES;
 
 /** Asked for every call whose rule is `ask`; resolve `true` to let it run. */
 export type ApprovalCallback = (request: AuthorizationRequest) => boolean | Promise<boolean>;
@@ -30,7 +25,7 @@ export interface PermissionRules {
  * - `ask`: reading runs; every other effect asks the host's approval callback; host execution asks.
  * - `auto`: reading, workspace writes, sandboxed processes, the browser's confined network reads
  *   (loopback servers and permitted URLs only) and its in-page actions run; host execution asks.
- * - `plan`: only the plan tools are offered (see `PLAN_MODE_TOOL_NAMES`), all of which only read;
+ * - `plan`: only the plan tools are offered (each tool's declared `planMode`), all of which only read;
  *   every other effect and host execution are refused.
  * - `full-access`: everything runs, host execution included (the mode grants it explicitly).
  */

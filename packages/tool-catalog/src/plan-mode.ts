@@ -1,49 +1,52 @@
-import type { AnyToolDefinition } from '@assistant-kit/tool-core';
-import type { ToolName } from './configurations.js';
+import type { DeclaredToolDefinition } from '@assistant-kit/tool-core';
 
 /**
- * The tools the `plan` permission mode offers, on top of any configuration: the tools that only
- * read the workspace, plus code_intelligence restricted to its six non-applying operations. A plan
- * is made by reading code, symbols, diagnostics, tests and diffs; nothing here can change a file,
- * start a command or open a browser (browser_open may start an app's declared runtime, and
- * run_tests runs project code, both of which can write).
+ * The tools the `plan` permission mode offers on top of a configuration, derived from each tool's
+ * declared `planMode`: `offered` tools unchanged, `read-only-variant` tools as their variant,
+ * `hidden` tools not at all. A plan is made by reading code, symbols, diagnostics, tests and
+ * diffs; nothing offered here can change a file, start a command or open a browser.
  */
-export const PLAN_MODE_TOOL_NAMES = [
-  'view_image',
-  'search_files',
-  'workspace_diff',
-  'file_outline',
-  'repo_map',
-  'code_workspace_symbols',
-  'code_document_symbols',
-  'code_find_definition',
-  'code_find_references',
-  'code_diagnostics',
-  'code_project_profile',
-  'code_related_tests',
-  'read_file',
-  'list_files',
-  'code_intelligence',
-] as const satisfies readonly ToolName[];
-
-export function isPlanModeTool(name: string): boolean {
-  return (PLAN_MODE_TOOL_NAMES as readonly string[]).includes(name);
+export function planModeTools(tools: readonly DeclaredToolDefinition[]): DeclaredToolDefinition[] {
+  return tools.flatMap((tool) => {
+    switch (tool.facts.planMode) {
+      case 'offered':
+        return [tool];
+      case 'read-only-variant':
+        return [readOnlyVariantOf(tool, 'read')];
+      case 'hidden':
+        return [];
+    }
+  });
 }
 
 /**
- * The plan variant of a tool. code_intelligence takes the family's read-only parameters (no apply
- * operations), so it cannot write and is authorised as `read`; the other plan tools are offered
- * unchanged.
+ * A tool restricted to its read-only parameters (`facts.readOnlyParameters`) and annotated
+ * read-only, so hosts that auto-approve reads do not prompt. The handler is the same; the schema
+ * check refuses the writing operations before it runs.
+ *
+ * `effects`: plan mode authorises the variant as `read` only (`'read'`); configuration R keeps
+ * the effect classes SPEC 4.4 declares for the tool (`'declared'`), since R's workspace refuses
+ * every write anyway.
  */
-export function planVariantOf(
-  definition: AnyToolDefinition,
-  readOnlyCodeIntelligenceParameters: AnyToolDefinition['parameters'],
-): AnyToolDefinition {
-  if (definition.name !== 'code_intelligence') return definition;
+export function readOnlyVariantOf(
+  tool: DeclaredToolDefinition,
+  effects: 'read' | 'declared',
+): DeclaredToolDefinition {
+  if (tool.facts.readOnlyParameters === undefined) {
+    throw new TypeError(`${tool.name} declares a read-only variant without readOnlyParameters.`);
+  }
   return {
-    ...definition,
-    parameters: readOnlyCodeIntelligenceParameters,
-    effects: ['read'],
-    capabilities: [],
+    ...tool,
+    parameters: tool.facts.readOnlyParameters,
+    ...(effects === 'read' ? { effects: ['read'] as const, capabilities: [] } : {}),
+    facts: {
+      ...tool.facts,
+      annotations: {
+        ...tool.facts.annotations,
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+      },
+    },
   };
 }

@@ -1,9 +1,10 @@
 import type {
-  AnyToolDefinition,
+  DeclaredToolDefinition,
   EffectClass,
   ExecutionMode,
   NetworkGrant,
   ResultOrigin,
+  ToolAnnotations,
   ToolCapability,
 } from '@assistant-kit/tool-core';
 
@@ -27,6 +28,16 @@ export interface CatalogTool {
   /** `browser` when the result is browser-derived; absent otherwise. */
   origin?: ResultOrigin;
   network: NetworkGrant;
+  /** MCP behaviour hints, as the tool declares them (for its read-only variant where offered so). */
+  annotations: Required<ToolAnnotations>;
+  /** True for the undo tool: a host must not record its call as a dispatch of its own. */
+  undoesDispatches: boolean;
+}
+
+/** A human-readable title from a tool name: `browser_open` becomes "Browser open". */
+export function titleOf(name: string): string {
+  const words = name.split('_').join(' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** Plain-JSON copy of a schema: drops TypeBox's non-enumerable markers and shares nothing. */
@@ -35,7 +46,8 @@ export function toJsonSchema(schema: unknown): JsonSchema {
 }
 
 /** Describes a tool definition as a catalogue tool. */
-export function describeTool(definition: AnyToolDefinition): CatalogTool {
+export function describeTool(definition: DeclaredToolDefinition): CatalogTool {
+  const { annotations } = definition.facts;
   const tool: CatalogTool = {
     name: definition.name,
     purpose: definition.purpose,
@@ -43,6 +55,8 @@ export function describeTool(definition: AnyToolDefinition): CatalogTool {
     effects: [...definition.effects],
     capabilities: [...(definition.capabilities ?? [])],
     network: definition.network,
+    annotations: { ...annotations, title: annotations.title ?? titleOf(definition.name) },
+    undoesDispatches: definition.facts.undoesDispatches === true,
   };
   if (definition.execution !== undefined) tool.execution = definition.execution;
   if (definition.origin !== undefined) tool.origin = definition.origin;

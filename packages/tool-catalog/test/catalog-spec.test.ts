@@ -155,3 +155,46 @@ describe.each(['W', 'U', 'R'] as const)('configuration %s against SPEC 4.4', (co
     assertAnthropicTools(toAnthropicTools(tools(), { cacheControl: true }));
   });
 });
+
+describe('tool facts', () => {
+  it('declare hints that agree with the effect classes in every configuration', () => {
+    for (const [configuration, catalog] of catalogs) {
+      for (const tool of catalog.tools) {
+        const where = `${configuration} ${tool.name}`;
+        const { annotations } = tool;
+        // R's workspace refuses every write, so a declared workspace_write cannot happen there.
+        const effects = tool.effects.filter(
+          (effect) => configuration !== 'R' || effect !== 'workspace_write',
+        );
+        const readsOnly = effects.every((effect) => effect === 'read' || effect === 'network_read');
+        // A tool that may write, run a process or act outside is never advertised as read-only,
+        // and a read-only tool is never destructive.
+        if (annotations.readOnlyHint) expect(readsOnly, `${where} readOnlyHint`).toBe(true);
+        if (annotations.readOnlyHint) expect(annotations.destructiveHint, `${where} destructive`).toBe(false);
+        if (effects.includes('workspace_write')) {
+          expect(annotations.readOnlyHint, `${where} writes`).toBe(false);
+        }
+        if (tool.effects.includes('network_read')) {
+          expect(annotations.openWorldHint, `${where} reaches pages`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('offer code_intelligence in R as its read-only variant, annotated so (issue 14)', () => {
+    const intelligence = catalogs.get('R')!.tool('code_intelligence')!;
+    const operations = (intelligence.inputSchema.properties as Record<string, { enum?: string[] }>).operation;
+    expect(operations?.enum?.some((operation) => operation.startsWith('apply_'))).toBe(false);
+    expect(intelligence.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    const inU = catalogs.get('U')!.tool('code_intelligence')!;
+    expect(inU.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+  });
+
+  it('name the undo tool as the one that reverses dispatches, and no other', () => {
+    const undoing = catalogs
+      .get('U')!
+      .tools.filter((tool) => tool.undoesDispatches)
+      .map((tool) => tool.name);
+    expect(undoing).toEqual(['undo_workspace_dispatches']);
+  });
+});

@@ -4,7 +4,26 @@ import path from 'node:path';
 import type { AuthorizationRequest, ToolResult } from '@assistant-kit/tool-core';
 import { CODE_INTELLIGENCE_READ_ONLY_OPERATIONS } from '@assistant-kit/tools-code';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createToolCatalog, PLAN_MODE_TOOL_NAMES, type ToolCatalog } from '../src/index.js';
+import { createToolCatalog, type ToolCatalog } from '../src/index.js';
+
+/** The tools plan mode offers (docs/decisions/tool-catalog.md), as the test's own table. */
+const PLAN_MODE_TOOL_NAMES = [
+  'view_image',
+  'search_files',
+  'workspace_diff',
+  'file_outline',
+  'repo_map',
+  'code_workspace_symbols',
+  'code_document_symbols',
+  'code_find_definition',
+  'code_find_references',
+  'code_diagnostics',
+  'code_project_profile',
+  'code_related_tests',
+  'read_file',
+  'list_files',
+  'code_intelligence',
+];
 
 let root: string;
 const opened: ToolCatalog[] = [];

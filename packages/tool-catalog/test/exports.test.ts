@@ -1,9 +1,14 @@
-import { defineTool, StringEnum, textResult } from '@assistant-kit/tool-core';
+import {
+  defineTool,
+  StringEnum,
+  type ToolAnnotations,
+  type ToolFacts,
+  textResult,
+} from '@assistant-kit/tool-core';
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { describe, expect, it } from 'vitest';
 import {
-  annotationsOf,
   type CatalogTool,
   describeTool,
   fromOpenAIArguments,
@@ -24,9 +29,20 @@ import {
 
 const handler = async () => textResult('ok');
 
+/** Facts of a test tool: offered everywhere, hidden in plan mode, with the given hints. */
+function factsWith(order: number, annotations: ToolAnnotations): ToolFacts {
+  return { offeredIn: ['W', 'U', 'R'], order, planMode: 'hidden', annotations };
+}
+
 const writeLike = describeTool(
   defineTool({
     name: 'write_thing',
+    facts: factsWith(1, {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: false,
+    }),
     purpose: 'Writes a thing.',
     parameters: Type.Object({
       path: Type.String({ description: 'workspace path', maxLength: 4096 }),
@@ -58,6 +74,12 @@ const writeLike = describeTool(
 const browserLike = describeTool(
   defineTool({
     name: 'browser_thing',
+    facts: factsWith(2, {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+    }),
     purpose: 'Opens a page.',
     parameters: Type.Object({}, { additionalProperties: false }),
     effects: ['network_read', 'process'],
@@ -71,6 +93,12 @@ const browserLike = describeTool(
 const readLike = describeTool(
   defineTool({
     name: 'read_thing',
+    facts: factsWith(3, {
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    }),
     purpose: 'Reads a thing.',
     parameters: Type.Object({ path: Type.String() }),
     effects: ['read'],
@@ -93,6 +121,12 @@ const alternatives: CatalogTool = {
 const commandLike = describeTool(
   defineTool({
     name: 'command_thing',
+    facts: factsWith(4, {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: false,
+    }),
     purpose: 'Runs a command.',
     parameters: Type.Object({ command: Type.String() }),
     effects: ['process'],
@@ -123,7 +157,9 @@ describe('MCP tool listings', () => {
     expect(listing[2]?._meta[TOOL_META_KEY]).not.toHaveProperty('execution');
   });
 
-  it('derive the hints from the effect classes', () => {
+  it('carry the hints each tool declares, titled from its name', () => {
+    const annotationsOf = (tool: CatalogTool) =>
+      listing.find((entry) => entry.name === tool.name)!.annotations;
     expect(annotationsOf(readLike)).toMatchObject({
       readOnlyHint: true,
       destructiveHint: false,

@@ -1,5 +1,5 @@
+import type { ToolAnnotations } from '@assistant-kit/tool-core';
 import type { CatalogTool, JsonSchema } from '../tool-descriptor.js';
-import { annotationsOf, type McpToolAnnotations, titleOf } from './annotations.js';
 
 /** The `_meta` key under which the catalogue puts its own tool metadata. */
 export const TOOL_META_KEY = 'assistant-kit/tool';
@@ -19,7 +19,7 @@ export interface McpTool {
   title: string;
   description: string;
   inputSchema: JsonSchema & { type: 'object' };
-  annotations: McpToolAnnotations;
+  annotations: Required<ToolAnnotations>;
   _meta: { [TOOL_META_KEY]: ToolMetadata };
 }
 
@@ -37,7 +37,7 @@ export function metadataOf(tool: CatalogTool): ToolMetadata {
 
 /**
  * The tools as an MCP `tools/list` result's `tools`: our JSON Schemas unchanged, MCP annotations
- * derived from the effect classes, and our metadata under `_meta["assistant-kit/tool"]`.
+ * as each tool declares them, and our metadata under `_meta["assistant-kit/tool"]`.
  *
  * @example
  * server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toMcpTools(catalog.tools) }));
@@ -45,10 +45,10 @@ export function metadataOf(tool: CatalogTool): ToolMetadata {
 export function toMcpTools(tools: readonly CatalogTool[]): McpTool[] {
   return tools.map((tool) => ({
     name: tool.name,
-    title: titleOf(tool.name),
+    title: tool.annotations.title,
     description: tool.purpose,
     inputSchema: { ...tool.inputSchema, type: 'object' },
-    annotations: annotationsOf(tool),
+    annotations: { ...tool.annotations },
     _meta: { [TOOL_META_KEY]: metadataOf(tool) },
   }));
 }
