@@ -1,8 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { AiSdkAdapterError, createTurnModel, type TurnModel } from '@assistant-kit/ai-sdk';
+import {
+  AI_SDK_ADAPTER_ERROR_CODES,
+  createTurnModel,
+  isAiSdkAdapterError,
+  type TurnModel,
+} from '@assistant-kit/ai-sdk';
 import type { SettingsService } from '@assistant-kit/settings-http';
 import { type ResolvedTurn, resolveTurn } from '@assistant-kit/settings-resolver';
+import { isAssistantKitError, isSettingsError, SETTINGS_ERROR_CODES } from '@assistant-kit/settings-schema';
 import { type CatalogSettings, createToolCatalog } from '@assistant-kit/tool-catalog';
 import type { ModelMessage } from 'ai';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -152,11 +158,13 @@ export function registerTurnRoute(app: FastifyInstance, options: TurnRouteOption
     try {
       turn = resolveTurn({ system: layers.system, account: layers.account, request: overlay });
     } catch (error) {
-      const problem = error as { code?: string; message?: string; problems?: unknown };
-      if (problem.code === 'INVALID_REQUEST_SETTINGS' || problem.code === 'NOT_AN_OBJECT') {
-        throw Object.assign(new HttpProblem(400, problem.code, problem.message ?? 'Invalid turn settings.'), {
-          problems: problem.problems,
-        });
+      if (isSettingsError(error, 'INVALID_REQUEST_SETTINGS') || isSettingsError(error, 'NOT_AN_OBJECT')) {
+        throw Object.assign(
+          new HttpProblem(SETTINGS_ERROR_CODES[error.code].status, error.code, error.message),
+          {
+            problems: error.problems,
+          },
+        );
       }
       throw error;
     }
@@ -165,7 +173,9 @@ export function registerTurnRoute(app: FastifyInstance, options: TurnRouteOption
     try {
       model = await createTurnModel(main);
     } catch (error) {
-      if (error instanceof AiSdkAdapterError) throw new HttpProblem(400, error.code, error.message);
+      if (isAiSdkAdapterError(error)) {
+        throw new HttpProblem(AI_SDK_ADAPTER_ERROR_CODES[error.code].status, error.code, error.message);
+      }
       throw error;
     }
 
@@ -213,7 +223,10 @@ export function registerTurnRoute(app: FastifyInstance, options: TurnRouteOption
           request.log.error('turn failed with an unexpected error');
         }
       } catch (error) {
-        request.log.error({ code: (error as { code?: string }).code ?? 'UNKNOWN' }, 'turn stream failed');
+        request.log.error(
+          { code: isAssistantKitError(error) ? error.code : 'UNKNOWN' },
+          'turn stream failed',
+        );
         writeEvent(reply, {
           event: 'error',
           data: { code: 'INTERNAL', message: 'The turn failed; try again.' },

@@ -7,7 +7,12 @@ export {
   toModelOutputOf,
 } from './catalog-tools.js';
 export { CREDENTIAL_HEADERS, credentialGuardedFetch } from './credential-fetch.js';
-export { AiSdkAdapterError, type AiSdkAdapterErrorCode } from './errors.js';
+export {
+  AI_SDK_ADAPTER_ERROR_CODES,
+  AiSdkAdapterError,
+  type AiSdkAdapterErrorCode,
+  isAiSdkAdapterError,
+} from './errors.js';
 export { loadPeer, type PeerPackage } from './peer-modules.js';
 export {
   type DroppedProviderField,

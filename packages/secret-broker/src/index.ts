@@ -2,7 +2,12 @@
 /** Deletes temporary files a killed process left beside the file stores' records. */
 export { removeStaleTemporaryFiles } from '@assistant-kit/kernel';
 export { createSecretBroker, type SecretBroker, type SecretBrokerOptions } from './broker.js';
-export { type SecretBrokerErrorCode, secretBrokerError } from './errors.js';
+export {
+  SECRET_BROKER_ERROR_CODES,
+  type SecretBrokerError,
+  type SecretBrokerErrorCode,
+  secretBrokerError,
+} from './errors.js';
 export { FileSecretRecordStore } from './file-secret-record-store.js';
 export { KeychainSecretBackend, type KeychainSecretBackendOptions } from './keychain-backend.js';
 export { generateKey, KEY_LENGTH, type VaultKeyInput } from './keys.js';

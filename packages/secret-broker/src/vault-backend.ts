@@ -1,4 +1,5 @@
 import { redactObject } from '@assistant-kit/kernel';
+import { isSettingsError } from '@assistant-kit/settings-schema';
 import { secretBrokerError } from './errors.js';
 import type { SecretBackend } from './secret-backend.js';
 import type { SecretRecordStore } from './secret-record-store.js';
@@ -78,7 +79,7 @@ export class VaultSecretBackend implements SecretBackend {
     try {
       return await operation();
     } catch (error) {
-      if ((error as { code?: unknown } | undefined)?.code === 'SECRET_STORAGE_FAILED') throw error;
+      if (isSettingsError(error, 'SECRET_STORAGE_FAILED')) throw error;
       throw secretBrokerError('SECRET_STORAGE_FAILED', 'The vault record store failed.', error);
     }
   }

@@ -3,6 +3,7 @@ import type { SettingsRecord } from '@assistant-kit/settings-sanitizer';
 import {
   CREDENTIAL_FIELDS,
   type CredentialField,
+  isSettingsError,
   type SettingsProblem,
 } from '@assistant-kit/settings-schema';
 
@@ -51,13 +52,11 @@ export function planCredentialChanges(
     try {
       referencedField = broker.fieldOf(accountId, value);
     } catch (error) {
-      const code = (error as { code?: string }).code;
       problems.push({
         path,
-        message:
-          code === 'REFERENCE_OTHER_ACCOUNT'
-            ? 'is a key reference that was not issued to this account; enter the key itself'
-            : 'looks like a key reference but is malformed; enter the key itself',
+        message: isSettingsError(error, 'REFERENCE_OTHER_ACCOUNT')
+          ? 'is a key reference that was not issued to this account; enter the key itself'
+          : 'looks like a key reference but is malformed; enter the key itself',
       });
       continue;
     }

@@ -1,8 +1,12 @@
 /** Public API of @assistant-kit/settings-http. */
 export { type CredentialChange, planCredentialChanges } from './credential-plan.js';
 export {
+  type AnySettingsErrorCode,
   type ErrorBody,
   HTTP_ERROR_STATUS,
+  isAnySettingsErrorCode,
+  SETTINGS_HTTP_ERROR_CODES,
+  type SettingsHttpError,
   type SettingsHttpErrorCode,
   settingsHttpError,
 } from './errors.js';

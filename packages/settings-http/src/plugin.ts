@@ -1,7 +1,10 @@
+import { isSettingsError } from '@assistant-kit/settings-schema';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
+  type AnySettingsErrorCode,
   type ErrorBody,
   HTTP_ERROR_STATUS,
+  isAnySettingsErrorCode,
   type SettingsHttpErrorCode,
   settingsHttpError,
 } from './errors.js';
@@ -63,7 +66,7 @@ declare module 'fastify' {
 
 function errorReply(
   reply: FastifyReply,
-  code: SettingsHttpErrorCode | string,
+  code: AnySettingsErrorCode | (string & {}),
   status: number,
   message: string,
   problems?: unknown,
@@ -95,11 +98,11 @@ function handleError(
   reply: FastifyReply,
 ) {
   const code = typeof error.code === 'string' ? error.code : undefined;
-  if (code && code in HTTP_ERROR_STATUS) {
-    const known = code as SettingsHttpErrorCode;
+  if (isSettingsError(error) && isAnySettingsErrorCode(error.code)) {
+    const known = error.code;
     const status = HTTP_ERROR_STATUS[known];
     if (status >= 500) request.log.error({ code }, 'settings request failed');
-    return errorReply(reply, known, status, error.message, (error as { problems?: unknown }).problems);
+    return errorReply(reply, known, status, error.message, error.problems);
   }
   if (code && code in FASTIFY_ERRORS) {
     const [mapped, message] = FASTIFY_ERRORS[code]!;
@@ -111,6 +114,8 @@ function handleError(
     return errorReply(reply, 'INVALID_JSON', 400, 'The request body is not valid JSON.');
   }
   if (status >= 400 && status < 500) {
+    // A host's own coded client error (its authenticate hook's CSRF refusal, say) passes through
+    // with its code: those codes belong to the host, not to this package's closed set.
     return errorReply(
       reply,
       code ?? 'BAD_REQUEST',

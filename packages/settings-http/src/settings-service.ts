@@ -4,6 +4,7 @@ import { type SettingsRecord, sanitizeSettings } from '@assistant-kit/settings-s
 import {
   CREDENTIAL_FIELDS,
   createDefaultClientSettings,
+  isSettingsError,
   type SettingsProblem,
   validateClientSettings,
 } from '@assistant-kit/settings-schema';
@@ -134,8 +135,12 @@ export class SettingsService {
       try {
         account[field] = await this.#broker.resolve(accountId, value);
       } catch (error) {
-        const code = (error as { code?: string }).code;
-        if (code !== 'REFERENCE_NOT_FOUND' && code !== 'REFERENCE_OTHER_ACCOUNT') throw error;
+        if (
+          !isSettingsError(error, 'REFERENCE_NOT_FOUND') &&
+          !isSettingsError(error, 'REFERENCE_OTHER_ACCOUNT')
+        ) {
+          throw error;
+        }
         account[field] = '';
         missingCredentials.push(field);
       }
@@ -198,7 +203,7 @@ export class SettingsService {
     } catch (error) {
       await this.#discard(accountId, created);
       // Another instance saved between our load and our save: the same stale-save answer.
-      if ((error as { code?: string }).code === 'SAVE_CONFLICT') throw staleSaveError(error);
+      if (isSettingsError(error, 'SAVE_CONFLICT')) throw staleSaveError(error);
       throw error;
     }
     await this.#discard(accountId, superseded(plan.changes));
@@ -216,7 +221,7 @@ export class SettingsService {
         await this.#broker.delete(accountId, reference);
       } catch (error) {
         this.#logger?.warn(
-          { code: (error as { code?: string }).code ?? 'UNKNOWN' },
+          { code: isSettingsError(error) ? error.code : 'UNKNOWN' },
           'a superseded credential could not be deleted',
         );
       }

@@ -12,6 +12,7 @@ import {
   createDefaultFieldValue,
   isClientSettingsField,
   isCredentialField,
+  isSettingsError,
   SettingsError,
   type SettingsProblem,
   type SkillMatcherSettings,
@@ -90,7 +91,7 @@ function sanitizeLayer(value: unknown, name: string) {
   try {
     return sanitizeSettings(value);
   } catch (error) {
-    if (error instanceof SettingsError && error.code === 'NOT_AN_OBJECT') {
+    if (isSettingsError(error, 'NOT_AN_OBJECT')) {
       throw new SettingsError('NOT_AN_OBJECT', error.message.replace(/^settings/, `${name} settings`), {
         cause: error,
       });

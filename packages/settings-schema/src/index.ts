@@ -16,7 +16,16 @@ export {
   type ClientSettingsField,
   isClientSettingsField,
 } from './fields.js';
-export { SettingsError, type SettingsErrorCode, type SettingsProblem } from './settings-error.js';
+export {
+  isAssistantKitError,
+  isSettingsError,
+  SETTINGS_ERROR_CODES,
+  SettingsError,
+  type SettingsErrorCode,
+  type SettingsErrorCodeFacts,
+  type SettingsErrorCodeTable,
+  type SettingsProblem,
+} from './settings-error.js';
 export {
   type ClientSettingsValidation,
   validateClientSettings,

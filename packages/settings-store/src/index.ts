@@ -4,7 +4,12 @@ export type {
   SaveAccountSettingsOptions,
   StoredAccountSettings,
 } from './account-settings-store.js';
-export { type SettingsStoreErrorCode, settingsStoreError } from './errors.js';
+export {
+  SETTINGS_STORE_ERROR_CODES,
+  type SettingsStoreError,
+  type SettingsStoreErrorCode,
+  settingsStoreError,
+} from './errors.js';
 export {
   FileAccountSettingsStore,
   type FileAccountSettingsStoreOptions,
