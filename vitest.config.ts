@@ -14,7 +14,7 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
+    include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     // Fixture projects carry their own test suites (some failing on purpose): run_tests runs them.
     exclude: ['**/node_modules/**', '**/test/fixtures/**'],
     pool: 'forks',
