@@ -17,4 +17,10 @@ export { type CompiledGlob, compileGlob, GlobSyntaxError } from './glob.js';
 export { importOptional, isMissingPackage, type OptionalImportFailure } from './optional-import.js';
 export { isPermissionMode, PERMISSION_MODES, type PermissionMode } from './permission-mode.js';
 export { redactObject } from './redaction.js';
+export {
+  type SchemaError,
+  type SchemaProblem,
+  type SchemaProblemWording,
+  schemaProblems,
+} from './schema-problems.js';
 export { KeyedTaskQueue, TaskQueue } from './task-queue.js';

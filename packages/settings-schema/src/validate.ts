@@ -1,3 +1,4 @@
+import { type SchemaError, schemaProblems } from '@assistant-kit/kernel';
 import type { TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import { ClientSettings } from './client-settings-schema.js';
@@ -35,15 +36,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return prototype === Object.prototype || prototype === null;
 }
 
-interface RawError {
-  keyword: string;
-  schemaPath: string;
-  instancePath: string;
-  params: Record<string, unknown>;
-  message: string;
-}
-
-function messageFor(error: RawError, fieldSchema: unknown): string {
+function messageFor(error: SchemaError, fieldSchema: unknown): string {
   const node = schemaAt(fieldSchema, error.schemaPath);
   switch (error.keyword) {
     case 'type':
@@ -79,40 +72,12 @@ function fieldProblems(name: string, value: unknown): SettingsProblem[] {
   const validator = fieldValidator(name);
   const fieldSchema = validator.Type();
   const base = appendPointer('', name);
-  const errors = validator.Errors(value) as unknown as RawError[];
-  // An anyOf failure is reported once, as the whole union, instead of once per branch.
-  const unionPaths = errors.filter((error) => error.keyword === 'anyOf');
-  const problems: SettingsProblem[] = [];
-  const seen = new Set<string>();
-  const add = (path: string, message: string) => {
-    const key = `${path}\u0000${message}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    problems.push({ path, message });
-  };
-  for (const error of errors) {
-    if (error.keyword === 'boolean') continue; // Duplicates the additionalProperties error below.
-    const insideUnion = unionPaths.some(
-      (union) =>
-        union !== error &&
-        union.instancePath === error.instancePath &&
-        error.schemaPath.startsWith(`${union.schemaPath}/anyOf/`),
-    );
-    if (insideUnion) continue;
-    const path = base + error.instancePath;
-    if (error.keyword === 'additionalProperties') {
-      for (const key of (error.params.additionalProperties as string[] | undefined) ?? []) {
-        add(appendPointer(path, key), `unknown field "${key}"`);
-      }
-    } else if (error.keyword === 'required') {
-      for (const key of (error.params.requiredProperties as string[] | undefined) ?? []) {
-        add(appendPointer(path, key), 'is required');
-      }
-    } else {
-      add(path, messageFor(error, fieldSchema));
-    }
-  }
-  if (problems.length === 0) add(base, `must be ${describeSchema(fieldSchema)}`);
+  const problems = schemaProblems(validator.Errors(value) as unknown as SchemaError[], {
+    pathPrefix: base,
+    unknownProperty: (key) => `unknown field "${key}"`,
+    message: (error) => messageFor(error, fieldSchema),
+  });
+  if (problems.length === 0) problems.push({ path: base, message: `must be ${describeSchema(fieldSchema)}` });
   return problems;
 }
 
