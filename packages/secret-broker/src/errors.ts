@@ -1,7 +1,8 @@
 import {
-  SettingsError,
+  type SettingsError,
   type SettingsErrorCode,
   type SettingsErrorCodeTable,
+  settingsErrorFactory,
 } from '@assistant-kit/settings-schema';
 
 /** Stable codes of the errors this package raises (all as `SettingsError`). */
@@ -54,14 +55,4 @@ export type SecretBrokerError = SettingsError<SecretBrokerErrorCode | SettingsEr
  * Builds the family's error. Messages never contain a secret value: callers pass only field
  * names, key ids and causes from libraries that do not echo their input.
  */
-export function secretBrokerError(
-  code: SecretBrokerErrorCode | SettingsErrorCode,
-  message: string,
-  cause?: unknown,
-): SecretBrokerError {
-  return new SettingsError<SecretBrokerErrorCode | SettingsErrorCode>(
-    code,
-    message,
-    cause === undefined ? {} : { cause },
-  );
-}
+export const secretBrokerError = settingsErrorFactory<SecretBrokerErrorCode>();

@@ -25,6 +25,7 @@ export {
   type SettingsErrorCodeFacts,
   type SettingsErrorCodeTable,
   type SettingsProblem,
+  settingsErrorFactory,
 } from './settings-error.js';
 export {
   type ClientSettingsValidation,

@@ -91,6 +91,23 @@ export function isSettingsError<Code extends string = string>(
   return isAssistantKitError(value, code) && (value as { name?: unknown }).name === 'SettingsError';
 }
 
+/**
+ * The typed factory of a settings package's errors: it accepts the package's own codes and the
+ * core settings codes, and nothing else.
+ *
+ * @example
+ * export const settingsStoreError = settingsErrorFactory<SettingsStoreErrorCode>();
+ * throw settingsStoreError('STORAGE_FAILED', 'The settings could not be written.', cause);
+ */
+export function settingsErrorFactory<PackageCode extends string>(): (
+  code: PackageCode | SettingsErrorCode,
+  message: string,
+  cause?: unknown,
+) => SettingsError<PackageCode | SettingsErrorCode> {
+  return (code, message, cause) =>
+    new SettingsError<PackageCode | SettingsErrorCode>(code, message, cause === undefined ? {} : { cause });
+}
+
 /** One validation problem: a JSON Pointer into the checked value and a readable message. */
 export interface SettingsProblem {
   /** JSON Pointer (RFC 6901) of the offending value, e.g. `/skillMatcherSettings/maxTokens`; `''` is the root. */

@@ -1,7 +1,8 @@
 import {
-  SettingsError,
+  type SettingsError,
   type SettingsErrorCode,
   type SettingsErrorCodeTable,
+  settingsErrorFactory,
 } from '@assistant-kit/settings-schema';
 
 /** Stable codes of the errors this package raises (all as `SettingsError`). */
@@ -38,14 +39,4 @@ export const SETTINGS_STORE_ERROR_CODES = {
 export type SettingsStoreError = SettingsError<SettingsStoreErrorCode | SettingsErrorCode>;
 
 /** Builds the family's error; messages never contain settings values. */
-export function settingsStoreError(
-  code: SettingsStoreErrorCode | SettingsErrorCode,
-  message: string,
-  cause?: unknown,
-): SettingsStoreError {
-  return new SettingsError<SettingsStoreErrorCode | SettingsErrorCode>(
-    code,
-    message,
-    cause === undefined ? {} : { cause },
-  );
-}
+export const settingsStoreError = settingsErrorFactory<SettingsStoreErrorCode>();

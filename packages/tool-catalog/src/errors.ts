@@ -1,5 +1,5 @@
 import type { ErrorCodeTable } from '@assistant-kit/kernel';
-import { ToolError, type ToolErrorCode, type ToolErrorOptions } from '@assistant-kit/tool-core';
+import { type ToolError, type ToolErrorCode, toolErrorFactory } from '@assistant-kit/tool-core';
 
 /** Codes the catalogue itself raises, on top of tool-core's and the families'. */
 export type CatalogErrorCode =
@@ -30,11 +30,5 @@ export const CATALOG_ERROR_CODES = {
 /** An error the catalogue raises. */
 export type CatalogError = ToolError<CatalogErrorCode | ToolErrorCode>;
 
-/** Builds a {@link ToolError} with one of the catalogue's codes or a shared tool-core code. */
-export function catalogError(
-  code: CatalogErrorCode | ToolErrorCode,
-  message: string,
-  options: ToolErrorOptions = {},
-): CatalogError {
-  return new ToolError<CatalogErrorCode | ToolErrorCode>(code, message, options);
-}
+/** Builds the catalogue's errors: its own codes or tool-core's shared ones. */
+export const catalogError = toolErrorFactory<CatalogErrorCode>();

@@ -138,6 +138,23 @@ export function isToolError<Code extends string = string>(
 }
 
 /**
+ * The typed factory of a family's errors: it accepts the family's own codes and tool-core's, and
+ * nothing else, so every code a family raises is in its closed table.
+ *
+ * @example
+ * export type FileToolErrorCode = 'BINARY_FILE' | 'EDIT_NO_MATCH';
+ * export const fileToolError = toolErrorFactory<FileToolErrorCode>();
+ * throw fileToolError('BINARY_FILE', 'logo.png holds binary data; use view_image.');
+ */
+export function toolErrorFactory<FamilyCode extends string>(): (
+  code: FamilyCode | ToolErrorCode,
+  message: string,
+  options?: ToolErrorOptions,
+) => ToolError<FamilyCode | ToolErrorCode> {
+  return (code, message, options = {}) => new ToolError<FamilyCode | ToolErrorCode>(code, message, options);
+}
+
+/**
  * An INVALID_ARGUMENTS error in the one shape every family uses: `details.problems` lists
  * `{ path, message }` with a JSON Pointer into the arguments, as the runtime's schema check does.
  *

@@ -36,6 +36,7 @@ export {
   ToolError,
   type ToolErrorCode,
   type ToolErrorOptions,
+  toolErrorFactory,
 } from './errors.js';
 export {
   commandEntriesOf,

@@ -1,5 +1,5 @@
 import type { ErrorCodeTable } from '@assistant-kit/kernel';
-import { ToolError, type ToolErrorCode, type ToolErrorOptions } from '@assistant-kit/tool-core';
+import { type ToolError, type ToolErrorCode, toolErrorFactory } from '@assistant-kit/tool-core';
 
 /**
  * Stable error codes of the browser family, on top of tool-core's shared codes. A model or a
@@ -59,17 +59,8 @@ export const BROWSER_ERROR_CODES = {
 /** An error this family raises: a {@link ToolError} with its own code or a shared one. */
 export type BrowserToolError = ToolError<BrowserErrorCode | ToolErrorCode>;
 
-/**
- * Builds a {@link ToolError} with one of this family's codes or one of tool-core's shared ones;
- * any other code does not compile.
- */
-export function browserError(
-  code: BrowserErrorCode | ToolErrorCode,
-  message: string,
-  options: ToolErrorOptions = {},
-): BrowserToolError {
-  return new ToolError<BrowserErrorCode | ToolErrorCode>(code, message, options);
-}
+/** Builds this family's errors: its own codes or tool-core's shared ones; any other code does not compile. */
+export const browserError = toolErrorFactory<BrowserErrorCode>();
 
 /** First line(s) of a Playwright error without its multi-line call log, bounded for a model. */
 export function describePlaywrightError(error: unknown, maximumCharacters = 600): string {

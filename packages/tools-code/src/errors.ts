@@ -1,5 +1,10 @@
 import type { ErrorCodeTable } from '@assistant-kit/kernel';
-import { ToolError, type ToolErrorCode, type ToolErrorOptions } from '@assistant-kit/tool-core';
+import {
+  invalidArguments,
+  type ToolError,
+  type ToolErrorCode,
+  toolErrorFactory,
+} from '@assistant-kit/tool-core';
 
 /**
  * Error codes this family adds to tool-core's shared ones. Each is stable; a model or host can
@@ -56,17 +61,8 @@ export const CODE_TOOL_ERROR_CODES = {
 /** An error this family raises: a {@link ToolError} with its own code or a shared one. */
 export type CodeToolError = ToolError<CodeToolErrorCode | ToolErrorCode>;
 
-/**
- * Builds a {@link ToolError} with one of this family's codes or one of tool-core's shared ones;
- * any other code does not compile.
- */
-export function codeError(
-  code: CodeToolErrorCode | ToolErrorCode,
-  message: string,
-  options: ToolErrorOptions = {},
-): CodeToolError {
-  return new ToolError<CodeToolErrorCode | ToolErrorCode>(code, message, options);
-}
+/** Builds this family's errors: its own codes or tool-core's shared ones; any other code does not compile. */
+export const codeError = toolErrorFactory<CodeToolErrorCode>();
 
 /** Throws INVALID_ARGUMENTS for a numeric argument below 1 or above its documented cap. */
 export function boundedCount(
@@ -77,14 +73,14 @@ export function boundedCount(
 ): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < 1) {
-    throw new ToolError('INVALID_ARGUMENTS', `${name} must be a positive integer (got ${value}).`, {
-      details: { parameter: name, value },
-    });
+    throw invalidArguments(`${name} must be a positive integer (got ${value}).`, [
+      { path: `/${name}`, message: 'must be a positive integer' },
+    ]);
   }
   return Math.min(value, maximum);
 }
 
 /** Throws CANCELLED when the call's signal was aborted. */
 export function throwIfCancelled(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new ToolError('CANCELLED', 'The call was cancelled.');
+  if (signal?.aborted) throw codeError('CANCELLED', 'The call was cancelled.');
 }

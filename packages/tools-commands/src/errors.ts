@@ -1,5 +1,5 @@
 import type { ErrorCodeTable } from '@assistant-kit/kernel';
-import { ToolError, type ToolErrorCode, type ToolErrorOptions } from '@assistant-kit/tool-core';
+import { type ToolError, type ToolErrorCode, toolErrorFactory } from '@assistant-kit/tool-core';
 
 /**
  * Error codes of the commands family, added to tool-core's shared codes on the same
@@ -43,14 +43,5 @@ export const COMMAND_ERROR_CODES = {
 /** An error this family raises: a {@link ToolError} with its own code or a shared one. */
 export type CommandToolError = ToolError<CommandErrorCode | ToolErrorCode>;
 
-/**
- * Builds a {@link ToolError} with one of this family's codes or one of tool-core's shared ones;
- * any other code does not compile.
- */
-export function commandError(
-  code: CommandErrorCode | ToolErrorCode,
-  message: string,
-  options: ToolErrorOptions = {},
-): CommandToolError {
-  return new ToolError<CommandErrorCode | ToolErrorCode>(code, message, options);
-}
+/** Builds this family's errors: its own codes or tool-core's shared ones; any other code does not compile. */
+export const commandError = toolErrorFactory<CommandErrorCode>();

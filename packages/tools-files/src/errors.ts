@@ -1,5 +1,5 @@
 import type { ErrorCodeTable } from '@assistant-kit/kernel';
-import { ToolError, type ToolErrorCode, type ToolErrorOptions } from '@assistant-kit/tool-core';
+import { type ToolError, type ToolErrorCode, toolErrorFactory } from '@assistant-kit/tool-core';
 /**
  * Error codes the files family adds to tool-core's shared ones (thrown as tool-core's
  * `ToolError`). Codes never change meaning once published.
@@ -55,14 +55,5 @@ export const FILE_TOOL_ERROR_CODES = {
 /** An error this family raises: a {@link ToolError} with its own code or a shared one. */
 export type FileToolError = ToolError<FileToolErrorCode | ToolErrorCode>;
 
-/**
- * Builds a {@link ToolError} with one of this family's codes or one of tool-core's shared ones;
- * any other code does not compile.
- */
-export function fileToolError(
-  code: FileToolErrorCode | ToolErrorCode,
-  message: string,
-  options: ToolErrorOptions = {},
-): FileToolError {
-  return new ToolError<FileToolErrorCode | ToolErrorCode>(code, message, options);
-}
+/** Builds this family's errors: its own codes or tool-core's shared ones; any other code does not compile. */
+export const fileToolError = toolErrorFactory<FileToolErrorCode>();

@@ -1,5 +1,5 @@
 import type { ErrorCodeTable } from '@assistant-kit/kernel';
-import { ToolError, type ToolErrorCode, type ToolErrorOptions } from '@assistant-kit/tool-core';
+import { type ToolError, type ToolErrorCode, toolErrorFactory } from '@assistant-kit/tool-core';
 /**
  * Error codes this family adds to tool-core's shared ones. They are thrown as tool-core's
  * `ToolError`, so callers branch on `code` whatever family failed.
@@ -44,14 +44,5 @@ export const UNDO_ERROR_CODES = {
 /** An error this family raises: a {@link ToolError} with its own code or a shared one. */
 export type UndoToolError = ToolError<UndoErrorCode | ToolErrorCode>;
 
-/**
- * Builds a {@link ToolError} with one of this family's codes or one of tool-core's shared ones;
- * any other code does not compile.
- */
-export function undoError(
-  code: UndoErrorCode | ToolErrorCode,
-  message: string,
-  options: ToolErrorOptions = {},
-): UndoToolError {
-  return new ToolError<UndoErrorCode | ToolErrorCode>(code, message, options);
-}
+/** Builds this family's errors: its own codes or tool-core's shared ones; any other code does not compile. */
+export const undoError = toolErrorFactory<UndoErrorCode>();
