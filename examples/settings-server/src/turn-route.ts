@@ -9,7 +9,7 @@ import {
 import type { SettingsService } from '@assistant-kit/settings-http';
 import { type ResolvedTurn, resolveTurn } from '@assistant-kit/settings-resolver';
 import { isAssistantKitError, isSettingsError, SETTINGS_ERROR_CODES } from '@assistant-kit/settings-schema';
-import { type CatalogSettings, createToolCatalog } from '@assistant-kit/tool-catalog';
+import { type CatalogSettings, createToolCatalog, resultErrorOf } from '@assistant-kit/tool-catalog';
 import type { ModelMessage } from 'ai';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpProblem } from './sessions.js';
@@ -252,8 +252,7 @@ export function registerTurnRoute(app: FastifyInstance, options: TurnRouteOption
         const result = await catalog.call('undo_workspace_dispatches', { count: 1 });
         const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
         if (result.isError) {
-          const code =
-            (result.structuredContent?.error as { code?: string } | undefined)?.code ?? 'UNDO_FAILED';
+          const code = resultErrorOf(result)?.code ?? 'UNDO_FAILED';
           throw new HttpProblem(409, code, text);
         }
         return { undone: true, message: text };

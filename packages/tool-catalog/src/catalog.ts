@@ -3,6 +3,7 @@ import {
   type EffectRule,
   errorResult,
   isToolError,
+  resultErrorOf,
   ToolError,
   type ToolFamily,
   type ToolProgress,
@@ -362,8 +363,7 @@ export class ToolCatalog {
 }
 
 function isCancelled(result: ToolResult): boolean {
-  const error = result.structuredContent?.error as { code?: string } | undefined;
-  return result.isError === true && error?.code === 'CANCELLED';
+  return resultErrorOf(result)?.code === 'CANCELLED';
 }
 
 function minutesToMs(minutes: number | undefined): number {

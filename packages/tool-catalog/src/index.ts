@@ -1,4 +1,6 @@
 /** Public API of @assistant-kit/tool-catalog. */
+// What a catalogue user handles on every call: its result and the error it may carry.
+export { type ResultError, resultErrorOf, type ToolResult } from '@assistant-kit/tool-core';
 export { type BatchCall, type BatchOptions, type BatchResult, runBatch } from './batch.js';
 export {
   type CatalogCallOptions,

@@ -57,6 +57,8 @@ export {
   errorResult,
   type ImageContent,
   imageContent,
+  type ResultError,
+  resultErrorOf,
   type TextContent,
   type ToolResult,
   textResult,

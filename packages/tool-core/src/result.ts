@@ -46,3 +46,33 @@ export function errorResult(error: ToolError<string>): ToolResult {
     isError: true,
   };
 }
+
+/** The error of a failed call's result, as {@link errorResult} put it there. */
+export interface ResultError {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The error a result carries, or `undefined` for a successful one: the one place that reads the
+ * structured error, so callers never cast `structuredContent` to get at a code.
+ *
+ * @example
+ * const failure = resultErrorOf(await catalog.call('edit_file', args));
+ * if (failure?.code === 'EDIT_NO_MATCH') console.log(failure.details?.candidates);
+ */
+export function resultErrorOf(result: ToolResult): ResultError | undefined {
+  if (result.isError !== true) return undefined;
+  const error = result.structuredContent?.error;
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message, details } = error as Record<string, unknown>;
+  if (typeof code !== 'string') return undefined;
+  return {
+    code,
+    message: typeof message === 'string' ? message : '',
+    ...(typeof details === 'object' && details !== null
+      ? { details: details as Record<string, unknown> }
+      : {}),
+  };
+}

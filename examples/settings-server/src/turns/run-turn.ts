@@ -1,5 +1,5 @@
 import { createCatalogTools, type TurnModel } from '@assistant-kit/ai-sdk';
-import type { ToolCatalog } from '@assistant-kit/tool-catalog';
+import { resultErrorOf, type ToolCatalog } from '@assistant-kit/tool-catalog';
 import { type ModelMessage, NoSuchToolError, stepCountIs, streamText } from 'ai';
 import { type CompactionLimits, compactToolResults } from './compaction.js';
 import { type TurnFailure, TurnTimeout, turnFailureOf } from './turn-errors.js';
@@ -128,7 +128,7 @@ export async function runCodingTurn(options: CodingTurnOptions): Promise<CodingT
           case 'tool-result': {
             const output = part.output as ToolResult;
             const text = bounded(resultText(output), TOOL_RESULT_EVENT_LIMIT);
-            const code = (output.structuredContent?.error as { code?: string } | undefined)?.code;
+            const code = resultErrorOf(output)?.code;
             emit({
               event: 'tool-result',
               data: {
