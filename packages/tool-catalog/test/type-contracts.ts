@@ -27,6 +27,9 @@ export const widget = widgetError('WIDGET_BROKEN', 'broken');
 // @ts-expect-error Factories accept their own codes and tool-core's only.
 export const widgetOther = widgetError('EDIT_NO_MATCH', 'no');
 
+// @ts-expect-error INVALID_ARGUMENTS goes through invalidArguments(), for its one details shape.
+export const shapeless = widgetError('INVALID_ARGUMENTS', 'bad');
+
 // A code table lists every code of its union.
 export const complete = { A: { description: 'a' }, B: { description: 'b' } } satisfies ErrorCodeTable<
   'A' | 'B'

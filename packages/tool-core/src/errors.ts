@@ -9,6 +9,7 @@ export type ToolErrorCode =
   | 'TOOL_NOT_FOUND'
   | 'DUPLICATE_TOOL_NAME'
   | 'INVALID_ARGUMENTS'
+  | 'INVALID_OPTIONS'
   | 'PERMISSION_DENIED'
   | 'HOST_EXECUTION_DENIED'
   | 'CANCELLED'
@@ -40,6 +41,10 @@ export const TOOL_ERROR_CODES = {
   INVALID_ARGUMENTS: {
     description:
       "The arguments do not fit the tool's parameters; `details.problems` lists each problem as { path, message } (path is a JSON Pointer into the arguments).",
+  },
+  INVALID_OPTIONS: {
+    description:
+      "A host gave a factory or an API options it does not accept (a set-up error, not a model's): the message names the option.",
   },
   PERMISSION_DENIED: { description: "The host's policy refused one of the call's effect classes." },
   HOST_EXECUTION_DENIED: {
@@ -139,7 +144,8 @@ export function isToolError<Code extends string = string>(
 
 /**
  * The typed factory of a family's errors: it accepts the family's own codes and tool-core's, and
- * nothing else, so every code a family raises is in its closed table.
+ * nothing else, so every code a family raises is in its closed table. INVALID_ARGUMENTS is not
+ * among them: {@link invalidArguments} raises it, with `details.problems` in the schema check's shape.
  *
  * @example
  * export type FileToolErrorCode = 'BINARY_FILE' | 'EDIT_NO_MATCH';
@@ -147,7 +153,8 @@ export function isToolError<Code extends string = string>(
  * throw fileToolError('BINARY_FILE', 'logo.png holds binary data; use view_image.');
  */
 export function toolErrorFactory<FamilyCode extends string>(): (
-  code: FamilyCode | ToolErrorCode,
+  // INVALID_ARGUMENTS is raised through invalidArguments(), which gives its details their one shape.
+  code: Exclude<FamilyCode | ToolErrorCode, 'INVALID_ARGUMENTS'>,
   message: string,
   options?: ToolErrorOptions,
 ) => ToolError<FamilyCode | ToolErrorCode> {

@@ -1,4 +1,4 @@
-import { quoteArgument, ToolError } from '@assistant-kit/tool-core';
+import { invalidArguments, quoteArgument, ToolError } from '@assistant-kit/tool-core';
 import type { Page } from 'playwright-core';
 import { raceWithSignal, sleep } from './cancellation.js';
 import { browserError, describePlaywrightError } from './errors.js';
@@ -38,7 +38,9 @@ export async function waitFor(
   const hasCondition =
     args.selector !== undefined || args.text !== undefined || args.url_contains !== undefined;
   if (args.state !== undefined && args.selector === undefined) {
-    throw browserError('INVALID_ARGUMENTS', 'state needs selector: it is the state that element must reach.');
+    throw invalidArguments('state needs selector: it is the state that element must reach.', [
+      { path: '/state', message: 'needs selector' },
+    ]);
   }
   const conditions: string[] = [];
   const waits: Promise<unknown>[] = [];

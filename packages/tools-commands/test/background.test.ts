@@ -99,7 +99,7 @@ describe('startBackgroundProcess', () => {
     await expect(
       startBackgroundProcess({ workspace, argv: ['true'], exposePort: 70_000 }),
     ).rejects.toMatchObject({
-      code: 'INVALID_ARGUMENTS',
+      code: 'INVALID_OPTIONS',
     });
   });
 });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Workspace } from '@assistant-kit/tool-core';
+import { invalidArguments, type Workspace } from '@assistant-kit/tool-core';
 import { AsyncMutex } from './async-mutex.js';
 import {
   type CheckpointKind,
@@ -354,7 +354,9 @@ export class DispatchCheckpoints {
     return this.#exclusive(async ({ shadow, log }) => {
       this.workspace.assertWritable();
       if (!Number.isInteger(count) || count < 1) {
-        throw undoError('INVALID_ARGUMENTS', `count must be a whole number of at least 1 (got ${count}).`);
+        throw invalidArguments(`count must be a whole number of at least 1 (got ${count}).`, [
+          { path: '/count', message: 'must be a whole number of at least 1' },
+        ]);
       }
       const inEffect = log.records.filter(isUndoable);
       if (count > inEffect.length) {
@@ -429,25 +431,21 @@ export class DispatchCheckpoints {
   #narrowedScan(changedPaths: readonly string[] | undefined): string[] | undefined {
     if (changedPaths === undefined) return undefined;
     if (!Array.isArray(changedPaths)) {
-      throw undoError('INVALID_ARGUMENTS', 'changedPaths must be an array of paths.');
+      throw undoError('INVALID_OPTIONS', 'changedPaths must be an array of paths.');
     }
     if (changedPaths.length > MAX_CHANGED_PATHS_HINT) return undefined;
     const relativePaths = new Set<string>();
     for (const input of changedPaths) {
       if (typeof input !== 'string' || input === '' || input.includes('\0')) {
-        throw undoError('INVALID_ARGUMENTS', 'changedPaths must hold non-empty paths without NUL bytes.', {
+        throw undoError('INVALID_OPTIONS', 'changedPaths must hold non-empty paths without NUL bytes.', {
           details: { path: String(input) },
         });
       }
       const absolute = path.resolve(this.workspace.root, input);
       if (!this.workspace.contains(absolute)) {
-        throw undoError(
-          'INVALID_ARGUMENTS',
-          `changedPaths names "${input}", which is outside the workspace.`,
-          {
-            details: { path: input },
-          },
-        );
+        throw undoError('INVALID_OPTIONS', `changedPaths names "${input}", which is outside the workspace.`, {
+          details: { path: input },
+        });
       }
       const relative = this.workspace.relativePath(absolute);
       // The root itself means "anything may have changed".

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { quoteArgument, truncateText } from '@assistant-kit/tool-core';
+import { invalidArguments, quoteArgument, truncateText } from '@assistant-kit/tool-core';
 import picomatch from 'picomatch';
 import type { BaselineContext, DiffBaseline, DispatchCheckpoints } from './dispatch-checkpoints.js';
 import { undoError } from './errors.js';
@@ -47,13 +47,14 @@ export async function diffWorkspace(
   const since = request.since ?? 'last';
   const maxChars = Math.min(request.maxChars ?? DEFAULT_DIFF_MAX_CHARS, MAX_DIFF_MAX_CHARS);
   if (!Number.isInteger(maxChars) || maxChars < 1) {
-    throw undoError(
-      'INVALID_ARGUMENTS',
-      `max_chars must be a whole number of at least 1 (got ${request.maxChars}).`,
-    );
+    throw invalidArguments(`max_chars must be a whole number of at least 1 (got ${request.maxChars}).`, [
+      { path: '/max_chars', message: 'must be a whole number of at least 1' },
+    ]);
   }
   if (request.pathGlob !== undefined && request.pathGlob.trim() === '') {
-    throw undoError('INVALID_ARGUMENTS', 'path_glob must not be empty; leave it out to see every file.');
+    throw invalidArguments('path_glob must not be empty; leave it out to see every file.', [
+      { path: '/path_glob', message: 'must not be empty' },
+    ]);
   }
   const matches = request.pathGlob === undefined ? () => true : globMatcher(request.pathGlob);
   const root = checkpoints.workspace.root;

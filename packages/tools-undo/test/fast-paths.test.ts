@@ -142,10 +142,10 @@ describe('the changedPaths hint of endDispatch', () => {
   it('refuses paths outside the workspace and keeps the dispatch open', async () => {
     await family.checkpoints.beginDispatch('bad hint');
     await expect(family.checkpoints.endDispatch({ changedPaths: ['../outside.txt'] })).rejects.toMatchObject({
-      code: 'INVALID_ARGUMENTS',
+      code: 'INVALID_OPTIONS',
     });
     await expect(family.checkpoints.endDispatch({ changedPaths: [''] })).rejects.toMatchObject({
-      code: 'INVALID_ARGUMENTS',
+      code: 'INVALID_OPTIONS',
     });
     expect(family.checkpoints.openDispatch?.id).toBe('dispatch-1');
     await write(root, 'a.txt', 'a1\n');

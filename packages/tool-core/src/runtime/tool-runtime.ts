@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TaskQueue } from '@assistant-kit/kernel';
 import { quoteArgument } from '../bounded-quote.js';
 import type { AnyToolDefinition, ToolProgress } from '../definition.js';
-import { isToolError, ToolError } from '../errors.js';
+import { invalidArguments, isToolError, ToolError } from '../errors.js';
 import type { GitGuardSnapshot } from '../git-guard/git-directory-scan.js';
 import { describeGitGuardReport, GitGuard, type GitGuardReport } from '../git-guard/git-guard.js';
 import { errorResult, type ToolResult } from '../result.js';
@@ -190,9 +190,11 @@ export class ToolRuntime {
         .map((problem) => `- ${problem.path || '(arguments)'}: ${problem.message}`)
         .join('\n');
       return errorResult(
-        new ToolError('INVALID_ARGUMENTS', `The arguments of ${name} are invalid:\n${list}${more}`, {
-          details: { problems, ...(more === '' ? {} : { totalProblems: allProblems.length }) },
-        }),
+        invalidArguments(
+          `The arguments of ${name} are invalid:\n${list}${more}`,
+          problems,
+          more === '' ? {} : { details: { totalProblems: allProblems.length } },
+        ),
       );
     }
     const definition = tool.definition;

@@ -1,4 +1,4 @@
-import { quoteArgument, ToolError, type WorkspacePath } from '@assistant-kit/tool-core';
+import { invalidArguments, quoteArgument, ToolError, type WorkspacePath } from '@assistant-kit/tool-core';
 import type { DocumentSymbol, SymbolInformation } from 'vscode-languageserver-protocol';
 import { codeError } from '../errors.js';
 import { globMatcher } from '../files/glob.js';
@@ -320,10 +320,9 @@ export async function resolvePosition(
     return { line: request.line - 1, character: lineText.length - lineText.trimStart().length };
   }
   if (name === undefined) {
-    throw codeError(
-      'INVALID_ARGUMENTS',
-      'Give a symbol, or a line (and character), to say which code is meant.',
-    );
+    throw invalidArguments('Give a symbol, or a line (and character), to say which code is meant.', [
+      { path: '/symbol', message: 'is required unless line is given' },
+    ]);
   }
   const declared = (await syntaxSymbolsOf(relative, text))?.filter(
     (symbol) => symbol.name === name || symbol.name === `#${name}`,

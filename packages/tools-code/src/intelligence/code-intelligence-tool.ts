@@ -1,4 +1,4 @@
-import { defineTool, isToolError, textResult } from '@assistant-kit/tool-core';
+import { defineTool, invalidArguments, isToolError, textResult } from '@assistant-kit/tool-core';
 import type {
   CallHierarchyItem,
   CodeAction,
@@ -294,7 +294,9 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
             case 'preview_rename': {
               const newName = args.new_name?.trim();
               if (newName === undefined || newName === '')
-                throw codeError('INVALID_ARGUMENTS', 'preview_rename needs new_name.');
+                throw invalidArguments('preview_rename needs new_name.', [
+                  { path: '/new_name', message: 'is required for preview_rename' },
+                ]);
               const provider = document.server.capabilities.renameProvider;
               if (provider !== null && typeof provider === 'object' && provider.prepareProvider) {
                 const prepared = await request(lsp.PrepareRenameRequest.type, {
@@ -345,7 +347,9 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
                 trimFinalNewlines: true,
               };
               if (options.tabSize < 1 || options.tabSize > 16)
-                throw codeError('INVALID_ARGUMENTS', 'tab_size must be between 1 and 16.');
+                throw invalidArguments('tab_size must be between 1 and 16.', [
+                  { path: '/tab_size', message: 'must be from 1 to 16' },
+                ]);
               const ranged = args.line !== undefined && args.end_line !== undefined;
               const edits = ranged
                 ? await request(lsp.DocumentRangeFormattingRequest.type, {
@@ -441,7 +445,9 @@ export function codeIntelligenceTool(context: CodeContext, tokens: EditTokenStor
               });
             }
             default:
-              throw codeError('INVALID_ARGUMENTS', `Unknown operation ${args.operation}.`);
+              throw invalidArguments(`Unknown operation ${args.operation}.`, [
+                { path: '/operation', message: 'is not a known operation' },
+              ]);
           }
         },
         { path: { relative }, text, hash },

@@ -1,4 +1,4 @@
-import { defineTool, quoteArgument, ToolError, textResult } from '@assistant-kit/tool-core';
+import { defineTool, invalidArguments, quoteArgument, ToolError, textResult } from '@assistant-kit/tool-core';
 import type { Location, LocationLink } from 'vscode-languageserver-protocol';
 import type { CodeContext, EngineName } from '../engine/code-context.js';
 import type { SourceLocation } from '../engine/language-service.js';
@@ -365,7 +365,9 @@ function renderAnswer(title: string, answer: Answer, limit: number) {
 }
 
 function requireSymbol(symbol: string): void {
-  if (symbol.trim() === '') throw codeError('INVALID_ARGUMENTS', 'symbol must not be empty.');
+  if (symbol.trim() === '') {
+    throw invalidArguments('symbol must not be empty.', [{ path: '/symbol', message: 'must not be empty' }]);
+  }
 }
 
 /** code_find_definition. */

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import {
   defineTool,
+  invalidArguments,
   type ProcessResult,
   ToolError,
   textResult,
@@ -82,7 +83,11 @@ async function confinedPaths(
   paths: readonly string[] | undefined,
 ): Promise<string[]> {
   const inputs = [...(path === undefined ? [] : [path]), ...(paths ?? [])];
-  if (inputs.length > 1_000) throw codeError('INVALID_ARGUMENTS', 'Give at most 1,000 paths.');
+  if (inputs.length > 1_000) {
+    throw invalidArguments('Give at most 1,000 paths.', [
+      { path: '/paths', message: 'must have at most 1000 items' },
+    ]);
+  }
   const resolved: string[] = [];
   for (const input of inputs) resolved.push((await context.workspace.resolveFile(input)).relative);
   return [...new Set(resolved)];
@@ -106,10 +111,9 @@ export function codeRelatedTestsTool(context: CodeContext) {
       const limit = boundedCount('max_results', max_results, 20, 1_000);
       const sources = await confinedPaths(context, path, paths);
       if (sources.length === 0 && (symbol === undefined || symbol.trim() === '')) {
-        throw codeError(
-          'INVALID_ARGUMENTS',
-          'Give path, paths or symbol to say which code the tests should cover.',
-        );
+        throw invalidArguments('Give path, paths or symbol to say which code the tests should cover.', [
+          { path: '', message: 'needs path, paths or symbol' },
+        ]);
       }
       const result = await findRelatedTests(context, {
         paths: sources,
@@ -320,9 +324,9 @@ export function runTestsTool(context: CodeContext) {
         if (command !== undefined) {
           const runner = await runnerOfCheck(context, command);
           if (runner === undefined) {
-            throw codeError(
-              'INVALID_ARGUMENTS',
+            throw invalidArguments(
               `${command.command_id} (${formatCommand(command)}) has no test runner that can be limited to some tests; run it without path, paths or symbol.`,
+              [{ path: '/command_id', message: 'names a check that cannot be limited to some tests' }],
               { details: { command_id: command.command_id } },
             );
           }
@@ -391,10 +395,9 @@ export function runTestsTool(context: CodeContext) {
           };
         } else {
           if (testName !== undefined)
-            throw codeError(
-              'INVALID_ARGUMENTS',
-              `${command.command_id} has no test runner that can filter by test name.`,
-            );
+            throw invalidArguments(`${command.command_id} has no test runner that can filter by test name.`, [
+              { path: '/test_name', message: 'is not supported by this check' },
+            ]);
           planned = {
             command_id: command.command_id,
             kind: command.kind,

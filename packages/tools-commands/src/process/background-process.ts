@@ -121,7 +121,7 @@ export async function startBackgroundProcess(spec: BackgroundProcessSpec): Promi
   };
   if (spec.exposePort !== undefined) {
     if (!Number.isInteger(spec.exposePort) || spec.exposePort < 1 || spec.exposePort > 65_535) {
-      throw commandError('INVALID_ARGUMENTS', 'exposePort must be a TCP port number from 1 to 65535.');
+      throw commandError('INVALID_OPTIONS', 'exposePort must be a TCP port number from 1 to 65535.');
     }
     try {
       bridgeDirectory = await mkdtemp(path.join(os.tmpdir(), 'assistant-kit-bridge-'));

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { isToolError } from '@assistant-kit/tool-core';
+import { invalidArguments, isToolError } from '@assistant-kit/tool-core';
 import { commandError } from '../errors.js';
 import { HOST_ISOLATION_FLAGS, isSandboxAvailable, SANDBOX_ISOLATION_FLAGS } from '../sandbox/bubblewrap.js';
 import { type ResolvedLimits, resolveLimits, sandboxPrelude } from '../sandbox/limits.js';
@@ -39,28 +39,41 @@ function commandArgvOf(spec: ProcessSpec, searchPath: string): string[] {
   const hasArgv = spec.argv !== undefined;
   const hasCommand = spec.command !== undefined;
   if (hasArgv === hasCommand) {
-    throw commandError(
-      'INVALID_ARGUMENTS',
+    throw invalidArguments(
       hasArgv
         ? 'Give either command (a script) or argv (an executable and its arguments), not both.'
         : 'Give command (a script) or argv (an executable and its arguments).',
+      [
+        {
+          path: hasArgv ? '/argv' : '',
+          message: hasArgv ? 'must not be given with command' : 'needs command or argv',
+        },
+      ],
     );
   }
   if (hasArgv) {
     if (spec.argv!.length === 0 || spec.argv![0] === '') {
-      throw commandError('INVALID_ARGUMENTS', 'argv needs at least the executable as its first item.');
+      throw invalidArguments('argv needs at least the executable as its first item.', [
+        { path: '/argv/0', message: 'must name the executable' },
+      ]);
     }
     if (spec.shell !== undefined && spec.shell !== 'bash') {
-      throw commandError('INVALID_ARGUMENTS', 'shell applies to command only; argv runs without a shell.');
+      throw invalidArguments('shell applies to command only; argv runs without a shell.', [
+        { path: '/shell', message: 'applies to command only' },
+      ]);
     }
     for (const argument of spec.argv!) {
       if (argument.includes('\0'))
-        throw commandError('INVALID_ARGUMENTS', 'argv items cannot contain NUL bytes.');
+        throw invalidArguments('argv items cannot contain NUL bytes.', [
+          { path: '/argv', message: 'items must not contain NUL bytes' },
+        ]);
     }
     return [...spec.argv!];
   }
   if (spec.command!.includes('\0'))
-    throw commandError('INVALID_ARGUMENTS', 'command cannot contain NUL bytes.');
+    throw invalidArguments('command cannot contain NUL bytes.', [
+      { path: '/command', message: 'must not contain NUL bytes' },
+    ]);
   return scriptArgv(spec.command!, spec.shell ?? 'bash', searchPath);
 }
 
@@ -96,7 +109,13 @@ async function resolveWorkingDirectory(spec: ProcessSpec): Promise<{ absolute: s
     return await spec.workspace.resolveDirectory(spec.cwd);
   } catch (error) {
     if (isToolError(error)) throw error;
-    throw commandError('INVALID_ARGUMENTS', `cwd "${spec.cwd}" cannot be used.`, { cause: error });
+    throw invalidArguments(
+      `cwd "${spec.cwd}" cannot be used.`,
+      [{ path: '/cwd', message: 'cannot be used' }],
+      {
+        cause: error,
+      },
+    );
   }
 }
 
@@ -108,7 +127,9 @@ async function resolveWorkingDirectory(spec: ProcessSpec): Promise<{ absolute: s
 export async function planLaunch(spec: ProcessSpec, companion?: Companion): Promise<LaunchPlan> {
   const executionContext = spec.executionContext ?? 'sandbox';
   if (executionContext !== 'sandbox' && executionContext !== 'host') {
-    throw commandError('INVALID_ARGUMENTS', 'executionContext must be "sandbox" or "host".');
+    throw invalidArguments('executionContext must be "sandbox" or "host".', [
+      { path: '/execution_context', message: 'must be "sandbox" or "host"' },
+    ]);
   }
   const searchPath = process.env.PATH ?? '/usr/bin:/bin';
   const commandArgv = commandArgvOf(spec, searchPath);

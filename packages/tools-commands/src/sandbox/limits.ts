@@ -23,7 +23,7 @@ export function resolveLimits(limits: SandboxLimits = {}): ResolvedLimits {
     if (value === undefined) continue;
     if (value !== null && (!Number.isSafeInteger(value) || value < 1)) {
       throw commandError(
-        'INVALID_ARGUMENTS',
+        'INVALID_OPTIONS',
         `Sandbox limit ${key} must be a positive integer or null (no limit); got ${String(value)}.`,
       );
     }

@@ -1,6 +1,7 @@
 import {
   type BackgroundProcess,
   defineTool,
+  invalidArguments,
   type ProcessRequest,
   type ProcessResult,
   type ToolFamily,
@@ -67,14 +68,14 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
   if ('sandbox' in options) {
     // Silently dropping a host's hidden paths or limits would be a security hole.
     throw commandError(
-      'INVALID_ARGUMENTS',
+      'INVALID_OPTIONS',
       'createCommandTools no longer takes sandbox options: give them to createProcessLauncher and pass the launcher to the ToolRuntime as `processes` (the tool catalogue does this from families.commands.sandbox).',
     );
   }
   const { workspace } = options;
   const backgroundAfterSeconds = options.backgroundAfterSeconds;
   if (backgroundAfterSeconds !== undefined && !(backgroundAfterSeconds > 0)) {
-    throw commandError('INVALID_ARGUMENTS', 'backgroundAfterSeconds must be a positive number of seconds.');
+    throw commandError('INVALID_OPTIONS', 'backgroundAfterSeconds must be a positive number of seconds.');
   }
   const allowBackground = options.allowBackground ?? !workspace.readOnly;
   const outputCap = options.outputCap ?? DEFAULT_TOOL_OUTPUT_CAP_BYTES;
@@ -114,28 +115,30 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
       assertOpen();
       const args = rawArguments as RunCommandArguments;
       if (!allowBackground && (rawArguments as Record<string, unknown>).background !== undefined) {
-        throw commandError(
-          'INVALID_ARGUMENTS',
+        throw invalidArguments(
           'background is not offered in this configuration (read-only); run the command in the foreground.',
+          [{ path: '/background', message: 'is not offered in this configuration' }],
         );
       }
       if (args.command === undefined && args.argv === undefined) {
-        throw commandError(
-          'INVALID_ARGUMENTS',
-          'Give command (a script) or argv (an executable and its arguments).',
-        );
+        throw invalidArguments('Give command (a script) or argv (an executable and its arguments).', [
+          { path: '', message: 'needs command or argv' },
+        ]);
       }
       if (args.command !== undefined && args.argv !== undefined) {
-        throw commandError(
-          'INVALID_ARGUMENTS',
-          'Give either command or argv, not both (they are mutually exclusive).',
-        );
+        throw invalidArguments('Give either command or argv, not both (they are mutually exclusive).', [
+          { path: '/argv', message: 'must not be given with command' },
+        ]);
       }
       if (args.argv !== undefined && args.shell !== undefined) {
-        throw commandError('INVALID_ARGUMENTS', 'shell applies to command only; argv runs without a shell.');
+        throw invalidArguments('shell applies to command only; argv runs without a shell.', [
+          { path: '/shell', message: 'applies to command only' },
+        ]);
       }
       if (args.timeout_seconds !== undefined && args.timeout_seconds < 1) {
-        throw commandError('INVALID_ARGUMENTS', 'timeout_seconds must be at least 1.');
+        throw invalidArguments('timeout_seconds must be at least 1.', [
+          { path: '/timeout_seconds', message: 'must be at least 1' },
+        ]);
       }
       const sources = args.sources ?? [];
       await checkSources(sources, workspace);
@@ -309,7 +312,11 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
     network: 'none',
     handler: async (args, context) => {
       const waitSeconds = args.timeout_seconds ?? DEFAULT_WAIT_SECONDS;
-      if (waitSeconds < 0) throw commandError('INVALID_ARGUMENTS', 'timeout_seconds cannot be negative.');
+      if (waitSeconds < 0) {
+        throw invalidArguments('timeout_seconds cannot be negative.', [
+          { path: '/timeout_seconds', message: 'must not be negative' },
+        ]);
+      }
       const background = registry.get(args.handle);
       const outcome = await background.waitForOutputOrExit(
         waitSeconds * 1000,

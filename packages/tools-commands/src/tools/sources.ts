@@ -1,4 +1,4 @@
-import { sha256Hex, ToolError, type Workspace } from '@assistant-kit/tool-core';
+import { invalidArguments, sha256Hex, ToolError, type Workspace } from '@assistant-kit/tool-core';
 import { commandError } from '../errors.js';
 import type { CommandSourceArgument } from './schemas.js';
 
@@ -20,13 +20,14 @@ export async function checkSources(
     try {
       url = new URL(source.url);
     } catch {
-      throw commandError('INVALID_ARGUMENTS', `sources[${index}].url is not a valid URL: "${source.url}".`);
+      throw invalidArguments(`sources[${index}].url is not a valid URL: "${source.url}".`, [
+        { path: `/sources/${index}/url`, message: 'is not a valid URL' },
+      ]);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw commandError(
-        'INVALID_ARGUMENTS',
-        `sources[${index}].url must be an external http(s) URL, not ${url.protocol}.`,
-      );
+      throw invalidArguments(`sources[${index}].url must be an external http(s) URL, not ${url.protocol}.`, [
+        { path: `/sources/${index}/url`, message: 'must be an http(s) URL' },
+      ]);
     }
     if (source.evidence_path !== undefined) await workspace.resolve(source.evidence_path);
   }

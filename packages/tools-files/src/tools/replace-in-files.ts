@@ -1,4 +1,10 @@
-import { defineTool, ToolError, textResult, type WorkspaceFileChange } from '@assistant-kit/tool-core';
+import {
+  defineTool,
+  invalidArguments,
+  ToolError,
+  textResult,
+  type WorkspaceFileChange,
+} from '@assistant-kit/tool-core';
 import { fileToolError } from '../errors.js';
 import { compileSearchRegex, escapeRegex } from '../search/regex-translation.js';
 import { canonicalEncodingName, encodeText, type TextEncoding } from '../text/encoding.js';
@@ -66,9 +72,9 @@ export function createReplaceInFilesTool(family: FamilyContext) {
       const dryRun = args.dry_run ?? true;
       if (!dryRun) workspace.assertWritable();
       if (args.find.length === 0) {
-        throw fileToolError('INVALID_ARGUMENTS', 'find is empty; give the text (or pattern) to replace.', {
-          details: { problems: [{ path: '/find', message: 'must not be empty' }] },
-        });
+        throw invalidArguments('find is empty; give the text (or pattern) to replace.', [
+          { path: '/find', message: 'must not be empty' },
+        ]);
       }
       const maxFiles = integerArgument('max_files', args.max_files, {
         minimum: 1,

@@ -1,4 +1,4 @@
-import { defineTool, quoteArgument, textResult } from '@assistant-kit/tool-core';
+import { defineTool, invalidArguments, quoteArgument, textResult } from '@assistant-kit/tool-core';
 import { fileToolError } from '../errors.js';
 import { formatSearchLines, limitSearchLines } from '../search/limit-results.js';
 import { compileGlobFilter } from '../walk/glob-filter.js';
@@ -26,10 +26,9 @@ export function createSearchFilesTool(family: FamilyContext) {
     network: 'none',
     handler: async (args, { workspace, signal }) => {
       if (args.pattern === undefined && args.glob === undefined) {
-        throw fileToolError(
-          'INVALID_ARGUMENTS',
+        throw invalidArguments(
           'Give pattern (a regular expression to search for), or glob alone to list matching file names.',
-          { details: { problems: [{ path: '/pattern', message: 'is required unless glob is given' }] } },
+          [{ path: '/pattern', message: 'is required unless glob is given' }],
         );
       }
       const maxResults = integerArgument('max_results', args.max_results, {

@@ -1,4 +1,4 @@
-import { truncateText } from '@assistant-kit/tool-core';
+import { invalidArguments, truncateText } from '@assistant-kit/tool-core';
 import { fileToolError } from '../errors.js';
 import type { ResolvedFileToolsOptions } from '../options.js';
 import type { SearchService } from '../search/search-service.js';
@@ -23,9 +23,9 @@ export function integerArgument(
 ): { value: number; capped: boolean } {
   if (value === undefined) return { value: Math.min(settings.fallback, settings.cap), capped: false };
   if (value < settings.minimum) {
-    throw fileToolError('INVALID_ARGUMENTS', `${name} must be at least ${settings.minimum} (got ${value}).`, {
-      details: { problems: [{ path: `/${name}`, message: `must be at least ${settings.minimum}` }] },
-    });
+    throw invalidArguments(`${name} must be at least ${settings.minimum} (got ${value}).`, [
+      { path: `/${name}`, message: `must be at least ${settings.minimum}` },
+    ]);
   }
   if (value > settings.cap) return { value: settings.cap, capped: true };
   return { value, capped: false };
