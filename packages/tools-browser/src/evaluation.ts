@@ -5,7 +5,7 @@ import { CALL_IF_FUNCTION_SCRIPT, SERIALIZE_SCRIPT } from './page-scripts/serial
 const callIfFunction = pageFunction<[unknown], unknown>(CALL_IF_FUNCTION_SCRIPT);
 const serialize = pageFunction<[unknown], { type: string; value: unknown }>(SERIALIZE_SCRIPT);
 
-import { ToolError } from '@assistant-kit/tool-core';
+import { isToolError } from '@assistant-kit/tool-core';
 import { raceWithSignal } from './cancellation.js';
 import { describePlaywrightError } from './errors.js';
 
@@ -90,7 +90,7 @@ export async function evaluateInPage(
       truncated,
     };
   } catch (error) {
-    if (error instanceof ToolError) {
+    if (isToolError(error)) {
       await cdp?.send('Runtime.terminateExecution').catch(() => {});
       throw error;
     }

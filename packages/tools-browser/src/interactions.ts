@@ -1,4 +1,4 @@
-import { quoteArgument, ToolError } from '@assistant-kit/tool-core';
+import { isToolError, quoteArgument } from '@assistant-kit/tool-core';
 import type { Locator, Page } from 'playwright-core';
 import { raceWithSignal, sleep } from './cancellation.js';
 import { resolveUniqueElement } from './element-resolution.js';
@@ -301,7 +301,7 @@ export async function interact(
   try {
     outcome = await raceWithSignal(perform(page, args, timeout), signal, `The ${args.action} interaction`);
   } catch (error) {
-    if (error instanceof ToolError) throw error;
+    if (isToolError(error)) throw error;
     throw browserError(
       'INTERACTION_FAILED',
       `${quoteArgument(args.action)} failed: ${describePlaywrightError(error)}`,

@@ -1,4 +1,4 @@
-import { invalidArguments, quoteArgument, ToolError } from '@assistant-kit/tool-core';
+import { invalidArguments, isToolError, quoteArgument } from '@assistant-kit/tool-core';
 import type { Page } from 'playwright-core';
 import { raceWithSignal, sleep } from './cancellation.js';
 import { browserError, describePlaywrightError } from './errors.js';
@@ -80,7 +80,7 @@ export async function waitFor(
   try {
     await raceWithSignal(Promise.all(waits), signal, 'The wait');
   } catch (error) {
-    if (error instanceof ToolError) throw error;
+    if (isToolError(error)) throw error;
     const unmet = await unmetConditions(page, args);
     throw browserError(
       'WAIT_TIMEOUT',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { ToolError } from '@assistant-kit/tool-core';
+import { isToolError } from '@assistant-kit/tool-core';
 import { undoError } from './errors.js';
 import {
   commandNeutralisingOverrides,
@@ -501,7 +501,7 @@ export class ShadowRepository {
       await this.git.run(['read-tree', '-m', '-u', fromTree, toTree]);
       this.#indexTree = toTree;
     } catch (error) {
-      if (error instanceof ToolError && error.code === 'GIT_FAILED') {
+      if (isToolError(error, 'GIT_FAILED')) {
         const inTheWay = [...error.message.matchAll(/^\t(.+)$/gm)].map((match) => match[1]!);
         throw undoError(
           'UNDO_CONFLICT',

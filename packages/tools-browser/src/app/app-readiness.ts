@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { ToolError } from '@assistant-kit/tool-core';
+import { isToolError } from '@assistant-kit/tool-core';
 import { sleep } from '../cancellation.js';
 import { browserError } from '../errors.js';
 import type { AppProcess } from './start-app-process.js';
@@ -59,7 +59,7 @@ export async function waitUntilAppAnswers(
     try {
       await sleep(Math.min(delay, timeoutMs - elapsed), signal);
     } catch (error) {
-      if (error instanceof ToolError) throw browserError('CANCELLED', 'Starting the app was cancelled.');
+      if (isToolError(error)) throw browserError('CANCELLED', 'Starting the app was cancelled.');
       throw error;
     }
     delay = Math.min(delay * 2, 500);

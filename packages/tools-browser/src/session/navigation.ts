@@ -1,4 +1,4 @@
-import { quoteArgument, ToolError } from '@assistant-kit/tool-core';
+import { isToolError, quoteArgument } from '@assistant-kit/tool-core';
 import type { Response } from 'playwright-core';
 import { raceWithSignal, sleep } from '../cancellation.js';
 import { browserError, describePlaywrightError } from '../errors.js';
@@ -57,7 +57,7 @@ export async function navigatePage(
       'Navigation',
     );
   } catch (error) {
-    if (error instanceof ToolError) throw error;
+    if (isToolError(error)) throw error;
     const timedOut = error instanceof Error && error.name === 'TimeoutError';
     throw browserError(
       'NAVIGATION_FAILED',

@@ -1,4 +1,4 @@
-import { invalidArguments, quoteArgument, ToolError, type WorkspacePath } from '@assistant-kit/tool-core';
+import { invalidArguments, isToolError, quoteArgument, type WorkspacePath } from '@assistant-kit/tool-core';
 import type { DocumentSymbol, SymbolInformation } from 'vscode-languageserver-protocol';
 import { codeError } from '../errors.js';
 import { globMatcher } from '../files/glob.js';
@@ -182,7 +182,7 @@ export async function documentSymbols(
         lineCount,
       };
     } catch (error) {
-      if (error instanceof ToolError && error.code === 'CANCELLED') throw error;
+      if (isToolError(error, 'CANCELLED')) throw error;
       serverError = error;
       note = `The ${server} language server failed (${(error as Error).message}); answered from the syntax tree.`;
     }

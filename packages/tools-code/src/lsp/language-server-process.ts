@@ -1,5 +1,5 @@
 import { pathToFileURL } from 'node:url';
-import { ToolError } from '@assistant-kit/tool-core';
+import { isToolError } from '@assistant-kit/tool-core';
 import type {
   ClientCapabilities,
   Diagnostic,
@@ -325,7 +325,7 @@ export class LanguageServerProcess {
       const answer = connection.sendRequest(method, params, cancellation.token) as Promise<Result>;
       return await Promise.race([answer, interrupted]);
     } catch (error) {
-      if (error instanceof ToolError) throw error;
+      if (isToolError(error)) throw error;
       // A dead server shows up first as a disposed connection or a failed write; report it as
       // the crash it is, so callers restart the server and retry.
       if (this.#hasExited || (this.state as LanguageServerState) === 'crashed') {

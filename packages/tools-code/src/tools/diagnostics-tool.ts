@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
+import { defineTool, isToolError, textResult } from '@assistant-kit/tool-core';
 import type { Diagnostic } from 'vscode-languageserver-protocol';
 import type { CodeContext, EngineName } from '../engine/code-context.js';
 import type { OpenedDocument } from '../engine/language-service.js';
@@ -98,7 +98,7 @@ export function codeDiagnosticsTool(context: CodeContext) {
             opened.push({ document: await context.languages.open(path), server });
             engines.set(path, 'language_server');
           } catch (error) {
-            if (error instanceof ToolError && error.code === 'CANCELLED') throw error;
+            if (isToolError(error, 'CANCELLED')) throw error;
             serverFailed.add(path);
             notes.push(
               `${path}: the ${server} language server failed (${(error as Error).message}); syntax checks only.`,
@@ -143,7 +143,7 @@ export function codeDiagnosticsTool(context: CodeContext) {
               signal,
             );
           } catch (error) {
-            if (error instanceof ToolError && error.code === 'CANCELLED') throw error;
+            if (isToolError(error, 'CANCELLED')) throw error;
             notes.push(
               `${document.relative}: the ${server} language server failed (${(error as Error).message}).`,
             );

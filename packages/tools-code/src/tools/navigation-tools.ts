@@ -1,4 +1,10 @@
-import { defineTool, invalidArguments, quoteArgument, ToolError, textResult } from '@assistant-kit/tool-core';
+import {
+  defineTool,
+  invalidArguments,
+  isToolError,
+  quoteArgument,
+  textResult,
+} from '@assistant-kit/tool-core';
 import type { Location, LocationLink } from 'vscode-languageserver-protocol';
 import type { CodeContext, EngineName } from '../engine/code-context.js';
 import type { SourceLocation } from '../engine/language-service.js';
@@ -43,7 +49,7 @@ function asArray(answer: Location | Location[] | LocationLink[] | null): (Locati
 }
 
 function isCancellation(error: unknown): boolean {
-  return error instanceof ToolError && error.code === 'CANCELLED';
+  return isToolError(error, 'CANCELLED');
 }
 
 async function serverLocations(
@@ -108,7 +114,8 @@ async function findDefinition(
       } catch (error) {
         if (
           isCancellation(error) ||
-          (error instanceof ToolError && ['SYMBOL_NOT_FOUND', 'POSITION_OUT_OF_RANGE'].includes(error.code))
+          isToolError(error, 'SYMBOL_NOT_FOUND') ||
+          isToolError(error, 'POSITION_OUT_OF_RANGE')
         )
           throw error;
         notes.push(
@@ -117,7 +124,7 @@ async function findDefinition(
       }
     } else {
       await resolvePosition(context, path.relative, text, request, lines).catch((error: unknown) => {
-        if (error instanceof ToolError && error.code === 'POSITION_OUT_OF_RANGE') throw error;
+        if (isToolError(error, 'POSITION_OUT_OF_RANGE')) throw error;
       });
     }
     const declarations = await findDeclarations(context, request.symbol, {
@@ -309,7 +316,8 @@ async function findReferences(
       } catch (error) {
         if (
           isCancellation(error) ||
-          (error instanceof ToolError && ['SYMBOL_NOT_FOUND', 'POSITION_OUT_OF_RANGE'].includes(error.code))
+          isToolError(error, 'SYMBOL_NOT_FOUND') ||
+          isToolError(error, 'POSITION_OUT_OF_RANGE')
         )
           throw error;
         notes.push(

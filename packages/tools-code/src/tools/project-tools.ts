@@ -2,8 +2,8 @@ import path from 'node:path';
 import {
   defineTool,
   invalidArguments,
+  isToolError,
   type ProcessResult,
-  ToolError,
   textResult,
   truncateText,
 } from '@assistant-kit/tool-core';
@@ -220,7 +220,7 @@ async function locateBinary(context: CodeContext, cwd: string, argv: string[]): 
     const candidate = folder === '.' ? program : `${folder}/${program}`;
     const present = await context.workspace.resolve(candidate).then(
       (resolved) => resolved.kind === 'file',
-      (error: unknown) => error instanceof ToolError && error.code === 'PATH_OUTSIDE_WORKSPACE',
+      (error: unknown) => isToolError(error, 'PATH_OUTSIDE_WORKSPACE'),
     );
     if (present) return [path.posix.relative(cwd, candidate) || program, ...argv.slice(1)];
     if (folder === '.') break;

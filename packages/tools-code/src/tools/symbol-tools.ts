@@ -1,4 +1,4 @@
-import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
+import { defineTool, isToolError, textResult } from '@assistant-kit/tool-core';
 import type { CodeContext } from '../engine/code-context.js';
 import { statOrUndefined } from '../engine/file-status.js';
 import { documentSymbols, type LocatedSymbol, readText } from '../engine/symbol-queries.js';
@@ -178,7 +178,7 @@ async function serverWorkspaceSymbols(
         });
       }
     } catch (error) {
-      if (error instanceof ToolError && error.code === 'CANCELLED') throw error;
+      if (isToolError(error, 'CANCELLED')) throw error;
       notes.push(
         `The ${server} language server failed (${(error as Error).message}); its files were answered from syntax trees.`,
       );

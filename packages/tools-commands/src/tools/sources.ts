@@ -1,4 +1,4 @@
-import { invalidArguments, sha256Hex, ToolError, type Workspace } from '@assistant-kit/tool-core';
+import { invalidArguments, isToolError, sha256Hex, type Workspace } from '@assistant-kit/tool-core';
 import { commandError } from '../errors.js';
 import type { CommandSourceArgument } from './schemas.js';
 
@@ -48,7 +48,7 @@ async function evidenceOf(evidencePath: string, workspace: Workspace): Promise<E
     strictUtf8.decode(file.bytes);
     return { status: 'ok', path: resolved.relative, bytes: file.bytes.length, sha256: sha256Hex(file.bytes) };
   } catch (error) {
-    if (error instanceof ToolError) throw error;
+    if (isToolError(error)) throw error;
     return { status: 'not_utf8', path: resolved.relative };
   }
 }

@@ -1,4 +1,4 @@
-import { defineTool, ToolError, textResult } from '@assistant-kit/tool-core';
+import { defineTool, isToolError, textResult } from '@assistant-kit/tool-core';
 import { type FileToolError, fileToolError } from '../errors.js';
 import { encodeText } from '../text/encoding.js';
 import { applyLineEndings, lineEndingLabel } from '../text/line-endings.js';
@@ -30,7 +30,7 @@ export async function loadForRewrite(
       memory: family.encodingMemory,
     });
   } catch (error) {
-    if (error instanceof ToolError && error.code === 'ENCODING_UNKNOWN') {
+    if (isToolError(error, 'ENCODING_UNKNOWN')) {
       throw fileToolError(
         'ENCODING_UNKNOWN',
         `${error.message.replace(/; call again with encoding set to its encoding/, '')} Read it first with read_file and its encoding (for example encoding: "windows-1252"); the file is then rewritten in that encoding.`,

@@ -1,7 +1,7 @@
 import {
   defineTool,
   invalidArguments,
-  ToolError,
+  isToolError,
   textResult,
   type WorkspaceFileChange,
 } from '@assistant-kit/tool-core';
@@ -126,7 +126,7 @@ export function createReplaceInFilesTool(family: FamilyContext) {
           try {
             decoded = decodeFileBytes(read.bytes, entry.relative, namedEncoding);
           } catch (error) {
-            const code = error instanceof ToolError ? error.code : '';
+            const code = isToolError(error) ? error.code : '';
             skipped.push({
               path: entry.relative,
               reason: code === 'ENCODING_NOT_LOSSLESS' ? 'not-lossless' : 'unknown-encoding',
