@@ -12,6 +12,12 @@ export interface WriteFileAtomicOptions {
    * loss. Without it a crash can still only leave the old or the new content, never a torn file.
    */
   syncDirectory?: boolean;
+  /**
+   * Where the temporary file is written, on the same file system as `path`; default: beside it.
+   * For a folder whose every entry is read as data (git's `refs/`), where a temporary file must
+   * never appear even for a moment.
+   */
+  temporaryDirectory?: string;
 }
 
 // Only the calls that wait for the disk (fdatasync, fsync) go to libuv's thread pool. open,
@@ -67,7 +73,9 @@ export async function writeFileAtomic(
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
   const mode = options.mode ?? 0o600;
   await ensureDirectory(directory);
-  const temporary = join(directory, `.${randomBytes(8).toString('hex')}.tmp`);
+  const temporaryFolder = options.temporaryDirectory ?? directory;
+  if (temporaryFolder !== directory) await ensureDirectory(temporaryFolder);
+  const temporary = join(temporaryFolder, `.${randomBytes(8).toString('hex')}.tmp`);
   try {
     try {
       await writeDurably(temporary, bytes, mode);
@@ -75,7 +83,9 @@ export async function writeFileAtomic(
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       // The directory was removed since it was created: create it again once.
       ensuredDirectories.delete(directory);
+      ensuredDirectories.delete(temporaryFolder);
       await ensureDirectory(directory);
+      await ensureDirectory(temporaryFolder);
       await writeDurably(temporary, bytes, mode);
     }
     renameSync(temporary, path);
@@ -100,12 +110,12 @@ interface DirectorySyncState {
 const directorySyncs = new Map<string, DirectorySyncState>();
 
 /**
- * Makes renames in `directory` durable. A fsync already running may have started before the
+ * Makes renames (and new entries) in `directory` durable. A fsync already running may have started before the
  * caller's rename, so callers then wait for the next one; every caller that arrives while one
  * runs shares that next fsync. Under N concurrent writes this costs about two directory
  * fsyncs instead of N, and no caller returns before a fsync that began after its rename.
  */
-function syncDirectory(directory: string): Promise<void> {
+export function syncDirectory(directory: string): Promise<void> {
   let state = directorySyncs.get(directory);
   if (!state) {
     state = {};

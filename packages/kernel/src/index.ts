@@ -4,7 +4,12 @@
  * (`isAssistantKitError`, `PermissionMode`).
  */
 
-export { removeStaleTemporaryFiles, type WriteFileAtomicOptions, writeFileAtomic } from './atomic-file.js';
+export {
+  removeStaleTemporaryFiles,
+  syncDirectory,
+  type WriteFileAtomicOptions,
+  writeFileAtomic,
+} from './atomic-file.js';
 export {
   AssistantKitError,
   type AssistantKitErrorOptions,

@@ -39,5 +39,5 @@ it('refuses invalid sandbox limits when the catalogue is created', async () => {
       workspace: root,
       families: { commands: { sandbox: { limits: { processes: 0 } } } },
     }),
-  ).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
+  ).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
 });

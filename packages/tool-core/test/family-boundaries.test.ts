@@ -48,8 +48,6 @@ const LOW_LEVEL_MODULES: Record<string, string> = {
   'packages/tools-browser/src/server/directory-entries.ts': 'names in a folder Workspace.resolve confined',
   'packages/tools-browser/src/session/chromium-discovery.ts':
     'finds the Chromium binary outside the workspace',
-  'packages/tools-browser/src/storage/service-state-file.ts':
-    'default screenshots in the hidden folder, fsynced',
   // tools-code: metadata-only checks on the hot path, the confined file index, language-server
   // processes (service processes, not user commands), and the parser's own wasm cache.
   'packages/tools-code/src/engine/file-status.ts': 'stat/realpath of cached documents (metadata only)',

@@ -11,7 +11,6 @@ const LOW_LEVEL_MODULES = [
   'diagnostics/diagnostic-ledger.ts',
   'server/directory-entries.ts',
   'session/chromium-discovery.ts',
-  'storage/service-state-file.ts',
 ];
 
 async function sourceFiles(folder = SOURCE): Promise<string[]> {

@@ -1,5 +1,6 @@
+import { writeFileAtomic } from '@assistant-kit/kernel';
 import type { ChangedFile } from './shadow-repository.js';
-import { appendDurably, readTextIfPresent, writeFileDurably } from './storage-files.js';
+import { appendDurably, readTextIfPresent } from './storage-files.js';
 
 /** What a checkpoint record stands for: a dispatch's work, an undo of dispatches, or a redo. */
 export type CheckpointKind = 'dispatch' | 'undo' | 'redo';
@@ -85,7 +86,7 @@ export class DispatchLog {
           // An unreadable legacy log is an empty history, as before.
         }
         if (file === source && log.records.length + (log.head === undefined ? 0 : 1) > 0) {
-          await writeFileDurably(file, log.#serialise());
+          await writeFileAtomic(file, log.#serialise());
         }
       }
     }
@@ -124,7 +125,7 @@ export class DispatchLog {
     this.head = undefined;
     this.headRecordedAt = undefined;
     this.records.length = 0;
-    await writeFileDurably(this.file, '');
+    await writeFileAtomic(this.file, '');
   }
 
   async #write(line: LogLine): Promise<void> {

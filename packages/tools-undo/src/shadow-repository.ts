@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { writeFileAtomic } from '@assistant-kit/kernel';
 import { isToolError } from '@assistant-kit/tool-core';
 import { undoError } from './errors.js';
 import {
@@ -16,7 +17,6 @@ import {
   makeDirectory,
   pathExists,
   removePath,
-  writeFileDurably,
 } from './storage-files.js';
 import { findWorkspaceChanges } from './workspace-listing.js';
 
@@ -349,7 +349,7 @@ export class ShadowRepository {
     const refFile = path.join(this.gitDirectory, ...CHECKPOINT_REF.split('/'));
     await makeDirectory(path.dirname(refFile));
     // The temporary file lives outside refs/ so git never lists it as a ref.
-    await writeFileDurably(refFile, `${commit}\n`, this.gitDirectory);
+    await writeFileAtomic(refFile, `${commit}\n`, { temporaryDirectory: this.gitDirectory });
   }
 
   /** The tree of a commit. */

@@ -11,41 +11,14 @@
  * fsynced, renamed over the old one and its folder fsynced; an appended line is fsynced before
  * the append reports success.
  */
+
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { access, copyFile, lstat, mkdir, mkdtemp, open, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-
-/**
- * Replaces `file` with `content` so that a crash leaves either the old or the new content. The
- * temporary file goes in `temporaryDirectory` when given (same file system), else beside `file`.
- */
-export async function writeFileDurably(
-  file: string,
-  content: string | Uint8Array,
-  temporaryDirectory?: string,
-): Promise<void> {
-  const temporary =
-    temporaryDirectory === undefined
-      ? `${file}.${randomUUID()}.tmp`
-      : path.join(temporaryDirectory, `${path.basename(file)}-${randomUUID()}.tmp`);
-  try {
-    const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-    try {
-      await handle.writeFile(content);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
-  await syncDirectory(path.dirname(file));
-}
+import { syncDirectory, writeFileAtomic } from '@assistant-kit/kernel';
 
 /**
  * Writes `file` durably unless it already holds exactly `content` (a session's open then costs
@@ -53,7 +26,7 @@ export async function writeFileDurably(
  */
 export async function ensureFileContent(file: string, content: string): Promise<void> {
   const current = await readFile(file, 'utf8').catch(() => undefined);
-  if (current !== content) await writeFileDurably(file, content);
+  if (current !== content) await writeFileAtomic(file, content);
 }
 
 /** Appends `text` to `file` (created if missing) and fsyncs it before returning. */
@@ -67,15 +40,6 @@ export async function appendDurably(file: string, text: string): Promise<void> {
     await handle.close();
   }
   if (created) await syncDirectory(path.dirname(file));
-}
-
-async function syncDirectory(directory: string): Promise<void> {
-  const handle = await open(directory, constants.O_RDONLY | constants.O_DIRECTORY);
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import path from 'node:path';
+import { compileGlob } from '@assistant-kit/kernel';
 import { invalidArguments, quoteArgument, truncateText } from '@assistant-kit/tool-core';
-import picomatch from 'picomatch';
 import type { BaselineContext, DiffBaseline, DispatchCheckpoints } from './dispatch-checkpoints.js';
 import { undoError } from './errors.js';
 import type { ChangedFile, ShadowRepository } from './shadow-repository.js';
@@ -106,15 +106,18 @@ export async function diffWorkspace(
   );
 }
 
-/**
- * A glob with a '/' matches workspace-relative paths; one without matches file names anywhere
- * (like .gitignore patterns and `rg -g`).
- */
+/** The kernel's one glob meaning, for path_glob (an invalid glob is an argument problem). */
 function globMatcher(glob: string): (file: string) => boolean {
-  const pattern = glob.replace(/^\.\//, '');
-  if (pattern.includes('/')) return picomatch(pattern, { dot: true });
-  const matchName = picomatch(pattern, { dot: true });
-  return (file) => matchName(file) || matchName(path.posix.basename(file));
+  try {
+    const compiled = compileGlob(glob);
+    return (file) => compiled.matches(file);
+  } catch (error) {
+    throw invalidArguments(
+      `path_glob "${glob.slice(0, 200)}" is malformed; use a pattern such as 'src/**/*.ts'.`,
+      [{ path: '/path_glob', message: 'is not a valid glob' }],
+      { cause: error },
+    );
+  }
 }
 
 async function renderPatch(

@@ -1,5 +1,5 @@
+import { type CompiledGlob, compileGlob, GlobSyntaxError } from '@assistant-kit/kernel';
 import { quoteArgument } from '@assistant-kit/tool-core';
-import picomatch from 'picomatch';
 import { fileToolError } from '../errors.js';
 
 /**
@@ -18,41 +18,21 @@ export interface GlobFilter {
 
 export function compileGlobFilter(glob: string): GlobFilter {
   const negated = glob.startsWith('!');
-  let body = negated ? glob.slice(1) : glob;
-  if (body.startsWith('./')) body = body.slice(2);
-  if (body.startsWith('/')) body = body.slice(1);
-  if (body.endsWith('/')) body = body.slice(0, -1);
-  if (body.length === 0 || glob.includes('\0')) {
-    throw fileToolError(
-      'INVALID_GLOB',
-      `The glob "${quoteArgument(glob)}" is empty or malformed; use a pattern such as '**/*.ts'.`,
-      {
-        details: { glob: quoteArgument(glob) },
-      },
-    );
-  }
-  const anchored = body.includes('/');
-  let matcher: (value: string) => boolean;
+  let compiled: CompiledGlob;
   try {
-    matcher = picomatch(body, { dot: true, strictBrackets: true });
+    compiled = compileGlob(negated ? glob.slice(1) : glob);
   } catch (error) {
+    const reason = error instanceof GlobSyntaxError ? `: ${quoteArgument(error.message)}` : '';
     throw fileToolError(
       'INVALID_GLOB',
-      `The glob "${quoteArgument(glob)}" is malformed: ${quoteArgument((error as Error).message)}`,
-      {
-        cause: error,
-        details: { glob: quoteArgument(glob) },
-      },
+      `The glob "${quoteArgument(glob)}" is empty or malformed${reason}; use a pattern such as '**/*.ts'.`,
+      { cause: error, details: { glob: quoteArgument(glob) } },
     );
   }
-  const matches = (relativePath: string) => {
-    if (anchored) return matcher(relativePath);
-    const slash = relativePath.lastIndexOf('/');
-    return matcher(slash === -1 ? relativePath : relativePath.slice(slash + 1));
-  };
   return {
     glob,
-    selectsFile: (relativePath) => (negated ? !matches(relativePath) : matches(relativePath)),
-    entersDirectory: (relativePath) => !negated || !matches(relativePath),
+    selectsFile: (relativePath) =>
+      negated ? !compiled.matches(relativePath) : compiled.matches(relativePath),
+    entersDirectory: (relativePath) => !negated || !compiled.matches(relativePath),
   };
 }
