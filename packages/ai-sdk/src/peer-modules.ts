@@ -1,3 +1,4 @@
+import { importOptional } from '@assistant-kit/kernel';
 import { AiSdkAdapterError } from './errors.js';
 
 /** The peer packages the adapter loads on first use. */
@@ -33,12 +34,6 @@ const IMPORTERS: { [Name in PeerPackage]: () => Promise<PeerModules[Name]> } = {
   '@ai-sdk/openai-compatible': () => import('@ai-sdk/openai-compatible'),
 };
 
-function isModuleNotFound(error: unknown, name: string): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  const message = String((error as { message?: unknown } | null)?.message ?? '');
-  return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && message.includes(name);
-}
-
 /**
  * Imports a peer package on first use, so that an application pays only for the providers it
  * calls. A missing package becomes PEER_DEPENDENCY_MISSING naming the install command.
@@ -47,16 +42,18 @@ export async function loadPeer<Name extends PeerPackage>(
   name: Name,
   importer: () => Promise<PeerModules[Name]> = IMPORTERS[name],
 ): Promise<PeerModules[Name]> {
-  try {
-    return await importer();
-  } catch (error) {
-    if (isModuleNotFound(error, name)) {
-      throw new AiSdkAdapterError(
-        'PEER_DEPENDENCY_MISSING',
-        `The package "${name}" is not installed; install it with \`pnpm add ${PEER_RANGES[name]}\` (or npm install).`,
-        { package: name },
-      );
-    }
-    throw error;
-  }
+  return importOptional<PeerModules[Name]>(importer, {
+    packageName: name,
+    // A package that is installed but fails inside is passed on as it is: reinstalling would not help.
+    onFailure: (failure, cause) =>
+      failure === 'missing'
+        ? new AiSdkAdapterError(
+            'PEER_DEPENDENCY_MISSING',
+            `The package "${name}" is not installed; install it with \`pnpm add ${PEER_RANGES[name]}\` (or npm install).`,
+            { package: name },
+          )
+        : cause instanceof Error
+          ? cause
+          : new Error(String(cause)),
+  });
 }

@@ -1,3 +1,4 @@
+import { importOptional } from '@assistant-kit/kernel';
 import { secretBrokerError } from './errors.js';
 
 /** The part of the keytar API the keychain backend uses. */
@@ -23,14 +24,16 @@ function isKeytarApi(value: unknown): value is KeytarApi {
 }
 
 async function tryImport(name: string): Promise<KeytarApi | undefined> {
-  try {
-    const loaded = (await import(name)) as { default?: unknown };
-    if (isKeytarApi(loaded)) return loaded;
-    if (isKeytarApi(loaded.default)) return loaded.default;
-    return undefined;
-  } catch {
-    return undefined;
-  }
+  // Either package may be absent (or built for another Node): try the next one then.
+  const loaded = await importOptional<{ default?: unknown }>(() => import(name), {
+    packageName: name
+      .split('/')
+      .slice(0, name.startsWith('@') ? 2 : 1)
+      .join('/'),
+    expect: 'getPassword',
+    onFailure: (_failure, cause) => (cause instanceof Error ? cause : new Error(String(cause))),
+  }).catch(() => undefined);
+  return isKeytarApi(loaded) ? loaded : undefined;
 }
 
 /**

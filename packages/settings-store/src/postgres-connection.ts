@@ -1,3 +1,4 @@
+import { importOptional } from '@assistant-kit/kernel';
 import type { Pool, PoolConfig } from 'pg';
 import { settingsStoreError } from './errors.js';
 
@@ -31,17 +32,17 @@ export async function openPool(
   if (!options.connectionString && !options.poolConfig) {
     throw settingsStoreError('INVALID_ARGUMENT', 'Give a PostgreSQL pool, connectionString or poolConfig.');
   }
-  let pg: typeof import('pg');
-  try {
-    const loaded = (await import('pg')) as typeof import('pg') & { default?: typeof import('pg') };
-    pg = loaded.default ?? loaded;
-  } catch (error) {
-    throw settingsStoreError(
-      'POSTGRES_MODULE_MISSING',
-      'PostgreSQL storage needs the "pg" package: install pg.',
-      error,
-    );
-  }
+  const pg = await importOptional<typeof import('pg')>(() => import('pg'), {
+    packageName: 'pg',
+    // pg is CommonJS: the ES namespace may hold it only as `default`.
+    expect: 'Pool',
+    onFailure: (_failure, cause) =>
+      settingsStoreError(
+        'POSTGRES_MODULE_MISSING',
+        'PostgreSQL storage needs the "pg" package: install pg.',
+        cause,
+      ),
+  });
   const pool = new pg.Pool({ ...options.poolConfig, connectionString: options.connectionString });
   // Idle clients can fail when the server restarts; the next query reconnects, so only swallow here.
   pool.on('error', () => undefined);

@@ -1,3 +1,4 @@
+import { importOptional } from '@assistant-kit/kernel';
 import type * as PlaywrightCore from 'playwright-core';
 import { browserError } from './errors.js';
 
@@ -10,16 +11,20 @@ let loading: Promise<Playwright> | undefined;
  * open a browser (the MCP server lists tools without starting anything).
  */
 export function loadPlaywright(): Promise<Playwright> {
-  loading ??= import('playwright-core').then(
-    (module) => ((module as { default?: Playwright }).default ?? module) as Playwright,
-    (error: unknown) => {
-      loading = undefined;
-      throw browserError(
+  loading ??= importOptional<Playwright>(() => import('playwright-core'), {
+    packageName: 'playwright-core',
+    expect: 'chromium',
+    onFailure: (failure, cause) =>
+      browserError(
         'BROWSER_UNAVAILABLE',
-        'playwright-core is not installed: install it with `pnpm add playwright-core@1.65.1` (Chromium itself comes from the system package).',
-        { cause: error },
-      );
-    },
-  );
+        failure === 'missing'
+          ? 'playwright-core is not installed: install it with `pnpm add playwright-core@1.65.1` (Chromium itself comes from the system package).'
+          : 'playwright-core is installed but failed to load; reinstall it (`pnpm add playwright-core@1.65.1`).',
+        { cause },
+      ),
+  }).catch((error: unknown) => {
+    loading = undefined;
+    throw error;
+  });
   return loading;
 }

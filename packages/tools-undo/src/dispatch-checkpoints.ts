@@ -1,6 +1,6 @@
 import path from 'node:path';
+import { TaskQueue } from '@assistant-kit/kernel';
 import { invalidArguments, type Workspace } from '@assistant-kit/tool-core';
-import { AsyncMutex } from './async-mutex.js';
 import {
   type CheckpointKind,
   type CheckpointRecord,
@@ -138,7 +138,7 @@ export class DispatchCheckpoints {
   readonly workspace: Workspace;
   readonly maxFileBytes: number;
   readonly #exclude: readonly string[];
-  readonly #mutex = new AsyncMutex();
+  readonly #mutex = new TaskQueue();
   #readyPromise: Promise<{ shadow: ShadowRepository; log: DispatchLog }> | undefined;
   #temporaryStorage: string | undefined;
   #open: OpenState | undefined;

@@ -1,4 +1,5 @@
 import { pathToFileURL } from 'node:url';
+import { importOptional } from '@assistant-kit/kernel';
 import { isToolError } from '@assistant-kit/tool-core';
 import type {
   ClientCapabilities,
@@ -154,15 +155,20 @@ export class LanguageServerProcess {
 
   /** Starts the process and completes the initialize handshake. */
   async start(timeoutMs: number): Promise<void> {
-    const rpc = await import('vscode-languageserver-protocol/node').catch((error: unknown) => {
-      throw codeError(
-        'LANGUAGE_SERVER_UNAVAILABLE',
-        'Language servers need vscode-languageserver-protocol: install it.',
-        {
-          cause: error,
-        },
-      );
-    });
+    const rpc = await importOptional<typeof import('vscode-languageserver-protocol/node')>(
+      () => import('vscode-languageserver-protocol/node'),
+      {
+        packageName: 'vscode-languageserver-protocol',
+        onFailure: (_failure, cause) =>
+          codeError(
+            'LANGUAGE_SERVER_UNAVAILABLE',
+            'Language servers need vscode-languageserver-protocol: install it.',
+            {
+              cause,
+            },
+          ),
+      },
+    );
     this.#rpc = rpc;
     const { command, args, env } = await this.registration.command();
     const child = spawnLanguageServer(command, args, { cwd: this.root, env: { ...process.env, ...env } });

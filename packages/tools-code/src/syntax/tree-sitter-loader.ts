@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { importOptional } from '@assistant-kit/kernel';
 import type { Language, Parser } from 'web-tree-sitter';
 import type { GrammarName } from '../languages.js';
 
@@ -25,19 +26,19 @@ const parsers = new Map<GrammarName, Parser>();
 
 async function loadTreeSitter(): Promise<TreeSitterModule> {
   moduleLoading ??= (async () => {
-    let module: TreeSitterModule;
-    try {
-      module = await import('web-tree-sitter');
-    } catch (error) {
-      const { codeError } = await import('../errors.js');
-      throw codeError(
-        'LANGUAGE_NOT_SUPPORTED',
-        'Syntax trees need web-tree-sitter: install web-tree-sitter.',
-        {
-          cause: error,
-        },
-      );
-    }
+    const { codeError } = await import('../errors.js');
+    const module = await importOptional<TreeSitterModule>(() => import('web-tree-sitter'), {
+      packageName: 'web-tree-sitter',
+      expect: 'Parser',
+      onFailure: (failure, cause) =>
+        codeError(
+          'LANGUAGE_NOT_SUPPORTED',
+          failure === 'missing'
+            ? 'Syntax trees need web-tree-sitter: install web-tree-sitter.'
+            : 'web-tree-sitter is installed but failed to load; reinstall web-tree-sitter.',
+          { cause },
+        ),
+    });
     await module.Parser.init();
     return module;
   })();
