@@ -38,10 +38,12 @@ const LenientCallToolRequestSchema = CallToolRequestSchema.extend({
   params: CallToolRequestParamsSchema.extend({ arguments: z.unknown().optional() }),
 });
 
-function changesWorkspace(catalog: ToolCatalog, name: string): boolean {
-  if (name === 'undo_workspace_dispatches') return false;
+function changesWorkspace(catalog: ToolCatalog, name: string, args: unknown): boolean {
   const tool = catalog.tool(name);
-  return tool !== undefined && (tool.effects.includes('workspace_write') || tool.effects.includes('process'));
+  // The undo tool reverses dispatches; recording it as one would make the next undo reverse it.
+  if (tool === undefined || tool.undoesDispatches) return false;
+  const effects = catalog.effectsOf(name, args);
+  return effects.includes('workspace_write') || effects.includes('process');
 }
 
 /**
@@ -106,7 +108,7 @@ export function createCatalogServer(catalog: ToolCatalog, options: CatalogServer
           callId: String(extra.requestId),
         });
       let result: ToolResult;
-      if (dispatchPerCall && changesWorkspace(catalog, name)) {
+      if (dispatchPerCall && changesWorkspace(catalog, name, args)) {
         result = await dispatchQueue.run(() => catalog.dispatch(name, run));
       } else {
         result = await run();

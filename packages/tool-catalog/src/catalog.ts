@@ -1,5 +1,6 @@
 import {
   type DeclaredToolDefinition,
+  type EffectClass,
   type EffectRule,
   errorResult,
   isToolError,
@@ -153,6 +154,23 @@ export class ToolCatalog {
   /** The tool definitions of the configuration (schemas, metadata and handlers). */
   get definitions(): readonly DeclaredToolDefinition[] {
     return this.#definitions;
+  }
+
+  /**
+   * The effect classes a call with these arguments has: the tool's declared classes, or, for a
+   * tool whose effects depend on its arguments (browser_screenshot with a path writes a file),
+   * those of this call. Unknown tools and arguments the tool cannot read give the declared ones.
+   */
+  effectsOf(name: string, args: unknown): readonly EffectClass[] {
+    const definition = this.#definitions.find((tool) => tool.name === name);
+    if (definition === undefined) return [];
+    if (definition.effectsOf === undefined || typeof args !== 'object' || args === null)
+      return definition.effects;
+    try {
+      return definition.effectsOf(args);
+    } catch {
+      return definition.effects;
+    }
   }
 
   /** The offered tool with this name, if any. */

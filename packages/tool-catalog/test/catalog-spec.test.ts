@@ -198,3 +198,18 @@ describe('tool facts', () => {
     expect(undoing).toEqual(['undo_workspace_dispatches']);
   });
 });
+
+describe('effects of one call', () => {
+  it('browser_screenshot writes a workspace file only when given a path, and says so', () => {
+    const catalog = catalogs.get('U')!;
+    expect(catalog.effectsOf('browser_screenshot', {})).toEqual(['read']);
+    expect(catalog.effectsOf('browser_screenshot', { path: 'shot.png' })).toEqual([
+      'read',
+      'workspace_write',
+    ]);
+    expect(catalog.tool('browser_screenshot')!.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+    });
+  });
+});

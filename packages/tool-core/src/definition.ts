@@ -91,19 +91,28 @@ export interface ToolDefinition<Parameters extends TSchema = TSchema> {
    * effect class (SPEC 5.6). Only run_command uses it.
    */
   requiresHostExecution?: (args: Static<Parameters>) => boolean;
+  /**
+   * The effect classes of one call, where they depend on its arguments: browser_screenshot reads
+   * (SPEC 4.4's class) and also writes a workspace file when given a path. The policy authorises
+   * these for the call instead of `effects`, so `ask` asks before that write.
+   */
+  effectsOf?: (args: Static<Parameters>) => readonly EffectClass[];
   handler: (args: Static<Parameters>, context: ToolCallContext) => Promise<ToolResult>;
   /** Required of every tool a family offers (see {@link ToolFamily}); optional for ad-hoc tools. */
   facts?: ToolFacts;
 }
 
 /** Any tool definition, whatever its parameter schema. */
-export interface AnyToolDefinition extends Omit<ToolDefinition, 'handler' | 'requiresHostExecution'> {
+export interface AnyToolDefinition
+  extends Omit<ToolDefinition, 'handler' | 'requiresHostExecution' | 'effectsOf'> {
   // Method syntax on purpose: parameters are checked bivariantly, so a tool whose handler takes
   // its own argument type is still an AnyToolDefinition.
   // biome-ignore lint/suspicious/noExplicitAny: the handler's argument type varies per tool.
   handler(args: any, context: ToolCallContext): Promise<ToolResult>;
   // biome-ignore lint/suspicious/noExplicitAny: as above.
   requiresHostExecution?(args: any): boolean;
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  effectsOf?(args: any): readonly EffectClass[];
 }
 
 /** A tool definition whose facts are declared: what a family offers to the catalogue. */

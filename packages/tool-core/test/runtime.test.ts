@@ -188,6 +188,35 @@ describe('ToolRuntime', () => {
     });
   });
 
+  it('authorises the effects of the call when they depend on its arguments', async () => {
+    const saver = defineTool({
+      name: 'saver',
+      purpose: 'Shows a thing, and saves it when given a path.',
+      parameters: Type.Object({ path: Type.Optional(Type.String()) }),
+      effects: ['read'],
+      effectsOf: (args) => (args.path === undefined ? ['read'] : ['read', 'workspace_write']),
+      network: 'none',
+      handler: async () => textResult('ok'),
+    });
+    const asked: string[][] = [];
+    const runtime = new ToolRuntime({
+      workspace,
+      tools: [saver],
+      policy: createEffectPolicy({
+        effects: { read: 'allow', workspace_write: 'ask' },
+        approve: (request) => {
+          asked.push([...request.effects]);
+          return false;
+        },
+      }),
+    });
+    expect((await runtime.call('saver', {})).isError).toBeUndefined();
+    expect((await runtime.call('saver', { path: 'shot.png' })).structuredContent?.error).toMatchObject({
+      code: 'PERMISSION_DENIED',
+    });
+    expect(asked).toEqual([['read', 'workspace_write']]);
+  });
+
   it('refuses asked effects when the approver declines or is missing', async () => {
     const declined = new ToolRuntime({
       workspace,

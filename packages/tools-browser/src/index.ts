@@ -1,6 +1,5 @@
 /** Public API of @assistant-kit/tools-browser. */
 export { APP_MANIFEST_FILE_NAME, type AppManifest, inferScriptPort } from './app/app-manifest.js';
-export { createBrowserTools } from './create-browser-tools.js';
 export {
   type DiagnosticLogReceipt,
   ERROR_KINDS,
@@ -11,6 +10,7 @@ export {
 } from './diagnostics/diagnostic-ledger.js';
 export type { EntrypointVisit } from './diagnostics/diagnostic-report.js';
 export { BROWSER_ERROR_CODES, type BrowserErrorCode } from './errors.js';
+export { createBrowserTools } from './family.js';
 export { type NetworkDecision, NetworkPolicy } from './network/network-policy.js';
 export { type BrowserToolsOptions, DEFAULT_VIEWPORT } from './options.js';
 export {

@@ -202,7 +202,7 @@ export class ToolRuntime {
     try {
       const decision = await this.#policy.authorize({
         toolName: name,
-        effects: definition.effects,
+        effects: definition.effectsOf?.(validArguments) ?? definition.effects,
         arguments: validArguments,
         hostExecution: definition.requiresHostExecution?.(validArguments) ?? false,
       });

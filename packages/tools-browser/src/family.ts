@@ -1,7 +1,16 @@
 import type { ToolFamily } from '@assistant-kit/tool-core';
 import { type BrowserToolsOptions, resolveBrowserToolsOptions } from './options.js';
 import { BrowserController } from './session/browser-controller.js';
-import { createBrowserToolDefinitions } from './tools/browser-tools.js';
+import { browserCloseTool } from './tools/browser-close.js';
+import { browserErrorsTool } from './tools/browser-errors.js';
+import { browserEvaluateTool } from './tools/browser-evaluate.js';
+import { browserInteractTool } from './tools/browser-interact.js';
+import { browserNavigateTool } from './tools/browser-navigate.js';
+import { browserOpenTool } from './tools/browser-open.js';
+import { browserResizeTool } from './tools/browser-resize.js';
+import { browserScreenshotTool } from './tools/browser-screenshot.js';
+import { browserSnapshotTool } from './tools/browser-snapshot.js';
+import { browserWaitTool } from './tools/browser-wait.js';
 
 /**
  * Creates the browser family for one workspace session: the ten browser_* tools in SPEC 4.4
@@ -19,7 +28,19 @@ import { createBrowserToolDefinitions } from './tools/browser-tools.js';
 export function createBrowserTools(options: BrowserToolsOptions): ToolFamily {
   const controller = new BrowserController(resolveBrowserToolsOptions(options));
   return {
-    tools: createBrowserToolDefinitions(controller),
+    // SPEC 4.4 order; each tool's facts carry its position too.
+    tools: [
+      browserOpenTool(controller),
+      browserNavigateTool(controller),
+      browserSnapshotTool(controller),
+      browserInteractTool(controller),
+      browserWaitTool(controller),
+      browserResizeTool(controller),
+      browserEvaluateTool(controller),
+      browserScreenshotTool(controller),
+      browserErrorsTool(controller),
+      browserCloseTool(controller),
+    ],
     close: () => controller.close(),
   };
 }
