@@ -112,3 +112,16 @@ export {
   type WorkspacePath,
   type WorkspacePathKind,
 } from './workspace/workspace.js';
+export {
+  compareText,
+  compileWalkGlob,
+  GitignoreOracle,
+  GitignoreRules,
+  HIGH_CHARACTERS,
+  WALK_ALWAYS_SKIPPED,
+  type WalkFilter,
+  type WorkspaceWalkEntry,
+  type WorkspaceWalkOptions,
+  type WorkspaceWalkResult,
+  walkWorkspace,
+} from './workspace/workspace-walker.js';
