@@ -19,8 +19,6 @@ const LOW_LEVEL_MODULES: Record<string, string> = {
   // Workspace. They bypass Workspace.readFile for speed on trees of 100k files.
   'packages/tools-files/src/listing/ripgrep-listing.ts': 'lstat/readdir of entries the listing returns',
   'packages/tools-files/src/listing/path-facts.ts': 'lstat of listed entries for sizes and kinds',
-  'packages/tools-files/src/walk/ignore-rules.ts': 'reads the .gitignore files the walk finds',
-  'packages/tools-files/src/walk/workspace-walker.ts': 'the confined directory walk itself',
   'packages/tools-files/src/listing/stat-pool.ts':
     'lstat worker pool for list_files sizes (source text run in a worker)',
   'packages/tools-files/src/search/typescript-engine.ts': 'reads files the walk found (search fallback)',

@@ -18,15 +18,12 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
-import {
-  createCommandTools,
-  createProcessLauncher,
-  runProcess,
-  startBackgroundProcess,
-} from '@assistant-kit/tools-commands';
+import { createCommandTools, createProcessLauncher } from '@assistant-kit/tools-commands';
 import { type ComparisonRow, median, timeOnce } from '../../../bench-support/index.js';
 // Internal on purpose: bubblewrap alone is measured with exactly the runner's argument list.
+import { startBackgroundProcess } from '../src/process/background-process.js';
 import { planLaunch } from '../src/process/launch.js';
+import { runProcess } from '../src/process/run-process.js';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;

@@ -9,7 +9,14 @@ export type {
   WaitOutcome,
 } from '@assistant-kit/tool-core';
 export { COMMAND_ERROR_CODES, type CommandErrorCode } from './errors.js';
-export { type BackgroundProcessSpec, startBackgroundProcess } from './process/background-process.js';
+export {
+  type CommandToolsOptions,
+  createCommandTools,
+  DEFAULT_TIMEOUT_SECONDS,
+  DEFAULT_TOOL_OUTPUT_CAP_BYTES,
+  MAX_TIMEOUT_SECONDS,
+} from './family.js';
+export { DEFAULT_MAX_BACKGROUND_PROCESSES } from './process/background-registry.js';
 export { DEFAULT_OUTPUT_CAP_BYTES } from './process/bounded-output.js';
 export { createProcessLauncher, type ProcessLauncherOptions } from './process/process-launcher.js';
 export type {
@@ -19,7 +26,6 @@ export type {
   ProcessResult,
   ProcessSpec,
 } from './process/process-spec.js';
-export { runProcess } from './process/run-process.js';
 export { DEFAULT_KILL_GRACE_MS } from './process/supervised-process.js';
 export { isSandboxAvailable, type SandboxStatus } from './sandbox/bubblewrap.js';
 export {
@@ -27,14 +33,6 @@ export {
   type SandboxLimits,
   type SandboxOptions,
 } from './sandbox/sandbox-options.js';
-export { DEFAULT_MAX_BACKGROUND_PROCESSES } from './tools/background-registry.js';
-export {
-  type CommandToolsOptions,
-  createCommandTools,
-  DEFAULT_TIMEOUT_SECONDS,
-  DEFAULT_TOOL_OUTPUT_CAP_BYTES,
-  MAX_TIMEOUT_SECONDS,
-} from './tools/command-tools.js';
 export {
   CommandSource,
   DEFAULT_WAIT_SECONDS,
@@ -45,4 +43,4 @@ export {
   RunCommandParametersReadOnly,
   type WaitCommandArguments,
   WaitCommandParameters,
-} from './tools/schemas.js';
+} from './schemas.js';

@@ -2,8 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import type { Workspace } from '@assistant-kit/tool-core';
-import { startBackgroundProcess } from '@assistant-kit/tools-commands';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBackgroundProcess } from '../src/process/background-process.js';
 import { createTemporaryWorkspace, processesWithArgument, uniqueSleepMarker } from './helpers.js';
 
 describe('startBackgroundProcess', () => {

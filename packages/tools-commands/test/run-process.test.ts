@@ -1,6 +1,7 @@
 import type { Workspace } from '@assistant-kit/tool-core';
-import { isSandboxAvailable, runProcess } from '@assistant-kit/tools-commands';
+import { isSandboxAvailable } from '@assistant-kit/tools-commands';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runProcess } from '../src/process/run-process.js';
 import { createTemporaryWorkspace, processesWithArgument, uniqueSleepMarker } from './helpers.js';
 
 describe('runProcess', () => {

@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Workspace } from '@assistant-kit/tool-core';
-import { runProcess } from '@assistant-kit/tools-commands';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runProcess } from '../src/process/run-process.js';
 import { createTemporaryWorkspace, processesWithArgument, uniqueSleepMarker } from './helpers.js';
 
 const packageDirectory = path.dirname(path.dirname(fileURLToPath(import.meta.url)));

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { ProcessLauncher } from '@assistant-kit/tool-core';
-import * as commands from '@assistant-kit/tools-commands';
+import { createProcessLauncher } from '@assistant-kit/tools-commands';
 
 /**
  * Toolchains this machine keeps under /root (pyenv's python3 and pytest, rustup's cargo), which the
@@ -15,21 +15,11 @@ const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url));
 const TOOLCHAIN_ENVIRONMENT = { RUSTUP_HOME: '/root/.rustup', CARGO_HOME: '/root/.cargo' };
 
 /**
- * The sandboxed launcher a host gives the runtime: tools-commands' createProcessLauncher once it
- * exists, until then the same runProcess it wraps, with this machine's toolchains readable.
+ * The sandboxed launcher a host gives the runtime (tools-commands' createProcessLauncher), with
+ * this machine's toolchains readable.
  */
 export function sandboxedProcessLauncher(): ProcessLauncher {
-  const sandbox = { readablePaths: [...TOOLCHAINS, REPOSITORY] };
-  const create = (commands as Record<string, unknown>).createProcessLauncher as
-    | ((options: typeof sandbox) => ProcessLauncher)
-    | undefined;
-  const launcher: ProcessLauncher =
-    create !== undefined
-      ? create(sandbox)
-      : {
-          run: (workspace, request) => commands.runProcess({ ...request, workspace, sandbox }),
-          startBackground: () => Promise.reject(new Error('not used by these tests')),
-        };
+  const launcher = createProcessLauncher({ readablePaths: [...TOOLCHAINS, REPOSITORY] });
   // The sandbox has its own HOME, so rustup is told where its toolchains are.
   return {
     run: (workspace, request) =>

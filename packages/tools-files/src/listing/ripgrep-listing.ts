@@ -1,9 +1,13 @@
 import { type Dirent, lstatSync, readdirSync, type Stats, statfsSync } from 'node:fs';
-import type { ToolError } from '@assistant-kit/tool-core';
+import {
+  compareText,
+  GitignoreOracle,
+  HIGH_CHARACTERS,
+  type ToolError,
+  WALK_ALWAYS_SKIPPED,
+} from '@assistant-kit/tool-core';
 import { type FileToolError, fileToolError } from '../errors.js';
 import { runRipgrepForNames, selectionArguments } from '../search/ripgrep-engine.js';
-import { IgnoreOracle } from '../walk/ignore-rules.js';
-import { ALWAYS_SKIPPED, compareText, HIGH_CHARACTERS } from '../walk/workspace-walker.js';
 import {
   absoluteInRoot,
   relativeToRoot,
@@ -162,10 +166,10 @@ export async function listTreeWithRipgrep(
 ): Promise<TreeListing | undefined> {
   const { root, signal, maxEntries } = request;
   const relativeStart = relativeToRoot(root, request.start);
-  if (relativeStart.split('/').some((segment) => ALWAYS_SKIPPED.has(segment))) return undefined;
-  let oracle: IgnoreOracle | undefined;
+  if (relativeStart.split('/').some((segment) => WALK_ALWAYS_SKIPPED.has(segment))) return undefined;
+  let oracle: GitignoreOracle | undefined;
   const ignoreOracle = () => {
-    oracle ??= new IgnoreOracle(root, ALWAYS_SKIPPED);
+    oracle ??= new GitignoreOracle(root, WALK_ALWAYS_SKIPPED);
     return oracle;
   };
   // Below the root, ripgrep cannot be given the rules of the folders above the start without
@@ -236,7 +240,7 @@ function addFoldersWithoutFiles(
   root: string,
   tree: FoundTree,
   folderFacts: ReadonlyMap<string, FolderFacts> | undefined,
-  ignoreOracle: () => IgnoreOracle,
+  ignoreOracle: () => GitignoreOracle,
 ): void {
   const seenSubfolders = tree.subfolderCounts();
   const startFacts = folderFacts?.get(tree.start);
@@ -260,7 +264,7 @@ function addFoldersWithoutFiles(
       continue; // Unreadable or vanished: skipped, as the walker skips it.
     }
     for (const entry of entries) {
-      if (ALWAYS_SKIPPED.has(entry.name)) continue;
+      if (WALK_ALWAYS_SKIPPED.has(entry.name)) continue;
       const child = folder === '' ? entry.name : `${folder}/${entry.name}`;
       let isDirectory = entry.isDirectory();
       if (!isDirectory && !entry.isFile() && !entry.isSymbolicLink()) {

@@ -1,4 +1,4 @@
-import { walkWorkspace } from '../walk/workspace-walker.js';
+import { walkWorkspace } from '@assistant-kit/tool-core';
 import type { TreeEntry, TreeListing, TreeListingRequest } from './listing-types.js';
 import { PathFacts } from './path-facts.js';
 import type { StatPool } from './stat-pool.js';

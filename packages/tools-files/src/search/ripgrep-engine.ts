@@ -1,8 +1,6 @@
 import { spawn } from 'node:child_process';
-import { HIDDEN_DIRECTORY_NAME, quoteArgument } from '@assistant-kit/tool-core';
+import { GitignoreOracle, HIDDEN_DIRECTORY_NAME, quoteArgument } from '@assistant-kit/tool-core';
 import { type FileToolError, fileToolError } from '../errors.js';
-import { IgnoreOracle } from '../walk/ignore-rules.js';
-import { ALWAYS_SKIPPED } from '../walk/workspace-walker.js';
 import {
   type ContentSearchOutcome,
   type ContentSearchRequest,
@@ -22,7 +20,7 @@ export class RipgrepUnavailable extends Error {}
  */
 function gitignoreFilter(request: FileListRequest): (relativePath: string) => boolean {
   if (request.filter === undefined) return () => true;
-  const oracle = new IgnoreOracle(request.root, ALWAYS_SKIPPED);
+  const oracle = new GitignoreOracle(request.root);
   const verdicts = new Map<string, boolean>();
   return (relativePath) => {
     let keep = verdicts.get(relativePath);

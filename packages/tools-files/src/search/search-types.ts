@@ -1,5 +1,5 @@
+import { compareText, HIGH_CHARACTERS } from '@assistant-kit/tool-core';
 import type { GlobFilter } from '../walk/glob-filter.js';
-import { compareText, HIGH_CHARACTERS } from '../walk/workspace-walker.js';
 
 /** One output line of a content search: a matching line or a context line around one. */
 export interface SearchLine {

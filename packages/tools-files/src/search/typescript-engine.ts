@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { walkWorkspace } from '@assistant-kit/tool-core';
 import { byteOrderMark, decodeBody } from '../text/encoding.js';
-import { walkWorkspace } from '../walk/workspace-walker.js';
 import { compileSearchRegex } from './regex-translation.js';
 import {
   type ContentSearchOutcome,

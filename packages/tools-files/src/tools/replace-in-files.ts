@@ -4,6 +4,7 @@ import {
   isToolError,
   textResult,
   type WorkspaceFileChange,
+  walkWorkspace,
 } from '@assistant-kit/tool-core';
 import { fileToolError } from '../errors.js';
 import { compileSearchRegex, escapeRegex } from '../search/regex-translation.js';
@@ -11,7 +12,6 @@ import { canonicalEncodingName, encodeText, type TextEncoding } from '../text/en
 import { applyLineEndings } from '../text/line-endings.js';
 import { decodeFileBytes, isBinaryContent } from '../text/text-file.js';
 import { compileGlobFilter } from '../walk/glob-filter.js';
-import { walkWorkspace } from '../walk/workspace-walker.js';
 import { ReplaceInFilesParameters } from './schemas.js';
 import { capOutput, cutLine, type FamilyContext, integerArgument, lineAt, lineNumbersOf } from './shared.js';
 

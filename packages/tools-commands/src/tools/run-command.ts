@@ -4,94 +4,30 @@ import {
   invalidArguments,
   type ProcessRequest,
   type ProcessResult,
-  type ToolFamily,
   textResult,
-  type Workspace,
 } from '@assistant-kit/tool-core';
 import { commandError } from '../errors.js';
+import type { CommandSession } from '../family.js';
+import { outcomeLine, outputSections, structuredResult } from '../output/format.js';
 import type { ExecutionContext } from '../process/process-spec.js';
 import { startFailureOf } from '../process/run-process.js';
-import { BackgroundRegistry, DEFAULT_MAX_BACKGROUND_PROCESSES } from './background-registry.js';
-import { outcomeLine, outputSections, structuredResult } from './format.js';
-import {
-  DEFAULT_WAIT_SECONDS,
-  type RunCommandArguments,
-  RunCommandParameters,
-  RunCommandParametersReadOnly,
-  WaitCommandParameters,
-} from './schemas.js';
-import { checkSources, recordSources } from './sources.js';
+import { checkSources, recordSources } from '../provenance/sources.js';
+import { type RunCommandArguments, RunCommandParameters, RunCommandParametersReadOnly } from '../schemas.js';
 
-/** Default bytes kept per stream in a tool result (head and tail). */
-export const DEFAULT_TOOL_OUTPUT_CAP_BYTES = 30_000;
-/** Default foreground timeout of run_command, in seconds. */
-export const DEFAULT_TIMEOUT_SECONDS = 120;
-/** Longest timeout run_command accepts, in seconds (the default executionTimeoutMinutes, 40). */
-export const MAX_TIMEOUT_SECONDS = 2_400;
-
-export interface CommandToolsOptions {
-  workspace: Workspace;
-  /** Offer `background` (configurations W and U). Default: true unless the workspace is read-only. */
-  allowBackground?: boolean;
-  /** Background commands that may run at once (default 8). */
-  maxBackgroundProcesses?: number;
-  /** Bytes kept per stream in results (default 30,000: the first and last 15,000). */
-  outputCap?: number;
-  /** Foreground timeout when a call gives none (default 120 s). */
-  defaultTimeoutSeconds?: number;
-  /** Largest accepted timeout; larger ones are lowered to it (default 2,400 s). */
-  maxTimeoutSeconds?: number;
-  /** Milliseconds between SIGTERM and SIGKILL (default 500). */
-  killGraceMs?: number;
-  /** Variables given to every command, after the environment is scrubbed. */
-  env?: Record<string, string>;
-  /**
-   * A foreground run_command still running after this many seconds moves itself to the
-   * background and returns a handle for wait_command (its timeout keeps applying). Default: never.
-   * Only where background is offered (W, U) and a background slot is free.
-   */
-  backgroundAfterSeconds?: number;
-}
-
-/**
- * The commands family bound to one workspace session: run_command and wait_command (SPEC 4.4),
- * in that order. `close()` ends every background command and every running call; it is
- * idempotent.
- *
- * @example
- * const family = createCommandTools({ workspace });
- * const runtime = new ToolRuntime({ workspace, tools: family.tools });
- * await runtime.call('run_command', { argv: ['git', 'status', '--short'] });
- * await family.close();
- */
-export function createCommandTools(options: CommandToolsOptions): ToolFamily {
-  if ('sandbox' in options) {
-    // Silently dropping a host's hidden paths or limits would be a security hole.
-    throw commandError(
-      'INVALID_OPTIONS',
-      'createCommandTools no longer takes sandbox options: give them to createProcessLauncher and pass the launcher to the ToolRuntime as `processes` (the tool catalogue does this from families.commands.sandbox).',
-    );
-  }
-  const { workspace } = options;
-  const backgroundAfterSeconds = options.backgroundAfterSeconds;
-  if (backgroundAfterSeconds !== undefined && !(backgroundAfterSeconds > 0)) {
-    throw commandError('INVALID_OPTIONS', 'backgroundAfterSeconds must be a positive number of seconds.');
-  }
-  const allowBackground = options.allowBackground ?? !workspace.readOnly;
-  const outputCap = options.outputCap ?? DEFAULT_TOOL_OUTPUT_CAP_BYTES;
-  const defaultTimeoutSeconds = options.defaultTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-  const maxTimeoutSeconds = options.maxTimeoutSeconds ?? MAX_TIMEOUT_SECONDS;
-  const registry = new BackgroundRegistry(options.maxBackgroundProcesses ?? DEFAULT_MAX_BACKGROUND_PROCESSES);
-  const session = new AbortController();
-  let closing: Promise<void> | undefined;
-
-  const assertOpen = () => {
-    if (session.signal.aborted) {
-      throw commandError('SESSION_CLOSED', 'The workspace session is closed; no command can start.');
-    }
-  };
-
-  const runCommand = defineTool({
+/** run_command: runs a command in the sandbox (or on the host when authorised), in the foreground or in the background. */
+export function runCommandTool(state: CommandSession) {
+  const {
+    workspace,
+    backgroundAfterSeconds,
+    allowBackground,
+    outputCap,
+    defaultTimeoutSeconds,
+    maxTimeoutSeconds,
+    registry,
+    session,
+    assertOpen,
+  } = state;
+  return defineTool({
     name: 'run_command',
     facts: {
       offeredIn: ['W', 'U', 'R'],
@@ -158,9 +94,9 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
         cwd: args.cwd,
         executionContext,
         timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
-        env: options.env,
+        env: state.env,
         outputCap,
-        killGraceMs: options.killGraceMs,
+        killGraceMs: state.killGraceMs,
       };
       const notes: string[] = [];
       if (requestedTimeout !== undefined && requestedTimeout > maxTimeoutSeconds) {
@@ -295,97 +231,4 @@ export function createCommandTools(options: CommandToolsOptions): ToolFamily {
       });
     },
   });
-
-  const waitCommand = defineTool({
-    name: 'wait_command',
-    facts: {
-      offeredIn: ['W', 'U', 'R'],
-      order: 30,
-      planMode: 'hidden',
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
-    purpose:
-      'Waits for new output or the exit of a background command, then returns the output since the last wait and whether it is still running.',
-    parameters: WaitCommandParameters,
-    effects: ['read'],
-    execution: 'sequential',
-    network: 'none',
-    handler: async (args, context) => {
-      const waitSeconds = args.timeout_seconds ?? DEFAULT_WAIT_SECONDS;
-      if (waitSeconds < 0) {
-        throw invalidArguments('timeout_seconds cannot be negative.', [
-          { path: '/timeout_seconds', message: 'must not be negative' },
-        ]);
-      }
-      const background = registry.get(args.handle);
-      const outcome = await background.waitForOutputOrExit(
-        waitSeconds * 1000,
-        AbortSignal.any([context.signal, session.signal]),
-      );
-      if (outcome === 'cancelled' && context.signal.aborted) {
-        throw commandError('CANCELLED', 'wait_command was cancelled; the background command keeps running.');
-      }
-      const running = background.running;
-      const output = background.readNewOutput();
-      const cut =
-        output.omittedBytes > 0
-          ? [`${output.omittedBytes} bytes of new output were omitted from the middle (output cap).`]
-          : [];
-      if (running) {
-        const status =
-          outcome === 'output'
-            ? 'Still running; new output:'
-            : `Still running; no new output in ${waitSeconds} s.`;
-        return textResult(
-          [
-            `${args.handle}: ${status}`,
-            ...cut,
-            ...(outcome === 'output' ? [outputSections(output.stdout, output.stderr)] : []),
-          ].join('\n'),
-          {
-            handle: args.handle,
-            running: true,
-            stdout: output.stdout,
-            stderr: output.stderr,
-            omitted_bytes: output.omittedBytes,
-          },
-        );
-      }
-      const result = await background.exited;
-      registry.collect(args.handle);
-      return textResult(
-        [
-          `${args.handle}: finished, ${outcomeLine(result)}. The handle is now collected.`,
-          ...(result.limitReached === undefined ? [] : [result.limitReached.message]),
-          ...cut,
-          outputSections(output.stdout, output.stderr),
-        ].join('\n'),
-        {
-          handle: args.handle,
-          running: false,
-          stdout: output.stdout,
-          stderr: output.stderr,
-          omitted_bytes: output.omittedBytes,
-          exit_code: result.exitCode,
-          signal: result.signal,
-          timed_out: result.timedOut,
-          cancelled: result.cancelled,
-          duration_ms: result.durationMs,
-          execution_context: result.executionContext,
-          ...(result.limitReached === undefined ? {} : { limit_reached: result.limitReached }),
-        },
-      );
-    },
-  });
-
-  return {
-    tools: [runCommand, waitCommand],
-    close() {
-      closing ??= (async () => {
-        session.abort();
-        await registry.killAll();
-      })();
-      return closing;
-    },
-  };
 }

@@ -1,6 +1,5 @@
 import { invalidArguments, isToolError, sha256Hex, type Workspace } from '@assistant-kit/tool-core';
-import { commandError } from '../errors.js';
-import type { CommandSourceArgument } from './schemas.js';
+import type { CommandSourceArgument } from '../schemas.js';
 
 /** Largest evidence file whose UTF-8 and hash are checked. */
 export const MAX_EVIDENCE_BYTES = 10 * 1024 * 1024;
