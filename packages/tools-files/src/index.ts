@@ -1,11 +1,7 @@
 /** Public API of @assistant-kit/tools-files. */
-export {
-  createFileTools,
-  FILE_TOOL_NAMES,
-  FILE_WRITE_TOOL_NAMES,
-  type FileToolName,
-} from './create-file-tools.js';
+
 export { FILE_TOOL_ERROR_CODES, type FileToolErrorCode } from './errors.js';
+export { createFileTools } from './family.js';
 export { FILE_TOOL_DEFAULTS, type FileToolsOptions } from './options.js';
 export {
   EditFileParameters,
@@ -15,4 +11,4 @@ export {
   SearchFilesParameters,
   ViewImageParameters,
   WriteFileParameters,
-} from './tools/schemas.js';
+} from './schemas.js';

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import {
   createFileTools,
   EditFileParameters,
-  FILE_TOOL_NAMES,
   ListFilesParameters,
   ReadFileParameters,
   ReplaceInFilesParameters,
@@ -82,7 +81,17 @@ describe('tool definitions (SPEC 4.4)', () => {
         network: 'none',
       },
     ]);
-    expect(family.tools.map((tool) => tool.name)).toEqual([...FILE_TOOL_NAMES]);
+    // SPEC 4.4's order, as each tool's declared position says it.
+    expect(family.tools.map((tool) => tool.name)).toEqual([
+      'write_file',
+      'edit_file',
+      'replace_in_files',
+      'view_image',
+      'search_files',
+      'read_file',
+      'list_files',
+    ]);
+    expect(family.tools.map((tool) => tool.facts.order)).toEqual([1, 2, 3, 4, 15, 27, 28]);
     await family.close();
     await family.close();
   });

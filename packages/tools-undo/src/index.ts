@@ -13,6 +13,7 @@ export {
 } from './dispatch-checkpoints.js';
 export type { CheckpointKind, CheckpointRecord } from './dispatch-log.js';
 export { UNDO_ERROR_CODES, type UndoErrorCode } from './errors.js';
+export { createUndoTools, type UndoToolFamily, type UndoToolsOptions } from './family.js';
 export { UNDO_WORKSPACE_DISPATCHES_PARAMETERS, WORKSPACE_DIFF_PARAMETERS } from './schemas.js';
 export {
   CHECKPOINT_REF,
@@ -21,7 +22,6 @@ export {
   DEFAULT_EXCLUDED_FOLDERS,
   DEFAULT_MAX_FILE_BYTES,
 } from './shadow-repository.js';
-export { createUndoWorkspaceDispatchesTool } from './undo-tool.js';
-export { createUndoTools, type UndoToolFamily, type UndoToolsOptions } from './undo-tools.js';
+export { createUndoWorkspaceDispatchesTool } from './tools/undo-workspace-dispatches.js';
+export { createWorkspaceDiffTool } from './tools/workspace-diff.js';
 export { DEFAULT_DIFF_MAX_CHARS, MAX_DIFF_MAX_CHARS } from './workspace-diff.js';
-export { createWorkspaceDiffTool } from './workspace-diff-tool.js';

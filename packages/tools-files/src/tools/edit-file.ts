@@ -1,10 +1,5 @@
 import { defineTool, isToolError, textResult } from '@assistant-kit/tool-core';
 import { type FileToolError, fileToolError } from '../errors.js';
-import { encodeText } from '../text/encoding.js';
-import { applyLineEndings, lineEndingLabel } from '../text/line-endings.js';
-import { type LoadedTextFile, loadTextFile } from '../text/text-file.js';
-import { closestLines, whitespaceInsensitiveMatches } from './closest-candidates.js';
-import { EditFileParameters } from './schemas.js';
 import {
   cutLine,
   type FamilyContext,
@@ -12,7 +7,12 @@ import {
   lineAt,
   lineNumbersOf,
   numberedLine,
-} from './shared.js';
+} from '../family-context.js';
+import { EditFileParameters } from '../schemas.js';
+import { closestLines, whitespaceInsensitiveMatches } from '../text/closest-candidates.js';
+import { encodeText } from '../text/encoding.js';
+import { applyLineEndings, lineEndingLabel } from '../text/line-endings.js';
+import { type LoadedTextFile, loadTextFile } from '../text/text-file.js';
 
 /** Lines of context shown around the first change in edit_file's answer. */
 const SNIPPET_CONTEXT_LINES = 3;
@@ -86,7 +86,8 @@ export function createEditFileTool(family: FamilyContext) {
     capabilities: ['workspace.file', 'workspace.write', 'workspace.file-version'],
     execution: 'sequential',
     network: 'none',
-    handler: async (args, { workspace }) => {
+    handler: async (args) => {
+      const { workspace } = family.options;
       workspace.assertWritable();
       if (args.old_text.length === 0) {
         throw fileToolError(

@@ -1,6 +1,6 @@
 import { defineTool, textResult } from '@assistant-kit/tool-core';
-import { ListFilesParameters } from './schemas.js';
-import { capOutput, type FamilyContext } from './shared.js';
+import { capOutput, type FamilyContext } from '../family-context.js';
+import { ListFilesParameters } from '../schemas.js';
 
 export function createListFilesTool(family: FamilyContext) {
   const { options } = family;
@@ -18,7 +18,8 @@ export function createListFilesTool(family: FamilyContext) {
     effects: ['read'],
     capabilities: ['workspace.file'],
     network: 'none',
-    handler: async (args, { workspace, signal }) => {
+    handler: async (args, { signal }) => {
+      const { workspace } = family.options;
       const directory = await workspace.resolveDirectory(args.path ?? '.');
       const listing = await family.search.listTree({
         root: workspace.root,

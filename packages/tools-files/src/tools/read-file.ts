@@ -1,9 +1,9 @@
 import { defineTool, textResult } from '@assistant-kit/tool-core';
 import { fileToolError } from '../errors.js';
+import { cutLine, type FamilyContext, integerArgument, numberedLine } from '../family-context.js';
+import { ReadFileParameters } from '../schemas.js';
 import { lineEndingLabel } from '../text/line-endings.js';
 import { readLineRange } from '../text/line-range-reader.js';
-import { ReadFileParameters } from './schemas.js';
-import { cutLine, type FamilyContext, integerArgument, numberedLine } from './shared.js';
 
 export function createReadFileTool(family: FamilyContext) {
   const { options } = family;
@@ -21,7 +21,8 @@ export function createReadFileTool(family: FamilyContext) {
     effects: ['read'],
     capabilities: ['workspace.file', 'workspace.file-version'],
     network: 'none',
-    handler: async (args, { workspace, signal }) => {
+    handler: async (args, { signal }) => {
+      const { workspace } = family.options;
       const offset = integerArgument('offset_line', args.offset_line, {
         minimum: 1,
         fallback: 1,

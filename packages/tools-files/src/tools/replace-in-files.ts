@@ -7,13 +7,20 @@ import {
   walkWorkspace,
 } from '@assistant-kit/tool-core';
 import { fileToolError } from '../errors.js';
+import {
+  capOutput,
+  cutLine,
+  type FamilyContext,
+  integerArgument,
+  lineAt,
+  lineNumbersOf,
+} from '../family-context.js';
+import { ReplaceInFilesParameters } from '../schemas.js';
 import { compileSearchRegex, escapeRegex } from '../search/regex-translation.js';
 import { canonicalEncodingName, encodeText, type TextEncoding } from '../text/encoding.js';
 import { applyLineEndings } from '../text/line-endings.js';
 import { decodeFileBytes, isBinaryContent } from '../text/text-file.js';
 import { compileGlobFilter } from '../walk/glob-filter.js';
-import { ReplaceInFilesParameters } from './schemas.js';
-import { capOutput, cutLine, type FamilyContext, integerArgument, lineAt, lineNumbersOf } from './shared.js';
 
 /** Changed lines listed per file in the answer (every replacement is still counted). */
 const LINES_LISTED_PER_FILE = 50;
@@ -68,7 +75,8 @@ export function createReplaceInFilesTool(family: FamilyContext) {
     capabilities: ['workspace.file', 'workspace.write'],
     execution: 'sequential',
     network: 'none',
-    handler: async (args, { workspace, signal, reportProgress }) => {
+    handler: async (args, { signal, reportProgress }) => {
+      const { workspace } = family.options;
       const dryRun = args.dry_run ?? true;
       if (!dryRun) workspace.assertWritable();
       if (args.find.length === 0) {

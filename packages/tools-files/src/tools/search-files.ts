@@ -1,9 +1,9 @@
 import { defineTool, invalidArguments, quoteArgument, textResult } from '@assistant-kit/tool-core';
 import { fileToolError } from '../errors.js';
+import { capOutput, cutLine, type FamilyContext, integerArgument } from '../family-context.js';
+import { SearchFilesParameters } from '../schemas.js';
 import { formatSearchLines, limitSearchLines } from '../search/limit-results.js';
 import { compileGlobFilter } from '../walk/glob-filter.js';
-import { SearchFilesParameters } from './schemas.js';
-import { capOutput, cutLine, type FamilyContext, integerArgument } from './shared.js';
 
 /** Characters of one matching or context line shown. */
 const SEARCH_LINE_CHARACTERS = 500;
@@ -24,7 +24,8 @@ export function createSearchFilesTool(family: FamilyContext) {
     effects: ['read'],
     capabilities: ['workspace.file'],
     network: 'none',
-    handler: async (args, { workspace, signal }) => {
+    handler: async (args, { signal }) => {
+      const { workspace } = family.options;
       if (args.pattern === undefined && args.glob === undefined) {
         throw invalidArguments(
           'Give pattern (a regular expression to search for), or glob alone to list matching file names.',

@@ -1,8 +1,8 @@
 import { defineTool, imageContent, type ToolResult } from '@assistant-kit/tool-core';
 import { fileToolError } from '../errors.js';
+import { capOutput, type FamilyContext } from '../family-context.js';
 import { identifyImage } from '../image/image-format.js';
-import { ViewImageParameters } from './schemas.js';
-import { capOutput, type FamilyContext } from './shared.js';
+import { ViewImageParameters } from '../schemas.js';
 
 export function createViewImageTool(family: FamilyContext) {
   const { options } = family;
@@ -18,7 +18,8 @@ export function createViewImageTool(family: FamilyContext) {
     parameters: ViewImageParameters,
     effects: ['read'],
     network: 'none',
-    handler: async (args, { workspace }): Promise<ToolResult> => {
+    handler: async (args): Promise<ToolResult> => {
+      const { workspace } = family.options;
       const target = await workspace.resolveFile(args.reference);
       if (target.size > options.maxImageBytes) {
         throw fileToolError(

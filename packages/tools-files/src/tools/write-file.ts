@@ -1,5 +1,7 @@
 import { defineTool, textResult } from '@assistant-kit/tool-core';
 import { fileToolError } from '../errors.js';
+import type { FamilyContext } from '../family-context.js';
+import { WriteFileParameters } from '../schemas.js';
 import { decodeText, detectEncoding, encodeText, type TextEncoding } from '../text/encoding.js';
 import {
   applyLineEndings,
@@ -8,8 +10,6 @@ import {
   lineEndingLabel,
 } from '../text/line-endings.js';
 import { isBinaryContent } from '../text/text-file.js';
-import { WriteFileParameters } from './schemas.js';
-import type { FamilyContext } from './shared.js';
 
 const NEW_FILE_ENCODING: TextEncoding = { name: 'utf-8', bom: false, source: 'utf-8' };
 
@@ -35,7 +35,8 @@ export function createWriteFileTool(family: FamilyContext) {
     capabilities: ['workspace.file', 'workspace.write', 'workspace.file-version'],
     execution: 'sequential',
     network: 'none',
-    handler: async (args, { workspace }) => {
+    handler: async (args) => {
+      const { workspace } = family.options;
       workspace.assertWritable();
       const target = await workspace.resolve(args.path);
       if (target.kind === 'directory') {

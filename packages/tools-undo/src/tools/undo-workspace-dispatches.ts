@@ -1,6 +1,6 @@
 import { defineTool, textResult } from '@assistant-kit/tool-core';
-import type { DispatchCheckpoints } from './dispatch-checkpoints.js';
-import { UNDO_WORKSPACE_DISPATCHES_PARAMETERS } from './schemas.js';
+import type { DispatchCheckpoints } from '../dispatch-checkpoints.js';
+import { UNDO_WORKSPACE_DISPATCHES_PARAMETERS } from '../schemas.js';
 
 /**
  * Creates undo_workspace_dispatches bound to one session's checkpoints: reverses the `count`

@@ -1,7 +1,7 @@
 import { defineTool, textResult } from '@assistant-kit/tool-core';
-import type { DispatchCheckpoints } from './dispatch-checkpoints.js';
-import { WORKSPACE_DIFF_PARAMETERS } from './schemas.js';
-import { diffWorkspace } from './workspace-diff.js';
+import type { DispatchCheckpoints } from '../dispatch-checkpoints.js';
+import { WORKSPACE_DIFF_PARAMETERS } from '../schemas.js';
+import { diffWorkspace } from '../workspace-diff.js';
 
 /**
  * Creates workspace_diff bound to one session's checkpoints: a unified diff of the workspace

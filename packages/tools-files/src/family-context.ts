@@ -1,8 +1,8 @@
 import { invalidArguments, truncateText } from '@assistant-kit/tool-core';
-import { fileToolError } from '../errors.js';
-import type { ResolvedFileToolsOptions } from '../options.js';
-import type { SearchService } from '../search/search-service.js';
-import type { EncodingMemory } from '../text/encoding-memory.js';
+import { fileToolError } from './errors.js';
+import type { ResolvedFileToolsOptions } from './options.js';
+import type { SearchService } from './search/search-service.js';
+import type { EncodingMemory } from './text/encoding-memory.js';
 
 /** What every tool of the family shares within one workspace session. */
 export interface FamilyContext {

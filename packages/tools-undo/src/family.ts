@@ -4,8 +4,8 @@ import {
   type DispatchCheckpoints,
   type DispatchCheckpointsOptions,
 } from './dispatch-checkpoints.js';
-import { createUndoWorkspaceDispatchesTool } from './undo-tool.js';
-import { createWorkspaceDiffTool } from './workspace-diff-tool.js';
+import { createUndoWorkspaceDispatchesTool } from './tools/undo-workspace-dispatches.js';
+import { createWorkspaceDiffTool } from './tools/workspace-diff.js';
 
 export interface UndoToolsOptions extends DispatchCheckpointsOptions {
   workspace: Workspace;

@@ -1,4 +1,5 @@
 import type { ToolFamily } from '@assistant-kit/tool-core';
+import type { FamilyContext } from './family-context.js';
 import { type FileToolsOptions, resolveOptions } from './options.js';
 import { SearchService } from './search/search-service.js';
 import { EncodingMemory } from './text/encoding-memory.js';
@@ -7,25 +8,8 @@ import { createListFilesTool } from './tools/list-files.js';
 import { createReadFileTool } from './tools/read-file.js';
 import { createReplaceInFilesTool } from './tools/replace-in-files.js';
 import { createSearchFilesTool } from './tools/search-files.js';
-import type { FamilyContext } from './tools/shared.js';
 import { createViewImageTool } from './tools/view-image.js';
 import { createWriteFileTool } from './tools/write-file.js';
-
-/** Names of the family's tools, in SPEC 4.4 order. */
-export const FILE_TOOL_NAMES = [
-  'write_file',
-  'edit_file',
-  'replace_in_files',
-  'view_image',
-  'search_files',
-  'read_file',
-  'list_files',
-] as const;
-
-export type FileToolName = (typeof FILE_TOOL_NAMES)[number];
-
-/** Names of the tools that change the workspace (absent from configuration R). */
-export const FILE_WRITE_TOOL_NAMES = ['write_file', 'edit_file', 'replace_in_files'] as const;
 
 /**
  * Creates the files family bound to one workspace session: write_file, edit_file,
