@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { type ToolResult, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { median } from '../../../bench-support/index.js';
 import { createFileTools } from '../src/index.js';
+import { generateRepositoryTree } from './generate-repository-tree.js';
 import { generateTree } from './generate-tree.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -120,10 +121,11 @@ const measure = async (
   run: () => Promise<unknown>,
   reference: [string, string[]] | undefined,
   targetRatio: number | null,
-  note: string,
+  note: string | (() => string),
+  cwd = tree.root,
 ) => {
   if (ONLY !== undefined && !name.includes(ONLY)) return;
-  const timing = await timePair(run, reference, tree.root);
+  const timing = await timePair(run, reference, cwd);
   rows.push({
     name,
     valueMs: timing.valueMs,
@@ -131,7 +133,7 @@ const measure = async (
       reference === undefined ? '' : reference[0] === 'sh' ? 'cat | sha256sum' : `rg ${reference[1][0]}`,
     referenceMs: timing.referenceMs,
     targetRatio,
-    note,
+    note: typeof note === 'string' ? note : note(),
   });
 };
 
@@ -176,6 +178,29 @@ await measure(
   ['rg', rgFilesArgs],
   null,
   'price of the fallback (no target)',
+);
+// Issue #19: the whole listing of a repository-shaped tree at 50,000 files (thousands of folders,
+// nested .gitignore files, an ignored node_modules/) beside `rg --files` on the same tree.
+const repository = await generateRepositoryTree(
+  fileURLToPath(new URL('./generated/repository', import.meta.url)),
+);
+const repositoryWorkspace = await Workspace.open(repository.root);
+const repositoryRuntime = new ToolRuntime({
+  workspace: repositoryWorkspace,
+  tools: createFileTools({ workspace: repositoryWorkspace, ...options }).tools,
+});
+let repositoryListed = 0;
+await measure(
+  'list_files 50k repository (whole tree, sizes)',
+  async () => {
+    const result = check(await repositoryRuntime.call('list_files', {}));
+    repositoryListed = (result.structuredContent as { total_entries: number }).total_entries;
+  },
+  ['rg', rgFilesArgs],
+  2,
+  () =>
+    `${repository.listedFiles} files listed (+ folders: ${repositoryListed} entries), ${repository.ignoredFiles} ignored files skipped`,
+  repository.root,
 );
 await measure(
   'search_files names only (ripgrep)',

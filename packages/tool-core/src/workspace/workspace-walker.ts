@@ -105,6 +105,8 @@ interface IgnoreLayer {
 }
 
 function readRules(file: string): Ignore | undefined {
+  // Most folders have no .gitignore: a quiet lstat is much cheaper than a thrown ENOENT.
+  if (lstatSync(file, { throwIfNoEntry: false }) === undefined) return undefined;
   let content: string;
   try {
     content = readFileSync(file, 'utf8');
