@@ -197,6 +197,34 @@ describe('list_files', () => {
     expect(structured(result)).toMatchObject({ path: 'src/nested', total_entries: 2, truncated: false });
   });
 
+  it('says a git-ignored folder is ignored and how many entries it holds, not that it is empty (issue #14)', async () => {
+    for (const engine of ['ripgrep', 'typescript'] as const) {
+      const harness = harnesses.get(engine)!;
+      const ignored = await harness.call('list_files', { path: 'build' });
+      expect(textOf(ignored), engine).toBe(
+        '(build/ is ignored by .gitignore; it holds 1 entry, not listed — read a file in it by its path)',
+      );
+      expect(structured(ignored)).toMatchObject({ ignored: true, ignored_entries: 1, total_entries: 0 });
+    }
+    const harness = await createHarness();
+    try {
+      await harness.write('.gitignore', '*.tmp\n');
+      await harness.write('scratch/a.tmp', 'x');
+      await harness.write('scratch/b.tmp', 'x');
+      await mkdir(path.join(harness.root, 'empty'));
+      const allIgnored = await harness.call('list_files', { path: 'scratch' });
+      expect(textOf(allIgnored)).toBe(
+        '(scratch/ lists nothing: its 2 entries are all ignored by .gitignore — read a file in it by its path)',
+      );
+      expect(structured(allIgnored)).toMatchObject({ ignored: false, ignored_entries: 2 });
+      const empty = await harness.call('list_files', { path: 'empty' });
+      expect(textOf(empty)).toBe('(empty/ is empty)');
+      expect(structured(empty)).toMatchObject({ ignored: false, ignored_entries: 0 });
+    } finally {
+      await harness.close();
+    }
+  });
+
   it('bounds its output and says where it cut', async () => {
     const harness = await createHarness({ maxListEntries: 3 });
     try {

@@ -225,6 +225,26 @@ describe('edit_file', () => {
     expect((await bytesOf('win.txt')).toString()).toBe('ALPHA\r\ninserted\r\nBETA\r\ngamma\r\n');
   });
 
+  it('says nothing changed (and writes nothing) when the edit leaves the bytes as they were (issue #14)', async () => {
+    await harness.write('win.txt', 'alpha\r\nbeta\r\n');
+    await harness.call('read_file', { path: 'win.txt' });
+    const before = await bytesOf('win.txt');
+    // Differs from old_text only in line breaks, which follow the file's CRLF style.
+    const result = await harness.call('edit_file', {
+      path: 'win.txt',
+      old_text: 'alpha\nbeta',
+      new_text: 'alpha\r\nbeta',
+    });
+    expect(result.isError).not.toBe(true);
+    expect(textOf(result).split('\n')[0]).toMatch(/^No change to win\.txt: /);
+    expect(textOf(result)).not.toContain('replaced');
+    expect(structured(result)).toMatchObject({ path: 'win.txt', changed: false, replacements: 0 });
+    expect(await bytesOf('win.txt')).toEqual(before);
+    // A real edit says it changed the file.
+    const real = await harness.call('edit_file', { path: 'win.txt', old_text: 'beta', new_text: 'gamma' });
+    expect(structured(real)).toMatchObject({ changed: true, replacements: 1 });
+  });
+
   it('round-trips bytes outside the edit for UTF-8 BOM, UTF-16 LE, windows-1252 and CRLF files', async () => {
     const cases: { name: string; bytes: Buffer; encoding?: string; expected: Buffer }[] = [
       {

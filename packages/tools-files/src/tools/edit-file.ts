@@ -142,6 +142,21 @@ export function createEditFileTool(family: FamilyContext) {
               : 'as-given';
       const replacement = breaks === 'as-given' ? args.new_text : applyLineEndings(args.new_text, breaks);
       const updated = file.text.split(chosen.needle).join(replacement);
+      if (updated === file.text) {
+        // new_text differs from old_text only in what the file's style rewrites (line breaks):
+        // the bytes would not change, so nothing is written and the result says so.
+        return textResult(
+          `No change to ${relative}: old_text matched (line${lines.length === 1 ? '' : 's'} ${lines.slice(0, 20).join(', ')}${lines.length > 20 ? ', …' : ''}), but new_text gives the same bytes once the file's ${lineEndingLabel(file.lineEndings)} line endings are applied; the file was not written.`,
+          {
+            path: relative,
+            changed: false,
+            replacements: 0,
+            lines,
+            bytes: file.bytes.length,
+            hash: file.hash,
+          },
+        );
+      }
       const bytes = encodeText(updated, file.encoding, relative);
       // replaceFile re-checks the observed version right before the atomic rename.
       await workspace.replaceFile(args.path, bytes);
@@ -157,6 +172,7 @@ export function createEditFileTool(family: FamilyContext) {
       ].join('\n');
       return textResult(text, {
         path: relative,
+        changed: true,
         replacements: count,
         lines,
         encoding: file.encoding.name,

@@ -1,6 +1,48 @@
-import { defineTool, textResult } from '@assistant-kit/tool-core';
+import { defineTool, GitignoreOracle, textResult, walkWorkspace } from '@assistant-kit/tool-core';
 import { capOutput, type FamilyContext } from '../family-context.js';
 import { ListFilesParameters } from '../schemas.js';
+
+/** Hidden entries counted at most when a listing comes out empty (the count says "at least"). */
+const HIDDEN_COUNT_CAP = 100_000;
+
+/**
+ * Why an empty listing is empty: the folder itself is git-ignored, or everything in it is. An
+ * empty answer for a folder full of ignored files would mislead ("dist/ is empty"), so the
+ * entries .gitignore hides are counted (the ones git never sees, `.git` and the app's folder, are not).
+ */
+async function describeEmptyListing(
+  root: string,
+  relative: string,
+  absolute: string,
+  signal: AbortSignal | undefined,
+): Promise<{ line: string; ignored: boolean; ignoredEntries: number }> {
+  const label = relative === '.' ? 'the workspace' : `${relative}/`;
+  const ignored = relative !== '.' && new GitignoreOracle(root).ignoresDirectory(relative);
+  const counted = await walkWorkspace({
+    root,
+    start: absolute,
+    gitignore: false,
+    maxEntries: HIDDEN_COUNT_CAP,
+    onEntry: () => undefined,
+    ...(signal === undefined ? {} : { signal }),
+  });
+  const count = `${counted.truncated ? 'more than ' : ''}${counted.entries} entr${counted.entries === 1 ? 'y' : 'ies'}`;
+  if (ignored) {
+    return {
+      line: `(${label} is ignored by .gitignore; it holds ${count}, not listed — read a file in it by its path)`,
+      ignored,
+      ignoredEntries: counted.entries,
+    };
+  }
+  if (counted.entries > 0) {
+    return {
+      line: `(${label} lists nothing: its ${count} are all ignored by .gitignore — read a file in it by its path)`,
+      ignored,
+      ignoredEntries: counted.entries,
+    };
+  }
+  return { line: `(${label} is empty)`, ignored, ignoredEntries: 0 };
+}
 
 export function createListFilesTool(family: FamilyContext) {
   const { options } = family;
@@ -36,8 +78,17 @@ export function createListFilesTool(family: FamilyContext) {
       }
       const lines = body.length === 0 ? [] : [body.slice(0, -1)];
       const truncated = total > options.maxListEntries;
-      if (lines.length === 0)
-        lines.push(`(${directory.relative === '.' ? 'the workspace' : `${directory.relative}/`} is empty)`);
+      let hidden: { ignored: boolean; ignoredEntries: number } | undefined;
+      if (lines.length === 0) {
+        const empty = await describeEmptyListing(
+          workspace.root,
+          directory.relative,
+          directory.absolute,
+          signal,
+        );
+        lines.push(empty.line);
+        hidden = empty;
+      }
       if (truncated) {
         lines.push(
           `[listing cut after ${options.maxListEntries} of ${total} entries; pass path to list a subdirectory]`,
@@ -50,6 +101,7 @@ export function createListFilesTool(family: FamilyContext) {
         total_entries: total,
         truncated: truncated || text.truncated,
         engine: listing.engine,
+        ...(hidden === undefined ? {} : { ignored: hidden.ignored, ignored_entries: hidden.ignoredEntries }),
       });
     },
   });
