@@ -175,6 +175,46 @@ describe('search_files', () => {
   });
 });
 
+describe('search_files: the first page covers the most files (issue #14)', () => {
+  it.each(engines.map(([name, options]) => [name, options] as const))(
+    '%s: spreads max_results over the files, notes what each file cut holds back, and prints no -- without context',
+    async (_name, options) => {
+      const harness = await createHarness(options);
+      try {
+        await harness.write('a.ts', Array.from({ length: 30 }, (_, index) => `hit ${index}`).join('\n'));
+        await harness.write('b.ts', 'nothing\nhit in b\n');
+        await harness.write('c.ts', 'hit in c\n');
+        const result = await harness.call('search_files', { pattern: 'hit', max_results: 5 });
+        expect(textOf(result).split('\n')).toEqual([
+          'First 5 matching lines (in 3 files) of 32 in 3 files, spread over the files so each shows its first lines; narrow the pattern or glob, or raise max_results:',
+          'a.ts:1:hit 0',
+          'a.ts:2:hit 1',
+          'a.ts:3:hit 2',
+          '[27 more matching lines in a.ts]',
+          'b.ts:2:hit in b',
+          'c.ts:1:hit in c',
+        ]);
+        expect(structured(result)).toMatchObject({
+          total_matches: 32,
+          total_files: 3,
+          truncated: true,
+          files_cut: [{ path: 'a.ts', shown: 3, more: 27 }],
+        });
+        // With context, groups are separated by '--' as grep does.
+        const withContext = await harness.call('search_files', { pattern: 'hit in', context_lines: 1 });
+        expect(textOf(withContext).split('\n').slice(1)).toEqual([
+          'b.ts-1-nothing',
+          'b.ts:2:hit in b',
+          '--',
+          'c.ts:1:hit in c',
+        ]);
+      } finally {
+        await harness.close();
+      }
+    },
+  );
+});
+
 describe('list_files', () => {
   it('lists recursively: folders end in "/", files carry a tab-separated size; .gitignore honoured', async () => {
     const result = await harnesses.get('ripgrep')!.call('list_files', {});

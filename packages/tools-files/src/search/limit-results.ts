@@ -52,17 +52,100 @@ export function limitSearchLines(
   return { lines: kept, matchesShown: matches, filesShown: files.size };
 }
 
-/** grep-style lines: `path:line:text` for matches, `path-line-text` for context, `--` between groups. */
-export function formatSearchLines(lines: readonly SearchLine[], cutLine: (text: string) => string): string[] {
+/** A file whose matching lines were not all shown. */
+export interface FileCut {
+  path: string;
+  shown: number;
+  /** Matching lines of the file not shown. */
+  more: number;
+}
+
+export interface SpreadSearch extends LimitedSearch {
+  /** Files shown with fewer than all of their matching lines, in path order. */
+  cuts: FileCut[];
+}
+
+/**
+ * Picks `maxResults` matching lines so the page covers as many files as it can: each file gets
+ * one line per round, in path order, until the budget is spent (a file with 300 matches no
+ * longer fills the page on its own). Each file shows its first lines, with their context, and
+ * files stay in path order. Used when every match was collected (the totals are known).
+ */
+export function spreadSearchLines(
+  lines: readonly SearchLine[],
+  maxResults: number,
+  contextLines: number,
+): SpreadSearch {
+  const byFile = new Map<string, SearchLine[]>();
+  const matchesByFile = new Map<string, number>();
+  for (const line of lines) {
+    const group = byFile.get(line.path);
+    if (group === undefined) byFile.set(line.path, [line]);
+    else group.push(line);
+    if (line.kind === 'match') matchesByFile.set(line.path, (matchesByFile.get(line.path) ?? 0) + 1);
+  }
+  const files = [...matchesByFile.keys()];
+  const quota = new Map<string, number>(files.map((file) => [file, 0]));
+  let budget = maxResults;
+  for (let round = 1; budget > 0; round += 1) {
+    let gave = false;
+    for (const file of files) {
+      if (budget === 0) break;
+      if (matchesByFile.get(file)! < round) continue;
+      quota.set(file, round);
+      budget -= 1;
+      gave = true;
+    }
+    if (!gave) break;
+  }
+  const kept: SearchLine[] = [];
+  const cuts: FileCut[] = [];
+  let matchesShown = 0;
+  let filesShown = 0;
+  for (const file of files) {
+    const wanted = quota.get(file)!;
+    if (wanted === 0) continue;
+    const limited = limitSearchLines(byFile.get(file)!, wanted, contextLines);
+    kept.push(...limited.lines);
+    matchesShown += limited.matchesShown;
+    filesShown += 1;
+    const total = matchesByFile.get(file)!;
+    if (total > wanted) cuts.push({ path: file, shown: wanted, more: total - wanted });
+  }
+  return { lines: kept, matchesShown, filesShown, cuts };
+}
+
+/**
+ * grep-style lines: `path:line:text` for matches, `path-line-text` for context; with context,
+ * `--` between groups (as grep, never without context); after a file cut short, a note of how
+ * many of its matching lines were not shown.
+ */
+export function formatSearchLines(
+  lines: readonly SearchLine[],
+  cutLine: (text: string) => string,
+  options: { contextLines: number; cuts?: readonly FileCut[] },
+): string[] {
+  const cuts = new Map((options.cuts ?? []).map((cut) => [cut.path, cut]));
   const out: string[] = [];
   let previous: SearchLine | undefined;
+  const noteCut = (path: string) => {
+    const cut = cuts.get(path);
+    if (cut !== undefined)
+      out.push(`[${cut.more} more matching line${cut.more === 1 ? '' : 's'} in ${path}]`);
+  };
   for (const line of lines) {
-    if (previous !== undefined && (previous.path !== line.path || line.line !== previous.line + 1))
+    if (previous !== undefined && previous.path !== line.path) noteCut(previous.path);
+    if (
+      options.contextLines > 0 &&
+      previous !== undefined &&
+      (previous.path !== line.path || line.line !== previous.line + 1)
+    )
       out.push('--');
     out.push(
       `${line.path}${line.kind === 'match' ? ':' : '-'}${line.line}${line.kind === 'match' ? ':' : '-'}${cutLine(line.text)}`,
     );
     previous = line;
   }
+  if (previous !== undefined) noteCut(previous.path);
   return out;
 }

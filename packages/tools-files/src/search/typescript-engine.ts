@@ -67,7 +67,6 @@ export async function searchWithTypeScript(request: ContentSearchRequest): Promi
   let totalFiles = 0;
   let filesThisTurn = 0;
   let complete = true;
-  const discarded: SearchLine[] = [];
   await walkWorkspace({
     root: request.root,
     start: request.root,
@@ -90,10 +89,9 @@ export async function searchWithTypeScript(request: ContentSearchRequest): Promi
       }
       const text = decodeForSearch(bytes);
       if (text === undefined) return true;
-      // Lines are kept until the wanted matches are found; after that, matches are only counted.
-      const target = totalMatches <= request.maxResults ? lines : discarded;
-      const found = searchText(entry.relative, text, regex, request.contextLines, target);
-      discarded.length = 0;
+      // Every line is kept up to the count limit, as the ripgrep engine keeps them, so the page
+      // can be spread over the files; past the limit only the first ones in path order are shown.
+      const found = searchText(entry.relative, text, regex, request.contextLines, lines);
       if (found > 0) totalFiles += 1;
       totalMatches += found;
       if (totalMatches > countLimit) {

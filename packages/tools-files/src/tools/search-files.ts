@@ -2,7 +2,12 @@ import { defineTool, invalidArguments, quoteArgument, textResult } from '@assist
 import { fileToolError } from '../errors.js';
 import { capOutput, cutLine, type FamilyContext, integerArgument } from '../family-context.js';
 import { SearchFilesParameters } from '../schemas.js';
-import { formatSearchLines, limitSearchLines } from '../search/limit-results.js';
+import {
+  type FileCut,
+  formatSearchLines,
+  limitSearchLines,
+  spreadSearchLines,
+} from '../search/limit-results.js';
 import { compileGlobFilter } from '../walk/glob-filter.js';
 
 /** Characters of one matching or context line shown. */
@@ -74,7 +79,16 @@ export function createSearchFilesTool(family: FamilyContext) {
         maxFileBytes: options.maxSearchFileBytes,
         signal,
       });
-      const limited = limitSearchLines(outcome.lines, maxResults.value, contextLines.value);
+      // With every match collected, the page is spread over the files; beyond the count limit
+      // only the first matches in path order are known, so those are shown.
+      const limited: {
+        lines: typeof outcome.lines;
+        matchesShown: number;
+        filesShown: number;
+        cuts: FileCut[];
+      } = outcome.complete
+        ? spreadSearchLines(outcome.lines, maxResults.value, contextLines.value)
+        : { ...limitSearchLines(outcome.lines, maxResults.value, contextLines.value), cuts: [] };
       const totalMatches = outcome.complete ? outcome.totalMatches : null;
       const more = totalMatches === null || totalMatches > limited.matchesShown;
       const totalFiles = outcome.complete ? outcome.totalFiles : null;
@@ -82,11 +96,15 @@ export function createSearchFilesTool(family: FamilyContext) {
       if (limited.matchesShown === 0)
         header = `No match for /${quoteArgument(args.pattern)}/${args.glob === undefined ? '' : ` in ${quoteArgument(args.glob)}`}.`;
       else if (more) {
-        header = `First ${limited.matchesShown} matching lines (in ${limited.filesShown} files) of ${totalMatches ?? `more than ${limited.matchesShown}`}${totalFiles === null ? '' : ` in ${totalFiles} files`}${capNote}; narrow the pattern or glob, or raise max_results:`;
+        const spread = limited.cuts.length > 0 ? ', spread over the files so each shows its first lines' : '';
+        header = `First ${limited.matchesShown} matching lines (in ${limited.filesShown} files) of ${totalMatches ?? `more than ${limited.matchesShown}`}${totalFiles === null ? '' : ` in ${totalFiles} files`}${spread}${capNote}; narrow the pattern or glob, or raise max_results:`;
       } else {
         header = `${limited.matchesShown} matching line${limited.matchesShown === 1 ? '' : 's'} in ${limited.filesShown} file${limited.filesShown === 1 ? '' : 's'}:`;
       }
-      const body = formatSearchLines(limited.lines, (text) => cutLine(text, SEARCH_LINE_CHARACTERS));
+      const body = formatSearchLines(limited.lines, (text) => cutLine(text, SEARCH_LINE_CHARACTERS), {
+        contextLines: contextLines.value,
+        cuts: limited.cuts,
+      });
       const warnings =
         outcome.warnings.length > 0
           ? [
@@ -103,6 +121,8 @@ export function createSearchFilesTool(family: FamilyContext) {
           .filter((line) => line.kind === 'context')
           .map(({ path, line, text: lineText }) => ({ path, line, text: lineText })),
         total_matches: totalMatches,
+        total_files: totalFiles,
+        files_cut: limited.cuts,
         truncated: more,
       });
     },
