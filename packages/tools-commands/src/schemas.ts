@@ -91,6 +91,15 @@ export const WaitCommandParameters = Type.Object({
       description: 'maximum 60; default wait is 30 seconds',
     }),
   ),
+  // An extension of SPEC 4.4 (issue 14): see docs/decisions/tools-commands.md.
+  until_output: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 1_000,
+      description:
+        'regular expression (JavaScript syntax); return as soon as output printed during this wait matches it, e.g. "Listening on|ready in"; without it the wait lasts until the command exits or the timeout ends',
+    }),
+  ),
 });
 
 export type RunCommandArguments = Static<typeof RunCommandParameters>;

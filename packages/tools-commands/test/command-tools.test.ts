@@ -202,7 +202,11 @@ describe('run_command and wait_command', () => {
     });
     const handle = structured<{ handle: string }>(started).handle;
     expect(handle).toMatch(/^cmd_/);
-    const first = await runtime.call('wait_command', { handle, timeout_seconds: 30 });
+    const first = await runtime.call('wait_command', {
+      handle,
+      timeout_seconds: 30,
+      until_output: '^first$',
+    });
     expect(structured(first)).toMatchObject({ running: true, stdout: 'first\n' });
     const quiet = await runtime.call('wait_command', { handle, timeout_seconds: 0 });
     expect(structured(quiet)).toMatchObject({ running: true, stdout: '' });
@@ -222,6 +226,57 @@ describe('run_command and wait_command', () => {
     expect(errorCodeOf(huge)).toBe('HANDLE_UNKNOWN');
     expect(JSON.stringify(huge).length).toBeLessThan(2_000);
     expect(JSON.stringify(huge)).toContain('(1000004 characters)');
+  });
+
+  it('waits through every chunk until the command exits, returning all it printed (issue 14)', async () => {
+    const started = await runtime.call('run_command', {
+      command: 'printf one; sleep 0.2; printf two >&2; sleep 0.2; printf three; exit 3',
+      background: true,
+    });
+    const handle = structured<{ handle: string }>(started).handle;
+    const waited = await runtime.call('wait_command', { handle, timeout_seconds: 60 });
+    expect(structured(waited)).toMatchObject({
+      running: false,
+      exit_code: 3,
+      stdout: 'onethree',
+      stderr: 'two',
+    });
+    expect(structured(waited)).not.toHaveProperty('matched');
+  });
+
+  it('with until_output, returns once the output matches, even across chunks (issue 14)', async () => {
+    const started = await runtime.call('run_command', {
+      command:
+        "printf 'starting\\nrea'; sleep 0.2; printf 'dy on 8080\\n'; while [ ! -e stop-wait ]; do sleep 0.05; done; echo bye",
+      background: true,
+    });
+    const handle = structured<{ handle: string }>(started).handle;
+    const ready = await runtime.call('wait_command', {
+      handle,
+      timeout_seconds: 60,
+      until_output: 'ready on \\d+',
+    });
+    expect(structured(ready)).toMatchObject({
+      running: true,
+      matched: true,
+      stdout: 'starting\nready on 8080\n',
+    });
+    expect(textOf(ready).split('\n')[0]).toBe(
+      `${handle}: Still running; the output matched /ready on \\d+/. Output meanwhile:`,
+    );
+    await writeFile(path.join(root, 'stop-wait'), '');
+    const done = await runtime.call('wait_command', {
+      handle,
+      timeout_seconds: 60,
+      until_output: 'never printed',
+    });
+    expect(structured(done)).toMatchObject({ running: false, matched: false, exit_code: 0, stdout: 'bye\n' });
+    expect(textOf(done)).toContain('(/never printed/ did not appear)');
+    const invalid = await runtime.call('wait_command', { handle: 'cmd_x', until_output: '(' });
+    expect(errorCodeOf(invalid)).toBe('INVALID_ARGUMENTS');
+    expect(structured(invalid)).toMatchObject({
+      error: { details: { problems: [{ path: '/until_output' }] } },
+    });
   });
 
   it('limits how many background commands run at once', async () => {
@@ -266,7 +321,11 @@ describe('the family lifecycle', () => {
           background: true,
         });
         const handle = structured<{ handle: string }>(started).handle;
-        const ready = await runtime.call('wait_command', { handle, timeout_seconds: 30 });
+        const ready = await runtime.call('wait_command', {
+          handle,
+          timeout_seconds: 30,
+          until_output: '^up$',
+        });
         expect(structured(ready).stdout).toBe('up\n');
       }
       // `echo up` can run before the backgrounded shells have exec'd sleep: wait for all six.

@@ -1,10 +1,31 @@
-import { defineTool, invalidArguments, textResult } from '@assistant-kit/tool-core';
+import { defineTool, invalidArguments, quoteArgument, textResult } from '@assistant-kit/tool-core';
 import { commandError } from '../errors.js';
 import type { CommandSession } from '../family.js';
 import { outcomeLine, outputSections } from '../output/format.js';
+import { WaitedOutput } from '../output/waited-output.js';
 import { DEFAULT_WAIT_SECONDS, WaitCommandParameters } from '../schemas.js';
 
-/** wait_command: waits on a background command and returns what it printed since the last call. */
+function compileUntil(pattern: string): RegExp {
+  try {
+    return new RegExp(pattern, 'mu');
+  } catch {
+    try {
+      // Some patterns valid without the u flag (e.g. '\-') are rejected with it.
+      return new RegExp(pattern, 'm');
+    } catch (error) {
+      throw invalidArguments(
+        `until_output "${quoteArgument(pattern)}" is not a valid regular expression: ${(error as Error).message}`,
+        [{ path: '/until_output', message: 'must be a valid regular expression' }],
+      );
+    }
+  }
+}
+
+/**
+ * wait_command: waits until the background command exits, the timeout ends, or (with
+ * `until_output`) its output matches the pattern, and returns everything it printed meanwhile
+ * (bounded: the first and last parts of each stream, the cut counted).
+ */
 export function waitCommandTool(state: CommandSession) {
   const { registry, session } = state;
   return defineTool({
@@ -16,7 +37,7 @@ export function waitCommandTool(state: CommandSession) {
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     purpose:
-      'Waits for new output or the exit of a background command, then returns the output since the last wait and whether it is still running.',
+      'Waits until a background command exits or the timeout ends (or, with until_output, until its output matches a pattern), then returns everything it printed meanwhile and whether it is still running.',
     parameters: WaitCommandParameters,
     effects: ['read'],
     execution: 'sequential',
@@ -28,55 +49,76 @@ export function waitCommandTool(state: CommandSession) {
           { path: '/timeout_seconds', message: 'must not be negative' },
         ]);
       }
+      const pattern = args.until_output === undefined ? undefined : compileUntil(args.until_output);
       const background = registry.get(args.handle);
-      const outcome = await background.waitForOutputOrExit(
-        waitSeconds * 1000,
-        AbortSignal.any([context.signal, session.signal]),
-      );
-      if (outcome === 'cancelled' && context.signal.aborted) {
-        throw commandError('CANCELLED', 'wait_command was cancelled; the background command keeps running.');
+      const signal = AbortSignal.any([context.signal, session.signal]);
+      const waited = new WaitedOutput();
+      const deadline = Date.now() + waitSeconds * 1000;
+      let matched = false;
+      // Each round takes what was printed since the last one; the wait ends at exit, at the
+      // deadline, on a match, or when the call or the session is cancelled.
+      for (;;) {
+        const outcome = await background.waitForOutputOrExit(Math.max(0, deadline - Date.now()), signal);
+        if (outcome === 'cancelled' && context.signal.aborted) {
+          throw commandError(
+            'CANCELLED',
+            'wait_command was cancelled; the background command keeps running.',
+          );
+        }
+        matched = waited.append(background.readNewOutput(), pattern);
+        if (matched || outcome === 'cancelled' || outcome === 'timeout') break;
+        if (outcome === 'exited') break;
+        if (Date.now() >= deadline) break;
       }
       const running = background.running;
-      const output = background.readNewOutput();
-      const cut =
-        output.omittedBytes > 0
-          ? [`${output.omittedBytes} bytes of new output were omitted from the middle (output cap).`]
-          : [];
+      const cut = waited.cutNote();
+      const patternLabel = args.until_output === undefined ? '' : `/${quoteArgument(args.until_output)}/`;
+      const patternFacts = pattern === undefined ? {} : { matched };
+      const omitted = waited.omitted;
       if (running) {
-        const status =
-          outcome === 'output'
-            ? 'Still running; new output:'
-            : `Still running; no new output in ${waitSeconds} s.`;
+        const status = matched
+          ? `Still running; the output matched ${patternLabel}. Output meanwhile:`
+          : pattern !== undefined
+            ? `Still running; ${patternLabel} did not appear in ${waitSeconds} s. Output meanwhile:`
+            : `Still running after ${waitSeconds} s. Output meanwhile:`;
         return textResult(
           [
             `${args.handle}: ${status}`,
-            ...cut,
-            ...(outcome === 'output' ? [outputSections(output.stdout, output.stderr)] : []),
+            ...(cut === undefined ? [] : [cut]),
+            outputSections(waited.stdout, waited.stderr),
           ].join('\n'),
           {
             handle: args.handle,
             running: true,
-            stdout: output.stdout,
-            stderr: output.stderr,
-            omitted_bytes: output.omittedBytes,
+            ...patternFacts,
+            stdout: waited.stdout,
+            stderr: waited.stderr,
+            omitted_bytes: omitted.bytes,
+            omitted_characters: omitted.characters,
           },
         );
       }
+      // Anything printed between the last read and the exit.
+      waited.append(background.readNewOutput());
       const result = await background.exited;
       registry.collect(args.handle);
+      const finalCut = waited.cutNote();
+      const finalOmitted = waited.omitted;
       return textResult(
         [
-          `${args.handle}: finished, ${outcomeLine(result)}. The handle is now collected.`,
+          `${args.handle}: finished, ${outcomeLine(result)}${pattern !== undefined && !matched ? ` (${patternLabel} did not appear)` : ''}. The handle is now collected.`,
           ...(result.limitReached === undefined ? [] : [result.limitReached.message]),
-          ...cut,
-          outputSections(output.stdout, output.stderr),
+          ...(finalCut === undefined ? [] : [finalCut]),
+          outputSections(waited.stdout, waited.stderr),
         ].join('\n'),
         {
           handle: args.handle,
           running: false,
-          stdout: output.stdout,
-          stderr: output.stderr,
-          omitted_bytes: output.omittedBytes,
+          ...patternFacts,
+          stdout: waited.stdout,
+          stderr: waited.stderr,
+          omitted_bytes: finalOmitted.bytes,
+          omitted_characters: finalOmitted.characters,
           exit_code: result.exitCode,
           signal: result.signal,
           timed_out: result.timedOut,
