@@ -36,6 +36,7 @@ const LOW_LEVEL_MODULES: Record<string, string> = {
   'packages/tools-commands/src/sandbox/limits.ts': 'launcher: the in-sandbox prelude that sets limits',
   'packages/tools-commands/src/sandbox/mount-plan.ts': 'launcher: checks host paths for the mount plan',
   'packages/tools-commands/src/sandbox/pids-cgroup.ts': 'launcher: the per-command pids cgroup',
+  'packages/tools-commands/src/sandbox/toolchains.ts': 'launcher: finds toolchains under HOME to show',
   // tools-undo: the shadow repository is the service's own state under .assistant-kit/undo/, which
   // no tool may read or write; its git never runs configuration the workspace planted.
   'packages/tools-undo/src/storage-files.ts': 'durable writes of the shadow repository and dispatch log',

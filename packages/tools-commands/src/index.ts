@@ -34,6 +34,11 @@ export {
   type SandboxOptions,
 } from './sandbox/sandbox-options.js';
 export {
+  type DetectedToolchain,
+  detectToolchains,
+  type ToolchainDetectionInput,
+} from './sandbox/toolchains.js';
+export {
   CommandSource,
   DEFAULT_WAIT_SECONDS,
   MAX_SOURCES,

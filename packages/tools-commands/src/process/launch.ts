@@ -5,6 +5,7 @@ import { HOST_ISOLATION_FLAGS, isSandboxAvailable, SANDBOX_ISOLATION_FLAGS } fro
 import { type ResolvedLimits, resolveLimits, sandboxPrelude } from '../sandbox/limits.js';
 import { buildSandboxMounts, SANDBOX_HOME } from '../sandbox/mount-plan.js';
 import { createPidsCgroup, enterCgroupArgv, type PidsCgroup } from '../sandbox/pids-cgroup.js';
+import { hostToolchains } from '../sandbox/toolchains.js';
 import { buildCommandEnvironment } from './environment.js';
 import type { ExecutionContext, ProcessSpec } from './process-spec.js';
 import { findOnPath, scriptArgv } from './shell.js';
@@ -198,11 +199,16 @@ export async function planLaunch(spec: ProcessSpec, companion?: Companion): Prom
     bridgeDirectory: companion?.directory,
     options: spec.sandbox ?? {},
   });
+  // Shown toolchains keep their roots although HOME is the sandbox's own (a request's env wins).
+  const toolchainEnvironment =
+    spec.sandbox?.detectToolchains === false
+      ? {}
+      : Object.assign({}, ...hostToolchains(spec.workspace.root).map((toolchain) => toolchain.environment));
   const env = buildCommandEnvironment({
     home: SANDBOX_HOME,
     temporaryDirectory: '/tmp',
     sandboxed: true,
-    extra: spec.env,
+    extra: { ...toolchainEnvironment, ...spec.env },
   });
   return withCgroup({
     file,

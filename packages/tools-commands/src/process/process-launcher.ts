@@ -37,6 +37,7 @@ export function createProcessLauncher(options: ProcessLauncherOptions = {}): Pro
     readablePaths:
       options.readablePaths === undefined ? undefined : Object.freeze([...options.readablePaths]),
     limits: options.limits === undefined ? undefined : Object.freeze({ ...options.limits }),
+    detectToolchains: options.detectToolchains,
   });
   const killGraceMs = options.killGraceMs;
   return Object.freeze({

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isInsideDirectory } from '@assistant-kit/tool-core';
 import type { SandboxOptions } from './sandbox-options.js';
+import { hostToolchains } from './toolchains.js';
 
 /** HOME inside the sandbox: private, empty, gone when the command ends. */
 export const SANDBOX_HOME = '/tmp/home';
@@ -133,7 +134,12 @@ const HOST_LAYOUT_LIFETIME_MS = 5_000;
 const hostLayouts = new Map<string, { mounts: string[]; expires: number }>();
 
 function hostLayout(workspaceRoot: string, options: SandboxOptions): string[] {
-  const key = JSON.stringify([workspaceRoot, options.hiddenPaths ?? [], options.readablePaths ?? []]);
+  const key = JSON.stringify([
+    workspaceRoot,
+    options.hiddenPaths ?? [],
+    options.readablePaths ?? [],
+    options.detectToolchains !== false,
+  ]);
   const cached = hostLayouts.get(key);
   const now = Date.now();
   if (cached !== undefined && cached.expires > now) return cached.mounts;
@@ -144,8 +150,17 @@ function hostLayout(workspaceRoot: string, options: SandboxOptions): string[] {
   const mounts = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   // The Node runtime (the port bridge runs on it) may be installed under a hidden HOME (nvm).
   const runtimePrefix = path.dirname(path.dirname(process.execPath));
+  // Toolchains under HOME the project uses (issue 14): shown read-only like the runtime.
+  const toolchainPaths =
+    options.detectToolchains === false
+      ? []
+      : hostToolchains(workspaceRoot).flatMap((toolchain) => toolchain.paths);
   const readablePaths = [
-    ...new Set([...(options.readablePaths ?? []), runtimePrefix].map((readable) => path.resolve(readable))),
+    ...new Set(
+      [...(options.readablePaths ?? []), runtimePrefix, ...toolchainPaths].map((readable) =>
+        path.resolve(readable),
+      ),
+    ),
   ].filter((readable) => isCovered(readable, hiddenOutside) && kindOf(readable) !== 'missing');
   // A path inside another hidden path (the service's HOME under /home, say) is hidden already; a
   // second mount would only cost bubblewrap work on every command. It still needs its own mount

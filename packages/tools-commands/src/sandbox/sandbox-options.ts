@@ -46,6 +46,13 @@ export interface SandboxOptions {
   /** Host paths to show read-only although a hidden path covers them (for example a toolchain in HOME). */
   readablePaths?: readonly string[];
   /**
+   * Show the toolchains under HOME that the project uses (pyenv, nvm, volta, cargo and rustup,
+   * go, ~/.local/bin and lib, other `bin` folders on PATH), read-only, found from the service's
+   * PATH and the workspace's project files, and set their root variables (PYENV_ROOT, NVM_DIR,
+   * CARGO_HOME, RUSTUP_HOME, GOPATH, VOLTA_HOME). Default true; false hides them all.
+   */
+  detectToolchains?: boolean;
+  /**
    * What each command may take (memory, processes, CPU time, file size); a field left out keeps
    * its default ({@link DEFAULT_SANDBOX_LIMITS}). The limits apply to host execution too.
    */
