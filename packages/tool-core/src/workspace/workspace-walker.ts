@@ -187,14 +187,17 @@ export class GitignoreOracle {
     return this.#root;
   }
 
-  /** The rules in force inside a workspace-relative folder ('' for the root). */
-  rulesFor(relativeDirectory: string): GitignoreRules {
+  /**
+   * The rules in force inside a workspace-relative folder ('' for the root). `hasGitignore`,
+   * when the caller has just listed the folder, spares the probe for its .gitignore.
+   */
+  rulesFor(relativeDirectory: string, hasGitignore = true): GitignoreRules {
     const cached = this.#rulesByDirectory.get(relativeDirectory);
     if (cached !== undefined) return cached;
     const slash = relativeDirectory.lastIndexOf('/');
     const parent = slash === -1 ? '' : relativeDirectory.slice(0, slash);
     const absolute = path.join(this.#root, relativeDirectory);
-    const rules = this.rulesFor(parent).descend(absolute, relativeDirectory, true);
+    const rules = this.rulesFor(parent).descend(absolute, relativeDirectory, hasGitignore);
     this.#rulesByDirectory.set(relativeDirectory, rules);
     return rules;
   }

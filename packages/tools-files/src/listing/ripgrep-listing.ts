@@ -263,6 +263,16 @@ function addFoldersWithoutFiles(
     } catch {
       continue; // Unreadable or vanished: skipped, as the walker skips it.
     }
+    // A folder read here is listed (it holds listed files, or was added as not ignored), so
+    // its ancestors are not ignored: its own rules decide for its children. The start folder
+    // (possibly below an ignored one) takes the full check.
+    const rules =
+      folder === tree.start && folder !== ''
+        ? undefined
+        : ignoreOracle().rulesFor(
+            folder,
+            entries.some((entry) => entry.name === '.gitignore' && entry.isFile()),
+          );
     for (const entry of entries) {
       if (WALK_ALWAYS_SKIPPED.has(entry.name)) continue;
       const child = folder === '' ? entry.name : `${folder}/${entry.name}`;
@@ -271,7 +281,8 @@ function addFoldersWithoutFiles(
         // The filesystem gave no type: ask, without following a symlink.
         isDirectory = lstatOrUndefined(absoluteInRoot(root, child))?.isDirectory() === true;
       }
-      if (!isDirectory || tree.folders.has(child) || ignoreOracle().ignoresDirectory(child)) continue;
+      if (!isDirectory || tree.folders.has(child)) continue;
+      if (rules === undefined ? ignoreOracle().ignoresDirectory(child) : rules.ignores(child, true)) continue;
       tree.addFolder(child);
       tree.noteText(child);
       toRead.push(child);
