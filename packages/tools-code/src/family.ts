@@ -1,11 +1,11 @@
 import type { ToolFamily, Workspace } from '@assistant-kit/tool-core';
 import type { CodeContext } from './engine/code-context.js';
 import { LanguageService } from './engine/language-service.js';
-import { codeIntelligenceTool } from './intelligence/code-intelligence-tool.js';
 import { EditTokenStore } from './intelligence/edit-tokens.js';
 import { LanguageServerPool, type LanguageServerStatus } from './lsp/language-server-pool.js';
 import { type LanguageServerRegistration, mergeRegistrations } from './lsp/registrations.js';
 import { SyntaxIndex } from './syntax/syntax-index.js';
+import { codeIntelligenceTool } from './tools/code-intelligence.js';
 import { codeDiagnosticsTool } from './tools/diagnostics-tool.js';
 import { codeFindDefinitionTool, codeFindReferencesTool } from './tools/navigation-tools.js';
 import { codeProjectProfileTool, codeRelatedTestsTool, runTestsTool } from './tools/project-tools.js';
