@@ -1,5 +1,4 @@
 import { invalidArguments, truncateText } from '@assistant-kit/tool-core';
-import { fileToolError } from './errors.js';
 import type { ResolvedFileToolsOptions } from './options.js';
 import type { SearchService } from './search/search-service.js';
 import type { EncodingMemory } from './text/encoding-memory.js';

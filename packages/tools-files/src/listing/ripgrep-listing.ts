@@ -1,11 +1,5 @@
 import { type Dirent, lstatSync, readdirSync, type Stats, statfsSync } from 'node:fs';
-import {
-  compareText,
-  GitignoreOracle,
-  HIGH_CHARACTERS,
-  type ToolError,
-  WALK_ALWAYS_SKIPPED,
-} from '@assistant-kit/tool-core';
+import { compareText, GitignoreOracle, HIGH_CHARACTERS, WALK_ALWAYS_SKIPPED } from '@assistant-kit/tool-core';
 import { type FileToolError, fileToolError } from '../errors.js';
 import { runRipgrepForNames, selectionArguments } from '../search/ripgrep-engine.js';
 import {

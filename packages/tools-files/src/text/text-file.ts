@@ -1,4 +1,4 @@
-import type { ToolError, Workspace, WorkspacePath } from '@assistant-kit/tool-core';
+import type { Workspace, WorkspacePath } from '@assistant-kit/tool-core';
 import { type FileToolError, fileToolError } from '../errors.js';
 import { looksBinary } from './binary-detection.js';
 import { byteOrderMark, decodeLosslessly, detectEncoding, isUtf16, type TextEncoding } from './encoding.js';

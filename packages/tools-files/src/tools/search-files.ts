@@ -1,5 +1,4 @@
 import { defineTool, invalidArguments, quoteArgument, textResult } from '@assistant-kit/tool-core';
-import { fileToolError } from '../errors.js';
 import { capOutput, cutLine, type FamilyContext, integerArgument } from '../family-context.js';
 import { SearchFilesParameters } from '../schemas.js';
 import {
