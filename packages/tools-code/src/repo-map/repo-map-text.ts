@@ -1,0 +1,79 @@
+import path from 'node:path';
+
+export const INSTRUCTION_FILES =
+  /^(README(\.[a-z]+)?|AGENTS\.md|CLAUDE\.md|GEMINI\.md|CONTRIBUTING\.md|CONVENTIONS\.md|\.cursorrules|\.windsurfrules|copilot-instructions\.md)$/i;
+export const NESTED_INSTRUCTION_FILES = /^(AGENTS\.md|CLAUDE\.md)$/;
+export const ENTRYPOINT_PATTERNS = [
+  /^(src\/)?(index|main|app|server|cli)\.[cm]?[jt]sx?$/,
+  /^[^/]+\/(src\/)?(index|main|app|server|cli)\.[cm]?[jt]sx?$/,
+  /(^|\/)(__main__|main|app|manage|wsgi|asgi)\.py$/,
+  /(^|\/)main\.go$/,
+  /(^|\/)src\/(main|lib)\.rs$/,
+  /^([^/]+\/)?index\.html?$/,
+];
+
+/** Characters of an instruction file's summary. */
+export const SUMMARY_CHARACTERS = 200;
+
+/**
+ * What a README or instructions file is about: its first prose paragraph. HTML blocks, badges,
+ * headings, code fences, tables and link-only lines are skipped (a README often opens with a logo
+ * in HTML and a row of badges); a blockquote tagline counts as prose.
+ */
+export function proseSummary(text: string): string {
+  const withoutHtml = text
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/^```[\s\S]*?^```/gm, '')
+    .replace(/^<(\w+)[^>]*>[\s\S]*?^<\/\1>\s*$/gm, '');
+  const paragraphs = withoutHtml.split(/\n\s*\n/);
+  for (const paragraph of paragraphs) {
+    const lines = paragraph
+      .split('\n')
+      .map((line) => line.trim().replace(/^>\s?/, ''))
+      .filter(
+        (line) =>
+          line !== '' &&
+          !/^</.test(line) &&
+          !/^#{1,6}\s/.test(line) &&
+          !/^[|=-]/.test(line) &&
+          !/^(\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)\s*|!\[[^\]]*\]\([^)]*\)\s*|\[[^\]]*\]\([^)]*\)\s*)+$/.test(
+            line,
+          ),
+      );
+    const prose = lines
+      .join(' ')
+      .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/<[^>]+>/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
+    if (/[A-Za-z]{3,}/.test(prose))
+      return prose.length > SUMMARY_CHARACTERS ? `${prose.slice(0, SUMMARY_CHARACTERS - 1)}…` : prose;
+  }
+  return '';
+}
+
+export function packageEntrypoints(
+  folder: string,
+  json: Record<string, unknown>,
+  files: ReadonlySet<string>,
+): { path: string; reason: string }[] {
+  const found: { path: string; reason: string }[] = [];
+  const add = (value: unknown, reason: string) => {
+    if (typeof value === 'string') {
+      const joined = path.posix.normalize(path.posix.join(folder, value));
+      if (files.has(joined)) found.push({ path: joined, reason });
+      else {
+        const source = joined.replace(/^(.*\/)?dist\//, '$1src/').replace(/\.(m|c)?js$/, '.ts');
+        if (files.has(source)) found.push({ path: source, reason: `${reason} (source of ${joined})` });
+      }
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, nested] of Object.entries(value)) if (key !== 'types') add(nested, reason);
+    }
+  };
+  add(json.main, 'package.json main');
+  add(json.module, 'package.json module');
+  add(json.bin, 'package.json bin');
+  add(json.exports, 'package.json exports');
+  return found;
+}

@@ -1,0 +1,54 @@
+import path from 'node:path';
+import { isTestFile, isTestSupportFile } from '../../project/test-files.js';
+
+import type { SectionInput } from './section.js';
+
+/** The routes section: the HTTP routes the application declares (not those of test servers or helpers). */
+export async function routesSection(input: SectionInput): Promise<void> {
+  const { options, files, snapshot, structured, sections } = input;
+  const routes: { method: string; path: string; file: string; line?: number }[] = [];
+  // Routes of test servers and test helpers are not the application's.
+  const inTests = (file: string) =>
+    isTestFile(file) || isTestSupportFile(file) || /(^|\/)(test|tests|__tests__|spec|e2e)\//.test(file);
+  for (const [file, analysis] of snapshot.analyses) {
+    if (inTests(file)) continue;
+    for (const route of analysis.routes) routes.push({ ...route, file });
+  }
+  for (const file of files) {
+    if (inTests(file)) continue;
+    const next = /(^|\/)app\/(.*\/)?(page|route)\.[cm]?[jt]sx?$/.exec(file);
+    if (next !== null) {
+      routes.push({
+        method: next[3] === 'page' ? 'PAGE' : 'ANY',
+        path: `/${(next[2] ?? '').replace(/\/$/, '').replace(/\([^)]*\)\/?/g, '')}`,
+        file,
+      });
+      continue;
+    }
+    const pages = /(^|\/)pages\/(.+)\.[cm]?[jt]sx?$/.exec(file);
+    if (pages !== null && !/^_/.test(path.posix.basename(pages[2]!))) {
+      routes.push({
+        method: pages[2]!.startsWith('api/') ? 'ANY' : 'PAGE',
+        path: `/${pages[2]!.replace(/(^|\/)index$/, '')}`,
+        file,
+      });
+      continue;
+    }
+    if (/\.html?$/i.test(file) && !isTestFile(file))
+      routes.push({ method: 'PAGE', path: `/${file.replace(/(^|\/)index\.html?$/i, '$1')}`, file });
+  }
+  routes.sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+  const kept = routes.slice(0, options.maxResults);
+  structured.routes = kept;
+  sections.push(
+    [
+      '## routes',
+      ...kept.map(
+        (route) =>
+          `  ${route.method} ${route.path}  ${route.file}${route.line === undefined ? '' : `:${route.line}`}`,
+      ),
+      ...(routes.length > kept.length ? [`  [${routes.length - kept.length} more: raise max_results]`] : []),
+      ...(routes.length === 0 ? ['  (none found)'] : []),
+    ].join('\n'),
+  );
+}

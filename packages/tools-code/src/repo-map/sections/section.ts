@@ -1,0 +1,30 @@
+import type { CodeContext } from '../../engine/code-context.js';
+import type { detectProjectProfile } from '../../project/project-profile.js';
+import type { RepoMapSection } from '../../schemas.js';
+import type { RepoMapOptions } from '../repo-map.js';
+
+type Snapshot = Awaited<ReturnType<CodeContext['syntax']['refresh']>>;
+
+/** What every section of the repo map reads, computed once per map, and where it writes. */
+export interface SectionInput {
+  context: CodeContext;
+  options: RepoMapOptions;
+  include: ReadonlySet<RepoMapSection>;
+  scope: string | undefined;
+  files: readonly string[];
+  fileSet: ReadonlySet<string>;
+  listed: ReadonlyMap<string, Snapshot['files'][number]>;
+  snapshot: Snapshot;
+  /** The file's centrality in the reference graph (0 when no ranking was needed). */
+  rankOf(file: string): number;
+  /** How many files import the file (0 when no ranking was needed). */
+  importedBy(file: string): number;
+  testFiles: readonly string[];
+  profile: Awaited<ReturnType<typeof detectProjectProfile>> | undefined;
+  /** The structured result; each section adds its own key. */
+  structured: Record<string, unknown>;
+  /** The text of the sections written so far, in map order. */
+  sections: string[];
+}
+
+export type SectionBuilder = (input: SectionInput) => Promise<void>;
