@@ -28,6 +28,8 @@ import {
 const DELIBERATE_EXTENSIONS: Record<string, Record<string, SpecParameter>> = {
   // Per-test selection (issue 13), through each runner's own name filter; docs/decisions/tools-code.md.
   run_tests: { test_name: { type: 'string' } },
+  // Waiting for a line of output (issue 14): a dev server's "ready" line ends the wait early.
+  wait_command: { until_output: { type: 'string' } },
 };
 
 let root: string;
