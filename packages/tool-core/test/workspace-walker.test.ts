@@ -157,3 +157,30 @@ describe('compareText', () => {
     expect(['\u{1F600}', '\uFF21', 'a'].sort(compareText)).toEqual(['a', '\uFF21', '\u{1F600}']);
   });
 });
+
+describe('a symlinked .gitignore', () => {
+  it('is not followed, so rules from outside the workspace never steer the walk', async () => {
+    const { mkdtemp, mkdir, writeFile, symlink, realpath, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const root = await realpath(await mkdtemp(path.join(tmpdir(), 'walker-root-')));
+    const outside = await realpath(await mkdtemp(path.join(tmpdir(), 'walker-outside-')));
+    try {
+      await writeFile(path.join(outside, '.gitignore'), 'src/\n');
+      await mkdir(path.join(root, 'src'));
+      await writeFile(path.join(root, 'src/own.ts'), 'export const own = 1;\n');
+      await symlink(path.join(outside, '.gitignore'), path.join(root, '.gitignore'));
+      const seen: string[] = [];
+      await walkWorkspace({
+        root,
+        onEntry: (entry) => {
+          if (entry.kind === 'file') seen.push(entry.relative);
+        },
+      });
+      expect(seen).toEqual(['src/own.ts']);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+});

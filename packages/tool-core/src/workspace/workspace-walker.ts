@@ -1,4 +1,4 @@
-import { type Dirent, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, constants, type Dirent, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type CompiledGlob, compileGlob } from '@assistant-kit/kernel';
 import ignore, { type Ignore } from 'ignore';
@@ -106,10 +106,18 @@ interface IgnoreLayer {
 
 function readRules(file: string): Ignore | undefined {
   // Most folders have no .gitignore: a quiet lstat is much cheaper than a thrown ENOENT.
-  if (lstatSync(file, { throwIfNoEntry: false }) === undefined) return undefined;
+  const status = lstatSync(file, { throwIfNoEntry: false });
+  // A .gitignore that is a symlink is not followed (git does not follow it either): it could name
+  // a file outside the workspace, whose content would then steer the walk.
+  if (status === undefined || !status.isFile()) return undefined;
   let content: string;
   try {
-    content = readFileSync(file, 'utf8');
+    const descriptor = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      content = readFileSync(descriptor, 'utf8');
+    } finally {
+      closeSync(descriptor);
+    }
   } catch {
     return undefined;
   }
