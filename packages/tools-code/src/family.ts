@@ -4,18 +4,23 @@ import { LanguageService } from './engine/language-service.js';
 import { EditTokenStore } from './intelligence/edit-tokens.js';
 import { LanguageServerPool, type LanguageServerStatus } from './lsp/language-server-pool.js';
 import { type LanguageServerRegistration, mergeRegistrations } from './lsp/registrations.js';
-import { SyntaxIndex } from './syntax/syntax-index.js';
-import { codeIntelligenceTool } from './tools/code-intelligence.js';
-import { codeDiagnosticsTool } from './tools/diagnostics-tool.js';
-import { codeFindDefinitionTool, codeFindReferencesTool } from './tools/navigation-tools.js';
-import { codeProjectProfileTool, codeRelatedTestsTool, runTestsTool } from './tools/project-tools.js';
-import { repoMapTool } from './tools/repo-map-tool.js';
-import { codeDocumentSymbolsTool, codeWorkspaceSymbolsTool, fileOutlineTool } from './tools/symbol-tools.js';
 import {
   DEFAULT_WRITE_DIAGNOSTICS_BUDGET_MS,
   diagnosticsAfterWrite,
   type WriteDiagnostics,
-} from './tools/write-diagnostics.js';
+} from './output/write-diagnostics.js';
+import { SyntaxIndex } from './syntax/syntax-index.js';
+import { codeDiagnosticsTool } from './tools/code-diagnostics.js';
+import { codeDocumentSymbolsTool } from './tools/code-document-symbols.js';
+import { codeFindDefinitionTool } from './tools/code-find-definition.js';
+import { codeFindReferencesTool } from './tools/code-find-references.js';
+import { codeIntelligenceTool } from './tools/code-intelligence.js';
+import { codeProjectProfileTool } from './tools/code-project-profile.js';
+import { codeRelatedTestsTool } from './tools/code-related-tests.js';
+import { codeWorkspaceSymbolsTool } from './tools/code-workspace-symbols.js';
+import { fileOutlineTool } from './tools/file-outline.js';
+import { repoMapTool } from './tools/repo-map.js';
+import { runTestsTool } from './tools/run-tests.js';
 
 /** Default time a language server has to answer one request. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;

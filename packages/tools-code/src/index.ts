@@ -15,7 +15,18 @@ export {
   type LanguageServerRegistration,
   REGISTER_LANGUAGE_SERVER_HINT,
 } from './lsp/registrations.js';
+export { RESULT_TEXT_CAP } from './output/format.js';
+export {
+  DEFAULT_WRITE_DIAGNOSTICS_BUDGET_MS,
+  type IntroducedDiagnostic,
+  type WriteDiagnostics,
+} from './output/write-diagnostics.js';
 export { parseTestCounts, type TestCounts } from './project/test-output.js';
+export {
+  DEFAULT_TEST_TIMEOUT_SECONDS,
+  MAX_TEST_TIMEOUT_SECONDS,
+  TEST_OUTPUT_CHARACTER_CAP,
+} from './project/test-runs.js';
 export {
   CODE_INTELLIGENCE_OPERATIONS,
   CODE_INTELLIGENCE_READ_ONLY_OPERATIONS,
@@ -33,14 +44,3 @@ export {
   RepoMapParameters,
   RunTestsParameters,
 } from './schemas.js';
-export { RESULT_TEXT_CAP } from './tools/format.js';
-export {
-  DEFAULT_TEST_TIMEOUT_SECONDS,
-  MAX_TEST_TIMEOUT_SECONDS,
-  TEST_OUTPUT_CHARACTER_CAP,
-} from './tools/project-tools.js';
-export {
-  DEFAULT_WRITE_DIAGNOSTICS_BUDGET_MS,
-  type IntroducedDiagnostic,
-  type WriteDiagnostics,
-} from './tools/write-diagnostics.js';

@@ -150,6 +150,13 @@ export const RunTestsParameters = Type.Object({
   timeout_seconds: Optional(
     Type.Integer({ description: 'Time limit of the run in seconds (default 300, at most 3600).' }),
   ),
+  // A deliberate extension of SPEC 4.4 (issue 13), listed as such in the catalogue's spec test.
+  test_name: Optional(
+    Type.String({
+      description:
+        "Run only the tests whose name matches this, through the runner's own filter (vitest/jest -t, mocha --grep, ava --match, node --test-name-pattern, pytest/unittest -k, go -run, cargo's name filter).",
+    }),
+  ),
 });
 
 function codeIntelligenceParameters<Operations extends readonly string[]>(

@@ -1,6 +1,6 @@
 import { type ToolResult, textResult } from '@assistant-kit/tool-core';
 import { hoverText } from '../../lsp/conversions.js';
-import { joinCapped } from '../../tools/format.js';
+import { joinCapped } from '../../output/format.js';
 import type { DocumentOperationInput } from './operation.js';
 
 /** hover: the language server's hover text at a position. */

@@ -7,7 +7,7 @@ import {
   TYPESCRIPT_APPLY_REFACTORING,
   typescriptRefactorEdit,
 } from '../../lsp/typescript-server.js';
-import { joinCapped } from '../../tools/format.js';
+import { joinCapped } from '../../output/format.js';
 import type { PreviewedFileEdit } from '../edit-tokens.js';
 import { prepareFileEdits, textEditsByUri } from '../workspace-edit.js';
 import type { DocumentOperationInput } from './operation.js';

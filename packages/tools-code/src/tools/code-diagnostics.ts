@@ -7,9 +7,9 @@ import { boundedCount, throwIfCancelled } from '../errors.js';
 import { globMatcher } from '../files/glob.js';
 import { languageOfPath } from '../languages.js';
 import { severityName } from '../lsp/conversions.js';
+import { joinCapped } from '../output/format.js';
 import { CodeDiagnosticsParameters } from '../schemas.js';
 import { hasSyntaxSupport } from '../syntax/analyze-file.js';
-import { joinCapped } from './format.js';
 
 /** Most unresolved paths listed one by one (the rest are counted). */
 const UNRESOLVED_LIST_CAP = 100;

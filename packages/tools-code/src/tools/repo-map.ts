@@ -1,9 +1,9 @@
 import { defineTool, textResult } from '@assistant-kit/tool-core';
 import type { CodeContext } from '../engine/code-context.js';
 import { boundedCount } from '../errors.js';
+import { joinCapped } from '../output/format.js';
 import { buildRepoMap, RepoMapCache } from '../repo-map/repo-map.js';
 import { REPO_MAP_SECTIONS, RepoMapParameters } from '../schemas.js';
-import { joinCapped } from './format.js';
 
 /** repo_map: cached, incrementally updated map of the workspace. */
 export function repoMapTool(context: CodeContext) {

@@ -1,14 +1,14 @@
-import {
-  defineTool,
-  invalidArguments,
-  isToolError,
-  quoteArgument,
-  textResult,
-} from '@assistant-kit/tool-core';
+import { invalidArguments, isToolError, textResult } from '@assistant-kit/tool-core';
 import type { Location, LocationLink } from 'vscode-languageserver-protocol';
-import type { CodeContext, EngineName } from '../engine/code-context.js';
-import type { SourceLocation } from '../engine/language-service.js';
-import { openMentioningFiles, unanalysedNote } from '../engine/reference-scope.js';
+import { globMatcher } from '../files/glob.js';
+import { languageOfPath } from '../languages.js';
+import { protocol } from '../lsp/protocol.js';
+import { joinCapped } from '../output/format.js';
+import { LineIndex } from '../positions.js';
+import { parserFor } from '../syntax/tree-sitter-loader.js';
+import type { CodeContext, EngineName } from './code-context.js';
+import type { SourceLocation } from './language-service.js';
+import { openMentioningFiles, unanalysedNote } from './reference-scope.js';
 import {
   findDeclarations,
   MAX_OUTLINE_BYTES,
@@ -16,17 +16,9 @@ import {
   resolvePosition,
   splitSymbol,
   wordOccurrences,
-} from '../engine/symbol-queries.js';
-import { boundedCount, codeError } from '../errors.js';
-import { globMatcher } from '../files/glob.js';
-import { languageOfPath } from '../languages.js';
-import { protocol } from '../lsp/protocol.js';
-import { LineIndex } from '../positions.js';
-import { CodeFindDefinitionParameters, CodeFindReferencesParameters } from '../schemas.js';
-import { parserFor } from '../syntax/tree-sitter-loader.js';
-import { joinCapped } from './format.js';
+} from './symbol-queries.js';
 
-interface PositionRequest {
+export interface PositionRequest {
   symbol: string;
   path?: string;
   line?: number;
@@ -34,7 +26,7 @@ interface PositionRequest {
 }
 
 /** A located answer with the engine that produced it. */
-interface Answer {
+export interface Answer {
   locations: (SourceLocation & { engine: EngineName; kind?: string })[];
   engine: EngineName;
   server?: string;
@@ -43,16 +35,16 @@ interface Answer {
   unanalysed?: number;
 }
 
-function asArray(answer: Location | Location[] | LocationLink[] | null): (Location | LocationLink)[] {
+export function asArray(answer: Location | Location[] | LocationLink[] | null): (Location | LocationLink)[] {
   if (answer === null) return [];
   return Array.isArray(answer) ? answer : [answer];
 }
 
-function isCancellation(error: unknown): boolean {
+export function isCancellation(error: unknown): boolean {
   return isToolError(error, 'CANCELLED');
 }
 
-async function serverLocations(
+export async function serverLocations(
   context: CodeContext,
   relative: string,
   file: { text: string; hash: string; lines: LineIndex },
@@ -81,7 +73,7 @@ async function serverLocations(
 }
 
 /** Definitions: the language server at a position when one covers the file, else the syntax index by name. */
-async function findDefinition(
+export async function findDefinition(
   context: CodeContext,
   request: PositionRequest,
   signal: AbortSignal,
@@ -196,7 +188,7 @@ async function findDefinition(
   };
 }
 
-function dedupe<Location extends SourceLocation>(locations: Location[]): Location[] {
+export function dedupe<Location extends SourceLocation>(locations: Location[]): Location[] {
   const seen = new Set<string>();
   return locations.filter((location) => {
     const key = `${location.path}:${location.line}:${location.character}`;
@@ -206,10 +198,11 @@ function dedupe<Location extends SourceLocation>(locations: Location[]): Locatio
   });
 }
 
-const IDENTIFIER_LIKE = /identifier|name|attribute_value|tag_name|class_name|id_name|string_content|property/;
+export const IDENTIFIER_LIKE =
+  /identifier|name|attribute_value|tag_name|class_name|id_name|string_content|property/;
 
 /** References by name from syntax trees: whole-word occurrences that parse as identifiers. */
-async function syntaxReferences(
+export async function syntaxReferences(
   context: CodeContext,
   symbol: string,
   options: { glob?: string; signal: AbortSignal },
@@ -257,7 +250,7 @@ async function syntaxReferences(
   return locations;
 }
 
-async function findReferences(
+export async function findReferences(
   context: CodeContext,
   request: PositionRequest & { glob?: string },
   signal: AbortSignal,
@@ -332,7 +325,7 @@ async function findReferences(
   return { locations, engine: 'syntax', notes };
 }
 
-function renderAnswer(title: string, answer: Answer, limit: number) {
+export function renderAnswer(title: string, answer: Answer, limit: number) {
   const kept = answer.locations.slice(0, limit);
   const engineText =
     answer.engine === 'language_server' ? `language server ${answer.server ?? ''}`.trim() : 'syntax tree';
@@ -372,63 +365,8 @@ function renderAnswer(title: string, answer: Answer, limit: number) {
   );
 }
 
-function requireSymbol(symbol: string): void {
+export function requireSymbol(symbol: string): void {
   if (symbol.trim() === '') {
     throw invalidArguments('symbol must not be empty.', [{ path: '/symbol', message: 'must not be empty' }]);
   }
-}
-
-/** code_find_definition. */
-export function codeFindDefinitionTool(context: CodeContext) {
-  return defineTool({
-    name: 'code_find_definition',
-    facts: {
-      offeredIn: ['W', 'U', 'R'],
-      order: 21,
-      planMode: 'offered',
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
-    purpose: "Finds a symbol's definition.",
-    parameters: CodeFindDefinitionParameters,
-    effects: ['read'],
-    network: 'none',
-    handler: async (args, { signal }) => {
-      requireSymbol(args.symbol);
-      const limit = boundedCount('max_results', args.max_results, 20, 500);
-      const answer = await findDefinition(context, args, signal);
-      if (answer.locations.length === 0) {
-        throw codeError(
-          'SYMBOL_NOT_FOUND',
-          `No definition of "${quoteArgument(args.symbol)}" was found${args.path === undefined ? ' in the workspace' : ` from "${quoteArgument(args.path)}"`}.`,
-          {
-            details: { symbol: quoteArgument(args.symbol), notes: answer.notes },
-          },
-        );
-      }
-      return renderAnswer(answer.locations.length === 1 ? 'definition' : 'definitions', answer, limit);
-    },
-  });
-}
-
-/** code_find_references. */
-export function codeFindReferencesTool(context: CodeContext) {
-  return defineTool({
-    name: 'code_find_references',
-    facts: {
-      offeredIn: ['W', 'U', 'R'],
-      order: 22,
-      planMode: 'offered',
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
-    purpose: 'Finds references to a symbol.',
-    parameters: CodeFindReferencesParameters,
-    effects: ['read'],
-    network: 'none',
-    handler: async (args, { signal }) => {
-      requireSymbol(args.symbol);
-      const limit = boundedCount('max_results', args.max_results, 100, 5_000);
-      const answer = await findReferences(context, args, signal);
-      return renderAnswer(answer.locations.length === 1 ? 'reference' : 'references', answer, limit);
-    },
-  });
 }

@@ -1,0 +1,244 @@
+import path from 'node:path';
+import {
+  invalidArguments,
+  isToolError,
+  type ProcessResult,
+  textResult,
+  truncateText,
+} from '@assistant-kit/tool-core';
+import type { CodeContext } from '../engine/code-context.js';
+import { codeError } from '../errors.js';
+import { walkWorkspace } from '../files/workspace-walker.js';
+import {
+  type CheckCommand,
+  type CheckKind,
+  detectProjectProfile,
+  type ProjectProfile,
+  readWorkspaceText,
+} from './project-profile.js';
+import { parseTestCounts } from './test-output.js';
+import { type ReportFormat, readTestReport } from './test-reports.js';
+import { isTestRunner, runnerOfScript, type TestRunner } from './test-runners.js';
+
+/** Default and maximum run time of run_tests. */
+export const DEFAULT_TEST_TIMEOUT_SECONDS = 300;
+
+export const MAX_TEST_TIMEOUT_SECONDS = 3_600;
+
+/** Characters of runner output kept in run_tests results (head and tail). */
+export const TEST_OUTPUT_CHARACTER_CAP = 20_000;
+
+export function formatCommand(command: Pick<CheckCommand, 'argv' | 'cwd'>): string {
+  const argv = command.argv
+    .map((part) => (/^[\w@%+=:,./-]+$/.test(part) ? part : `'${part.replace(/'/g, "'\\''")}'`))
+    .join(' ');
+  return command.cwd === '.' ? argv : `(cd ${command.cwd} && ${argv})`;
+}
+
+export async function confinedPaths(
+  context: CodeContext,
+  path: string | undefined,
+  paths: readonly string[] | undefined,
+): Promise<string[]> {
+  const inputs = [...(path === undefined ? [] : [path]), ...(paths ?? [])];
+  if (inputs.length > 1_000) {
+    throw invalidArguments('Give at most 1,000 paths.', [
+      { path: '/paths', message: 'must have at most 1000 items' },
+    ]);
+  }
+  const resolved: string[] = [];
+  for (const input of inputs) resolved.push((await context.workspace.resolveFile(input)).relative);
+  return [...new Set(resolved)];
+}
+
+/** A run planned by run_tests. */
+export interface PlannedRun {
+  command_id: string;
+  kind: CheckKind;
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  reason: string;
+  /** Report format when a runner's machine-readable reporter is on. */
+  format?: ReportFormat;
+  runner?: TestRunner;
+  /** Steps of the package script a selected run left out (lint, build). */
+  skippedSteps: string[];
+  /** Test files the run was limited to (relative to cwd). */
+  files: string[];
+}
+
+export async function loadProfile(context: CodeContext, signal: AbortSignal): Promise<ProjectProfile> {
+  const walk = await walkWorkspace(context.workspace.root, { signal });
+  return detectProjectProfile(context.workspace, walk.files);
+}
+
+export async function scriptBody(context: CodeContext, command: CheckCommand): Promise<string | undefined> {
+  if (!command.command_id.startsWith('npm:')) return undefined;
+  const text = await readWorkspaceText(context.workspace, command.source);
+  if (text === undefined) return undefined;
+  try {
+    const scripts = (JSON.parse(text) as { scripts?: Record<string, unknown> }).scripts ?? {};
+    const body = scripts[command.argv[2] ?? ''];
+    return typeof body === 'string' ? body : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The runner behind a check and its argv: a framework command as it is, a package script's single
+ * runner step (`xo && ava` → ava) with the script's environment assignments.
+ */
+export async function runnerOfCheck(
+  context: CodeContext,
+  command: CheckCommand,
+): Promise<
+  { runner: TestRunner; argv: string[]; env: Record<string, string>; otherSteps: string[] } | undefined
+> {
+  if (command.kind !== 'test') return undefined;
+  if (!command.command_id.startsWith('npm:')) {
+    return isTestRunner(command.framework)
+      ? { runner: command.framework, argv: command.argv, env: {}, otherSteps: [] }
+      : undefined;
+  }
+  const body = await scriptBody(context, command);
+  return body === undefined ? undefined : runnerOfScript(body);
+}
+
+/**
+ * Finds a JavaScript runner's binary: node_modules/.bin of the check's folder or the nearest folder
+ * above it (monorepos hoist them). A symlinked node_modules that leads out of the workspace counts
+ * as present: the runner, not this tool, reads it.
+ */
+export async function locateBinary(context: CodeContext, cwd: string, argv: string[]): Promise<string[]> {
+  const program = argv[0] ?? '';
+  if (!program.startsWith('node_modules/.bin/')) return argv;
+  let folder = cwd;
+  for (;;) {
+    const candidate = folder === '.' ? program : `${folder}/${program}`;
+    const present = await context.workspace.resolve(candidate).then(
+      (resolved) => resolved.kind === 'file',
+      (error: unknown) => isToolError(error, 'PATH_OUTSIDE_WORKSPACE'),
+    );
+    if (present) return [path.posix.relative(cwd, candidate) || program, ...argv.slice(1)];
+    if (folder === '.') break;
+    folder = path.posix.dirname(folder);
+  }
+  throw codeError(
+    'RUNNER_UNAVAILABLE',
+    `${path.posix.basename(program)} is not installed: no ${program} in ${cwd} or a folder above it. Install the project's dependencies first.`,
+    { details: { program, cwd } },
+  );
+}
+
+/**
+ * mocha adds files given on the command line to the `spec` of its configuration instead of
+ * replacing it, so a selected run would run the whole suite. With a JSON configuration the run
+ * skips it (`--no-config`) and passes its other options on the command line.
+ */
+export async function mochaSelectionArgv(
+  context: CodeContext,
+  cwd: string,
+  argv: string[],
+): Promise<string[]> {
+  for (const name of ['.mocharc.json', '.mocharc.jsonc']) {
+    const text = await readWorkspaceText(context.workspace, cwd === '.' ? name : `${cwd}/${name}`);
+    if (text === undefined) continue;
+    let config: Record<string, unknown>;
+    try {
+      config = JSON.parse(text.replace(/^\s*\/\/.*$/gm, '')) as Record<string, unknown>;
+    } catch {
+      return argv;
+    }
+    const options: string[] = [];
+    for (const [key, value] of Object.entries(config)) {
+      if (key === 'spec' || key === 'watch' || key === 'reporter' || key === 'reporter-option') continue;
+      for (const entry of Array.isArray(value) ? value : [value]) {
+        if (entry === true) options.push(`--${key}`);
+        else if (entry === false) options.push(`--no-${key}`);
+        else if (typeof entry === 'string' || typeof entry === 'number')
+          options.push(`--${key}`, String(entry));
+      }
+    }
+    return [argv[0]!, '--no-config', ...options, ...argv.slice(1)];
+  }
+  return argv;
+}
+
+export function runResult(planned: PlannedRun, result: ProcessResult, timeoutSeconds: number) {
+  const report =
+    planned.format === undefined
+      ? undefined
+      : readTestReport(planned.format, { stdout: result.stdout, stderr: result.stderr });
+  // Without a reporter (a whole package script with lint or build steps), the runner's closing summary.
+  const summary =
+    report === undefined && planned.kind === 'test'
+      ? parseTestCounts(`${result.stdout}\n${result.stderr}`)
+      : undefined;
+  const counts = report ?? summary;
+  const isTests = planned.kind === 'test';
+  const status = result.timedOut
+    ? 'timed_out'
+    : result.cancelled
+      ? 'cancelled'
+      : result.exitCode === 0 && (counts === undefined || counts.failed === 0)
+        ? 'passed'
+        : 'failed';
+  const countsText = !isTests
+    ? `a ${planned.kind} check, not tests: no test counts`
+    : report !== undefined
+      ? `${report.passed} passed, ${report.failed} failed, ${report.skipped} skipped (from the ${report.format} report)`
+      : summary !== undefined
+        ? `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped (read from the ${summary.format} summary text, no machine-readable report)`
+        : 'no test counts could be read from the output';
+  const failures = report?.failures ?? [];
+  // The machine-readable report is summarised above; the rest of the output is for reading.
+  const visibleStdout =
+    planned.format === 'jest-json' || planned.format === 'mocha-json' || planned.format === 'go-test-json'
+      ? report === undefined
+        ? result.stdout
+        : ''
+      : result.stdout;
+  const visibleStderr =
+    planned.format === 'junit-xml' ? result.stderr.replace(/<\?xml[\s\S]*$/, '') : result.stderr;
+  const combined = `${visibleStdout}${visibleStderr.trim() === '' ? '' : `\n${visibleStderr}`}`.trim();
+  const output = truncateText(combined, TEST_OUTPUT_CHARACTER_CAP, 'head-and-tail');
+  const seconds = (result.durationMs / 1_000).toFixed(1);
+  const label = isTests ? status.toUpperCase() : `${status.toUpperCase()} (${planned.kind} check)`;
+  const header = `${label}: ${formatCommand(planned)} (${planned.reason}) exited ${result.exitCode ?? result.signal} after ${seconds} s; ${countsText}.${result.timedOut ? ` It was stopped at the ${timeoutSeconds} s limit.` : ''}${planned.skippedSteps.length > 0 ? ` Left out the script's other steps: ${planned.skippedSteps.join('; ')}.` : ''}`;
+  const failureLines = failures
+    .slice(0, 50)
+    .map(
+      (failure) =>
+        `  ✗ ${failure.name}${failure.message === undefined ? '' : `\n    ${failure.message.split('\n').slice(0, 6).join('\n    ')}`}`,
+    );
+  const text = [header, ...(failureLines.length > 0 ? ['Failed tests:', ...failureLines] : []), output.text]
+    .filter((part) => part !== '')
+    .join('\n');
+  return textResult(text, {
+    status,
+    kind: planned.kind,
+    command_id: planned.command_id,
+    argv: planned.argv,
+    cwd: planned.cwd,
+    ...(planned.runner === undefined ? {} : { runner: planned.runner }),
+    files: planned.files,
+    exit_code: result.exitCode,
+    timed_out: result.timedOut,
+    duration_ms: result.durationMs,
+    ...(counts === undefined
+      ? { counts_read: false }
+      : {
+          counts_read: true,
+          passed: counts.passed,
+          failed: counts.failed,
+          skipped: counts.skipped,
+          counts_format: counts.format,
+        }),
+    failures: failures.slice(0, 50),
+    skipped_steps: planned.skippedSteps,
+    output: output.text,
+    output_truncated: output.truncated || result.truncated,
+  });
+}

@@ -1,0 +1,37 @@
+import { defineTool, quoteArgument } from '@assistant-kit/tool-core';
+import type { CodeContext } from '../engine/code-context.js';
+import { findDefinition, renderAnswer, requireSymbol } from '../engine/navigation.js';
+import { boundedCount, codeError } from '../errors.js';
+import { CodeFindDefinitionParameters } from '../schemas.js';
+
+/** code_find_definition. */
+export function codeFindDefinitionTool(context: CodeContext) {
+  return defineTool({
+    name: 'code_find_definition',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 21,
+      planMode: 'offered',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    purpose: "Finds a symbol's definition.",
+    parameters: CodeFindDefinitionParameters,
+    effects: ['read'],
+    network: 'none',
+    handler: async (args, { signal }) => {
+      requireSymbol(args.symbol);
+      const limit = boundedCount('max_results', args.max_results, 20, 500);
+      const answer = await findDefinition(context, args, signal);
+      if (answer.locations.length === 0) {
+        throw codeError(
+          'SYMBOL_NOT_FOUND',
+          `No definition of "${quoteArgument(args.symbol)}" was found${args.path === undefined ? ' in the workspace' : ` from "${quoteArgument(args.path)}"`}.`,
+          {
+            details: { symbol: quoteArgument(args.symbol), notes: answer.notes },
+          },
+        );
+      }
+      return renderAnswer(answer.locations.length === 1 ? 'definition' : 'definitions', answer, limit);
+    },
+  });
+}

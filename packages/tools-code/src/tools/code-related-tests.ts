@@ -1,0 +1,55 @@
+import { defineTool, invalidArguments, textResult } from '@assistant-kit/tool-core';
+import type { CodeContext } from '../engine/code-context.js';
+import { boundedCount } from '../errors.js';
+import { joinCapped } from '../output/format.js';
+import { findRelatedTests } from '../project/related-tests.js';
+import { confinedPaths, formatCommand } from '../project/test-runs.js';
+import { CodeRelatedTestsParameters } from '../schemas.js';
+
+/** code_related_tests. */
+export function codeRelatedTestsTool(context: CodeContext) {
+  return defineTool({
+    name: 'code_related_tests',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 25,
+      planMode: 'offered',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    purpose: 'Finds tests and check commands related to source paths or a symbol.',
+    parameters: CodeRelatedTestsParameters,
+    effects: ['read'],
+    network: 'none',
+    handler: async ({ path, paths, symbol, max_results }, { signal }) => {
+      const limit = boundedCount('max_results', max_results, 20, 1_000);
+      const sources = await confinedPaths(context, path, paths);
+      if (sources.length === 0 && (symbol === undefined || symbol.trim() === '')) {
+        throw invalidArguments('Give path, paths or symbol to say which code the tests should cover.', [
+          { path: '', message: 'needs path, paths or symbol' },
+        ]);
+      }
+      const result = await findRelatedTests(context, {
+        paths: sources,
+        ...(symbol === undefined ? {} : { symbol }),
+        signal,
+      });
+      const kept = result.tests.slice(0, limit);
+      const lines = [
+        `${result.tests.length} related test file${result.tests.length === 1 ? '' : 's'}${symbol === undefined ? '' : ` (symbol ${symbol} declared in ${result.symbolFiles.join(', ') || 'no file found'})`}:`,
+        ...kept.map((test) => `  ${test.path}: ${test.reasons.join('; ')}`),
+      ];
+      if (result.tests.length > kept.length)
+        lines.push(`  [${result.tests.length - kept.length} more: raise max_results]`);
+      lines.push('Check commands:');
+      for (const command of result.commands) lines.push(`  ${command.command_id}: ${formatCommand(command)}`);
+      if (result.commands.length === 0)
+        lines.push('  (no runner found for these tests; see code_project_profile)');
+      return textResult(joinCapped(lines).text, {
+        tests: kept,
+        total: result.tests.length,
+        commands: result.commands,
+        symbol_files: result.symbolFiles,
+      });
+    },
+  });
+}

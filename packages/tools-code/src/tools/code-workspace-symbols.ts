@@ -1,0 +1,82 @@
+import { defineTool, textResult } from '@assistant-kit/tool-core';
+import type { CodeContext } from '../engine/code-context.js';
+import type { LocatedSymbol } from '../engine/symbol-queries.js';
+import { matchRank, serverWorkspaceSymbols } from '../engine/workspace-symbols.js';
+import { boundedCount } from '../errors.js';
+import { globMatcher } from '../files/glob.js';
+import { joinCapped, symbolRecord } from '../output/format.js';
+import { CodeWorkspaceSymbolsParameters } from '../schemas.js';
+
+/** code_workspace_symbols: syntax index everywhere, language servers where they index symbols. */
+export function codeWorkspaceSymbolsTool(context: CodeContext) {
+  return defineTool({
+    name: 'code_workspace_symbols',
+    facts: {
+      offeredIn: ['W', 'U', 'R'],
+      order: 19,
+      planMode: 'offered',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    purpose: 'Finds functions, classes, methods, ids, headings and selectors across the workspace.',
+    parameters: CodeWorkspaceSymbolsParameters,
+    effects: ['read'],
+    network: 'none',
+    handler: async ({ query, kind, glob, max_results, max_files }, { signal }) => {
+      const limit = boundedCount('max_results', max_results, 100, 2_000);
+      const fileLimit = boundedCount('max_files', max_files, 20_000, 100_000);
+      const normalizedQuery = (query ?? '').trim().toLowerCase();
+      const wantedKind = kind?.trim().toLowerCase();
+      const matchesGlob = globMatcher(glob);
+      const snapshot = await context.syntax.refresh({ signal, maxFiles: fileLimit, filter: matchesGlob });
+      const files = snapshot.files.map((file) => file.relative).filter(matchesGlob);
+      const fromServers = await serverWorkspaceSymbols(context, normalizedQuery, files, signal);
+      // Servers index only the files of their projects: syntax answers fill in the rest, and a
+      // symbol both engines found is listed once (the server's answer wins).
+      const candidates: LocatedSymbol[] = fromServers.symbols.filter((symbol) => matchesGlob(symbol.path));
+      const seen = new Set(candidates.map((symbol) => `${symbol.path}:${symbol.line}:${symbol.name}`));
+      for (const [relative, analysis] of snapshot.analyses) {
+        for (const symbol of analysis.symbols) {
+          if (seen.has(`${relative}:${symbol.line}:${symbol.name}`)) continue;
+          candidates.push({ ...symbol, path: relative, engine: 'syntax' });
+        }
+      }
+      const matched = candidates
+        .map((symbol) => ({ symbol, rank: matchRank(symbol.name, normalizedQuery, (query ?? '').trim()) }))
+        .filter(
+          ({ symbol, rank }) =>
+            rank > 0 && (wantedKind === undefined || wantedKind === '' || symbol.kind === wantedKind),
+        )
+        .sort(
+          (a, b) =>
+            b.rank - a.rank ||
+            Number(b.symbol.exported ?? false) - Number(a.symbol.exported ?? false) ||
+            a.symbol.path.localeCompare(b.symbol.path) ||
+            a.symbol.line - b.symbol.line,
+        )
+        .map(({ symbol }) => symbol);
+      const kept = matched.slice(0, limit);
+      const lines = kept.map(
+        (symbol) =>
+          `${symbol.path}:${symbol.line}  ${symbol.kind} ${symbol.container === undefined ? '' : `${symbol.container}.`}${symbol.name}`,
+      );
+      if (matched.length > kept.length)
+        lines.push(
+          `[${matched.length - kept.length} more matches omitted: raise max_results or narrow query/glob]`,
+        );
+      if (snapshot.truncated)
+        lines.push(`[only the first ${fileLimit} files were searched: raise max_files or narrow glob]`);
+      for (const note of fromServers.notes) lines.push(`Note: ${note}`);
+      const engines = [...new Set(kept.map((symbol) => symbol.engine))];
+      const body = joinCapped(lines);
+      const header = `${matched.length} symbol${matched.length === 1 ? '' : 's'}${normalizedQuery === '' ? '' : ` matching "${query}"`} (engines: ${engines.join(', ') || 'none'})`;
+      return textResult(`${header}\n${body.text}`, {
+        symbols: kept.map(symbolRecord),
+        total: matched.length,
+        engines,
+        files_searched: files.length,
+        truncated: matched.length > kept.length || snapshot.truncated || body.truncated,
+        ...(fromServers.notes.length > 0 ? { notes: fromServers.notes } : {}),
+      });
+    },
+  });
+}
