@@ -184,6 +184,11 @@ describe('assistant-kit-mcp behaviour', () => {
       arguments: { path: 'never.txt', content: 'a' },
     })) as CallToolResult;
     expect(codeOf(result)).toBe('PERMISSION_DENIED');
+    // Nobody was asked, so the refusal says that, and how to allow the call (issue 14).
+    const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+    expect(text).not.toContain('did not approve');
+    expect(text).toContain('cannot ask its user');
+    expect(text).toContain('--permission-mode auto');
   });
 
   it('serves the plan tools only in plan mode', async () => {

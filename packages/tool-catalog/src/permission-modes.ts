@@ -1,5 +1,11 @@
 import { PERMISSION_MODES, type PermissionMode } from '@assistant-kit/kernel';
-import type { AuthorizationRequest, EffectClass, EffectRule, ToolPolicy } from '@assistant-kit/tool-core';
+import type {
+  ApprovalAnswer,
+  AuthorizationRequest,
+  EffectClass,
+  EffectRule,
+  ToolPolicy,
+} from '@assistant-kit/tool-core';
 import { createEffectPolicy } from '@assistant-kit/tool-core';
 
 export type { PermissionMode };
@@ -8,7 +14,7 @@ export type { PermissionMode };
 export const PERMISSION_MODE_NAMES: readonly PermissionMode[] = PERMISSION_MODES;
 
 /** Asked for every call whose rule is `ask`; resolve `true` to let it run. */
-export type ApprovalCallback = (request: AuthorizationRequest) => boolean | Promise<boolean>;
+export type ApprovalCallback = (request: AuthorizationRequest) => ApprovalAnswer | Promise<ApprovalAnswer>;
 
 /** How a permission mode treats each effect class and host execution. */
 export interface PermissionRules {

@@ -68,6 +68,7 @@ export {
   compileArgumentValidator,
 } from './runtime/argument-validation.js';
 export {
+  type ApprovalAnswer,
   type AuthorizationDecision,
   type AuthorizationRequest,
   createEffectPolicy,

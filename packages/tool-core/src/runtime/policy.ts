@@ -27,8 +27,15 @@ export interface EffectPolicyOptions {
   /** Rule for host execution, decided separately and never implied by any effect (default deny). */
   hostExecution?: EffectRule;
   /** Asked for every `ask` rule; without it, `ask` means deny. */
-  approve?: (request: AuthorizationRequest) => boolean | Promise<boolean>;
+  approve?: (request: AuthorizationRequest) => ApprovalAnswer | Promise<ApprovalAnswer>;
 }
+
+/**
+ * An approver's answer: `true` runs the call, `false` means the user was asked and declined. When
+ * nobody could be asked (a client without a way to ask its user), the approver says so with a
+ * reason, so the refusal never claims a decision nobody made.
+ */
+export type ApprovalAnswer = boolean | { approved: false; reason: string };
 
 /**
  * A policy from a rule per effect class: a call runs only when every one of its effects is
@@ -69,14 +76,13 @@ export function createEffectPolicy(options: EffectPolicyOptions): ToolPolicy {
           reason: `${request.toolName} needs approval and no approver is configured.`,
         };
       }
-      const approved = await options.approve(request);
-      return approved
-        ? { allowed: true }
-        : {
-            allowed: false,
-            code: request.hostExecution ? 'HOST_EXECUTION_DENIED' : 'PERMISSION_DENIED',
-            reason: `The user did not approve ${request.toolName}.`,
-          };
+      const answer = await options.approve(request);
+      if (answer === true) return { allowed: true };
+      return {
+        allowed: false,
+        code: request.hostExecution ? 'HOST_EXECUTION_DENIED' : 'PERMISSION_DENIED',
+        reason: answer === false ? `The user did not approve ${request.toolName}.` : answer.reason,
+      };
     },
   };
 }
