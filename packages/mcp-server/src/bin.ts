@@ -1,5 +1,6 @@
 import { CommandLineError, parseCommandLine, USAGE } from './command-line.js';
 import { serveStdio } from './serve.js';
+import { SERVER_VERSION } from './version.js';
 
 // stdout carries the protocol: everything for people goes to stderr.
 async function main(): Promise<void> {
@@ -15,6 +16,11 @@ async function main(): Promise<void> {
   }
   if (commandLine === 'help') {
     process.stderr.write(USAGE);
+    return;
+  }
+  if (commandLine === 'version') {
+    // The one line a person asked for goes to stdout, like every CLI's --version.
+    process.stdout.write(`${SERVER_VERSION}\n`);
     return;
   }
   const running = await serveStdio(commandLine);

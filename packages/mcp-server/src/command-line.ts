@@ -55,6 +55,7 @@ Options:
   --language-servers FILE      add the language servers of a JSON file: [{ "id", "languageIds",
                                "fileExtensions"?, "command", "args"?, "env"?, "initializationOptions"?,
                                "settings"? }]
+  --version                    print the version
   --help                       print this text
 `;
 
@@ -69,7 +70,7 @@ export class CommandLineError extends Error {
  * @example
  * parseCommandLine(['--configuration', 'U', '--workspace', '.']);
  */
-export function parseCommandLine(argv: readonly string[]): ServerCommandLine | 'help' {
+export function parseCommandLine(argv: readonly string[]): ServerCommandLine | 'help' | 'version' {
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
@@ -88,6 +89,7 @@ export function parseCommandLine(argv: readonly string[]): ServerCommandLine | '
         'language-server': { type: 'string', multiple: true },
         'language-servers': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
       },
       strict: true,
       allowPositionals: false,
@@ -96,6 +98,7 @@ export function parseCommandLine(argv: readonly string[]): ServerCommandLine | '
     throw new CommandLineError((error as Error).message);
   }
   if (values.help === true) return 'help';
+  if (values.version === true) return 'version';
   const configuration = values.configuration;
   if (!isConfiguration(configuration)) {
     throw new CommandLineError(

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { TaskQueue } from '@assistant-kit/kernel';
 import { type ToolCatalog, toMcpTools } from '@assistant-kit/tool-catalog';
 import type { ToolProgress, ToolResult } from '@assistant-kit/tool-core';
@@ -11,8 +10,7 @@ import {
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-
-const packageJson = createRequire(import.meta.url)('../package.json') as { name: string; version: string };
+import { SERVER_NAME, SERVER_VERSION } from './version.js';
 
 export interface CatalogServerOptions {
   /**
@@ -59,7 +57,7 @@ function changesWorkspace(catalog: ToolCatalog, name: string, args: unknown): bo
  */
 export function createCatalogServer(catalog: ToolCatalog, options: CatalogServerOptions = {}): Server {
   const server = new Server(
-    { name: packageJson.name, version: packageJson.version, title: 'assistant-kit workspace tools' },
+    { name: SERVER_NAME, version: SERVER_VERSION, title: 'assistant-kit workspace tools' },
     {
       capabilities: { tools: { listChanged: true } },
       instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,

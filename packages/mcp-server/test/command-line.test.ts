@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -82,5 +83,21 @@ describe('parseCommandLine', () => {
     ).catch((error: { code: number; stderr: string }) => error);
     expect(failure).toMatchObject({ code: 2 });
     expect((failure as { stderr: string }).stderr).toContain('Usage: assistant-kit-mcp');
+  });
+});
+
+describe('--version', () => {
+  it('is recognised, and the bin prints the package version on stdout', async () => {
+    expect(parseCommandLine(['--version'])).toBe('version');
+    expect(parseCommandLine(['-v'])).toBe('version');
+    const { stdout } = await run(
+      process.execPath,
+      ['--conditions=@assistant-kit/source', '--import', 'tsx', 'src/bin.ts', '--version'],
+      { cwd: packageRoot },
+    );
+    const { version } = JSON.parse(readFileSync(`${packageRoot}/package.json`, 'utf8')) as {
+      version: string;
+    };
+    expect(stdout).toBe(`${version}\n`);
   });
 });
