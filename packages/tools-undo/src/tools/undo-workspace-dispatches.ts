@@ -23,7 +23,9 @@ export function createUndoWorkspaceDispatchesTool(checkpoints: DispatchCheckpoin
       undoesDispatches: true,
     },
     purpose:
-      "Reverses exactly the requested number of most recent completed coding dispatches by applying inverse checkpoint patches while keeping version-control history; use only when the runtime dispatch contract selects the workspace action 'undo', never rebuild older versions by manual text edits.",
+      // SPEC 4.4's meaning in words a model can act on (issue 14): what one dispatch is, what count
+      // reverses, what stops it, and when to use it.
+      'Reverses the workspace changes of the most recent completed dispatches, newest first, restoring those files exactly (version-control history is kept). A dispatch is one unit of work the host recorded: one tool call that changed files, or one whole user request when the host groups its calls into a turn. count is how many of those latest dispatches to reverse (1 = the last one). If the user changed one of those files since, nothing is undone (UNDO_CONFLICT). Use it only when the user asks to undo; never rebuild an older version by editing text yourself.',
     parameters: UNDO_WORKSPACE_DISPATCHES_PARAMETERS,
     effects: ['workspace_write'],
     capabilities: ['workspace.write'],
