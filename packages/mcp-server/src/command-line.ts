@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   type Configuration,
@@ -18,6 +19,11 @@ export interface ServerCommandLine {
   executionTimeoutMinutes?: number;
   chromiumPath?: string;
   permittedUrls: string[];
+  /**
+   * Host folders commands may read inside the sandbox (read-only, no network), beyond the
+   * toolchains the launcher finds by itself: a toolchain or a shared cache elsewhere.
+   */
+  readablePaths: string[];
   /** Each call that may change the workspace is its own undo dispatch (default: only in U). */
   dispatchPerCall: boolean;
   /** Language servers for the code tools beyond the built-in ones (same id replaces one). */
@@ -46,6 +52,7 @@ Options:
   --host-execution RULE        allow | ask | deny: run_command execution_context "host" (default: the mode's rule)
   --execution-timeout-minutes N  cap on one tool call (default 40)
   --chromium PATH              browser executable (default /usr/bin/chromium)
+  --readable-path DIR          let sandboxed commands read DIR (repeatable; read-only, no network)
   --permit-url URL             a URL prefix the browser may open besides loopback (repeatable)
   --dispatch-per-call          make each changing call its own undo dispatch (default in U only)
   --no-dispatch-per-call       do not (U then relies on no dispatches: undo has nothing to reverse)
@@ -83,6 +90,7 @@ export function parseCommandLine(argv: readonly string[]): ServerCommandLine | '
         'host-execution': { type: 'string' },
         'execution-timeout-minutes': { type: 'string' },
         chromium: { type: 'string' },
+        'readable-path': { type: 'string', multiple: true },
         'permit-url': { type: 'string', multiple: true },
         'dispatch-per-call': { type: 'boolean' },
         'no-dispatch-per-call': { type: 'boolean' },
@@ -139,6 +147,7 @@ export function parseCommandLine(argv: readonly string[]): ServerCommandLine | '
     permissionMode,
     permissionsEnabled: values['permissions-disabled'] !== true,
     permittedUrls: (values['permit-url'] as string[] | undefined) ?? [],
+    readablePaths: ((values['readable-path'] as string[] | undefined) ?? []).map((folder) => resolve(folder)),
     // Checkpoints cost a snapshot of the workspace per call; only U has the undo tool that needs them.
     dispatchPerCall:
       values['no-dispatch-per-call'] === true

@@ -35,6 +35,9 @@ export async function serveStdio(commandLine: ServerCommandLine): Promise<Runnin
         ...(commandLine.chromiumPath === undefined ? {} : { chromiumPath: commandLine.chromiumPath }),
         permittedUrls: commandLine.permittedUrls,
       },
+      ...(commandLine.readablePaths.length === 0
+        ? {}
+        : { commands: { sandbox: { readablePaths: commandLine.readablePaths } } }),
       ...(commandLine.languageServers.length === 0
         ? {}
         : { code: { languageServers: commandLine.languageServers } }),

@@ -30,6 +30,8 @@ describe('parseCommandLine', () => {
         '--permit-url',
         'https://api.example.com/v1',
         '--no-dispatch-per-call',
+        '--readable-path',
+        '/opt/toolchains/../toolchains',
       ]),
     ).toEqual({
       configuration: 'U',
@@ -40,6 +42,7 @@ describe('parseCommandLine', () => {
       executionTimeoutMinutes: 5,
       chromiumPath: '/opt/chromium',
       permittedUrls: ['https://docs.example.com', 'https://api.example.com/v1'],
+      readablePaths: ['/opt/toolchains'],
       dispatchPerCall: false,
       languageServers: [],
     });

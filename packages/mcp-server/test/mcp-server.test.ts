@@ -199,6 +199,26 @@ describe('assistant-kit-mcp behaviour', () => {
   });
 });
 
+describe('--readable-path', () => {
+  it('lets sandboxed commands read a host folder they cannot see otherwise, read-only', async () => {
+    const shared = await mkdtemp(path.join(tmpdir(), 'mcp-readable-'));
+    try {
+      await writeFile(path.join(shared, 'tool.txt'), 'from the host\n');
+      const command = { command: `cat ${shared}/tool.txt; touch ${shared}/written 2>&1 || echo refused` };
+      const hidden = await connect(['--configuration', 'W']);
+      const without = (await hidden.callTool({ name: 'run_command', arguments: command })) as CallToolResult;
+      expect(JSON.stringify(without.structuredContent)).not.toContain('from the host');
+      const shown = await connect(['--configuration', 'W', '--readable-path', shared]);
+      const withFlag = (await shown.callTool({ name: 'run_command', arguments: command })) as CallToolResult;
+      const text = JSON.stringify(withFlag.structuredContent);
+      expect(text).toContain('from the host');
+      expect(text).toContain('refused');
+    } finally {
+      await rm(shared, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('arguments that are not an object', () => {
   it('get an INVALID_ARGUMENTS tool result, not a protocol error with a validator dump', async () => {
     const client = await connect(['--configuration', 'W']);
