@@ -507,10 +507,11 @@ export class LanguageServerProcess {
     }
     if (wasRunning && this.#connection !== undefined) {
       const connection = this.#connection;
+      const rpc = this.#rpc!;
       await Promise.race([
         (async () => {
-          await connection.sendRequest('shutdown');
-          await connection.sendNotification('exit');
+          await connection.sendRequest(rpc.ShutdownRequest.type);
+          await connection.sendNotification(rpc.ExitNotification.type);
         })().catch(() => {}),
         new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS)),
       ]);
