@@ -10,6 +10,7 @@ export {
   type WriteFileAtomicOptions,
   writeFileAtomic,
 } from './atomic-file.js';
+export { CONFIGURATIONS, type Configuration, isConfiguration } from './configuration.js';
 export {
   AssistantKitError,
   type AssistantKitErrorOptions,

@@ -1,18 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+// The kernel, not the catalogue: parsing a command line must not load the tool stack (start-up time).
 import {
   type Configuration,
   isConfiguration,
   isPermissionMode,
-  PERMISSION_MODE_NAMES,
+  PERMISSION_MODES,
   type PermissionMode,
-} from '@assistant-kit/tool-catalog';
+} from '@assistant-kit/kernel';
+import { isLogThreshold, LOG_LEVELS, type LogThreshold } from './server-log.js';
 
 /** What the bin was asked to serve. */
 export interface ServerCommandLine {
   configuration: Configuration;
-  workspace: string;
+  /** The workspace root; without it, the client's first MCP root. */
+  workspace?: string;
   permissionMode: PermissionMode;
   permissionsEnabled: boolean;
   hostExecution?: 'allow' | 'ask' | 'deny';
@@ -28,6 +31,8 @@ export interface ServerCommandLine {
   dispatchPerCall: boolean;
   /** Language servers for the code tools beyond the built-in ones (same id replaces one). */
   languageServers: CommandLineLanguageServer[];
+  /** Least severe log entry written to stderr (and sent to the client until it sets a level). */
+  logLevel: LogThreshold;
 }
 
 /** A language server named on the command line, in the code family's registration shape. */
@@ -40,13 +45,14 @@ export interface CommandLineLanguageServer {
   settings?: Record<string, unknown>;
 }
 
-export const USAGE = `Usage: assistant-kit-mcp --configuration W|U|R --workspace DIR [options]
+export const USAGE = `Usage: assistant-kit-mcp --configuration W|U|R [--workspace DIR] [options]
 
 Serves the assistant-kit workspace tools over MCP (stdio).
 
 Options:
   --configuration W|U|R        W: workspace write (31 tools), U: W plus undo (32), R: read-only (28)
   --workspace DIR              the workspace root; every path stays inside it
+                               (default: the first folder the client shares as an MCP root)
   --permission-mode MODE       ask | auto | plan | full-access (default auto)
   --permissions-disabled       no approval prompts (host execution still needs its own grant)
   --host-execution RULE        allow | ask | deny: run_command execution_context "host" (default: the mode's rule)
@@ -62,6 +68,8 @@ Options:
   --language-servers FILE      add the language servers of a JSON file: [{ "id", "languageIds",
                                "fileExtensions"?, "command", "args"?, "env"?, "initializationOptions"?,
                                "settings"? }]
+  --log-level LEVEL            debug | info | notice | warning | error | off: what goes to stderr,
+                               and to the client until it sets a level (default info)
   --version                    print the version
   --help                       print this text
 `;
@@ -96,6 +104,7 @@ export function parseCommandLine(argv: readonly string[]): ServerCommandLine | '
         'no-dispatch-per-call': { type: 'boolean' },
         'language-server': { type: 'string', multiple: true },
         'language-servers': { type: 'string' },
+        'log-level': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -115,13 +124,19 @@ export function parseCommandLine(argv: readonly string[]): ServerCommandLine | '
         : `--configuration must be W, U or R, not "${String(configuration)}".`,
     );
   }
-  if (typeof values.workspace !== 'string' || values.workspace === '') {
-    throw new CommandLineError('--workspace DIR is required.');
+  if (values.workspace === '') {
+    throw new CommandLineError("--workspace needs a folder (or leave it out to use the client's root).");
+  }
+  const logLevel = values['log-level'] ?? 'info';
+  if (!isLogThreshold(logLevel)) {
+    throw new CommandLineError(
+      `--log-level must be one of ${[...LOG_LEVELS, 'off'].join(', ')}, not "${String(logLevel)}".`,
+    );
   }
   const permissionMode = values['permission-mode'] ?? 'auto';
   if (!isPermissionMode(permissionMode)) {
     throw new CommandLineError(
-      `--permission-mode must be one of ${PERMISSION_MODE_NAMES.join(', ')}, not "${String(permissionMode)}".`,
+      `--permission-mode must be one of ${PERMISSION_MODES.join(', ')}, not "${String(permissionMode)}".`,
     );
   }
   const hostExecution = values['host-execution'];
@@ -143,7 +158,7 @@ export function parseCommandLine(argv: readonly string[]): ServerCommandLine | '
   }
   const commandLine: ServerCommandLine = {
     configuration,
-    workspace: values.workspace,
+    logLevel,
     permissionMode,
     permissionsEnabled: values['permissions-disabled'] !== true,
     permittedUrls: (values['permit-url'] as string[] | undefined) ?? [],
@@ -163,6 +178,7 @@ export function parseCommandLine(argv: readonly string[]): ServerCommandLine | '
   if (hostExecution !== undefined) commandLine.hostExecution = hostExecution as 'allow' | 'ask' | 'deny';
   if (executionTimeoutMinutes !== undefined) commandLine.executionTimeoutMinutes = executionTimeoutMinutes;
   if (typeof values.chromium === 'string') commandLine.chromiumPath = values.chromium;
+  if (typeof values.workspace === 'string') commandLine.workspace = values.workspace;
   return commandLine;
 }
 

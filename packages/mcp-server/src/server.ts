@@ -1,5 +1,4 @@
-import { TaskQueue } from '@assistant-kit/kernel';
-import { type ToolCatalog, toMcpTools } from '@assistant-kit/tool-catalog';
+import type { ToolCatalog } from '@assistant-kit/tool-catalog';
 import type { ToolProgress, ToolResult } from '@assistant-kit/tool-core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -7,22 +6,31 @@ import {
   CallToolRequestParamsSchema,
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { ServerLog } from './server-log.js';
+import { TURN_META_KEY, TurnDispatches } from './turn-dispatches.js';
 import { SERVER_NAME, SERVER_VERSION } from './version.js';
 
 export interface CatalogServerOptions {
   /**
    * Make each call that may change the workspace (effects workspace_write or process, except the
-   * undo tool itself) its own undo dispatch, so undo_workspace_dispatches can reverse it. MCP has
-   * no notion of a turn, so a call is the natural unit. Default: only in configuration U, since a
-   * checkpoint snapshots the workspace and only U offers the undo tool.
+   * undo tool itself) its own undo dispatch when the client marks no turn (`_meta` key
+   * `assistant-kit/turn`), so undo_workspace_dispatches can reverse it. Default: only in
+   * configuration U, since a checkpoint records the workspace and only U offers the undo tool.
    */
   dispatchPerCall?: boolean;
   /** Text the server gives clients to describe how to use its tools. */
   instructions?: string;
+  /** Where the server reports family loads and failures (the bin passes its stderr/MCP log). */
+  log?: ServerLog;
 }
+
+/** The catalogue a server serves: ready, or made on first need (the bin answers `initialize` first). */
+export type CatalogSource = ToolCatalog | (() => Promise<ToolCatalog>);
 
 const DEFAULT_INSTRUCTIONS =
   'Workspace tools: read and search files, edit them atomically (read a file before replacing it), run sandboxed commands and tests, drive a browser on the workspace app, and query code intelligence. Errors come back as results with a stable code.';
@@ -37,11 +45,25 @@ const LenientCallToolRequestSchema = CallToolRequestSchema.extend({
 });
 
 function changesWorkspace(catalog: ToolCatalog, name: string, args: unknown): boolean {
-  const tool = catalog.tool(name);
-  // The undo tool reverses dispatches; recording it as one would make the next undo reverse it.
-  if (tool === undefined || tool.undoesDispatches) return false;
   const effects = catalog.effectsOf(name, args);
   return effects.includes('workspace_write') || effects.includes('process');
+}
+
+function turnOf(meta: Record<string, unknown> | undefined): string | undefined {
+  const turn = meta?.[TURN_META_KEY];
+  if (typeof turn === 'string' && turn !== '') return turn;
+  if (typeof turn === 'number' && Number.isFinite(turn)) return String(turn);
+  return undefined;
+}
+
+const dispatchesSettled = new WeakMap<Server, Promise<void>>();
+
+/**
+ * Resolves once a closed server has ended its open turn's dispatch, so the catalogue can be
+ * closed after it (not exported from the package: serveStdio uses it).
+ */
+export function dispatchesSettledOf(server: Server): Promise<void> {
+  return dispatchesSettled.get(server) ?? Promise.resolve();
 }
 
 /**
@@ -51,23 +73,56 @@ function changesWorkspace(catalog: ToolCatalog, name: string, args: unknown): bo
  * cancellation through the request's abort signal. Tool failures are results with `isError` and a
  * code, never protocol errors.
  *
+ * Calls whose `_meta` carries the same `assistant-kit/turn` value are one undo dispatch.
+ *
  * @example
  * const server = createCatalogServer(catalog);
  * await server.connect(new StdioServerTransport());
  */
-export function createCatalogServer(catalog: ToolCatalog, options: CatalogServerOptions = {}): Server {
+export function createCatalogServer(source: CatalogSource, options: CatalogServerOptions = {}): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION, title: 'assistant-kit workspace tools' },
     {
-      capabilities: { tools: { listChanged: true } },
+      capabilities: { tools: { listChanged: true }, logging: {} },
       instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
     },
   );
-  const dispatchPerCall = options.dispatchPerCall ?? catalog.configuration === 'U';
-  // Dispatches cannot overlap; changing tools are sequential anyway, so this costs no concurrency.
-  const dispatchQueue = new TaskQueue();
+  options.log?.attach(server);
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toMcpTools(catalog.tools) }));
+  interface Served {
+    catalog: ToolCatalog;
+    dispatches: TurnDispatches;
+  }
+  let served: Promise<Served> | undefined;
+  const ready = (): Promise<Served> => {
+    served ??= (async () => {
+      const catalog = typeof source === 'function' ? await source() : source;
+      const perCall = options.dispatchPerCall ?? catalog.configuration === 'U';
+      return { catalog, dispatches: new TurnDispatches(catalog, { perCall }) };
+    })();
+    return served;
+  };
+  // Made once the client has finished initialising, so `initialize` is answered at once.
+  server.oninitialized = () => {
+    ready().catch(() => {});
+  };
+  // A client that disconnects mid-turn has finished the turn: its dispatch is recorded as complete.
+  server.onclose = () => {
+    const settled = (served ?? Promise.reject(new Error('never served')))
+      .then(({ dispatches }) => dispatches.close())
+      .catch(() => {});
+    dispatchesSettled.set(server, settled);
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const { catalog } = await ready().catch((error: unknown) => {
+      throw new McpError(ErrorCode.InternalError, (error as Error).message);
+    });
+    // Loaded with the catalogue: importing it statically would load the whole tool stack before
+    // the server could answer `initialize`.
+    const { toMcpTools } = await import('@assistant-kit/tool-catalog');
+    return { tools: toMcpTools(catalog.tools) };
+  });
 
   // Registered through Protocol's method: Server's own wraps tools/call in the strict SDK schema.
   // Our results are built by the runtime as CallToolResults, so nothing is lost by skipping its
@@ -77,6 +132,19 @@ export function createCatalogServer(catalog: ToolCatalog, options: CatalogServer
     LenientCallToolRequestSchema,
     async (request, extra): Promise<CallToolResult> => {
       const { name, arguments: args } = request.params;
+      let catalog: ToolCatalog;
+      let dispatches: TurnDispatches;
+      try {
+        ({ catalog, dispatches } = await ready());
+      } catch (error) {
+        // The catalogue could not be made (no workspace, a missing folder): every call says why.
+        const { errorResult, isToolError, toolErrorFactory } = await import('@assistant-kit/tool-core');
+        return errorResult(
+          isToolError(error)
+            ? error
+            : toolErrorFactory()('INTERNAL_ERROR', `The tools could not start: ${(error as Error).message}`),
+        ) as CallToolResult;
+      }
       const progressToken = request.params._meta?.progressToken;
       let lastProgress = Number.NEGATIVE_INFINITY;
       const onProgress =
@@ -105,11 +173,26 @@ export function createCatalogServer(catalog: ToolCatalog, options: CatalogServer
           onProgress,
           callId: String(extra.requestId),
         });
-      let result: ToolResult;
-      if (dispatchPerCall && changesWorkspace(catalog, name, args)) {
-        result = await dispatchQueue.run(() => catalog.dispatch(name, run));
-      } else {
-        result = await run();
+      const tool = catalog.tool(name);
+      const result: ToolResult = await dispatches.run(
+        {
+          tool: name,
+          turn: turnOf(request.params._meta),
+          undoesDispatches: tool?.undoesDispatches === true,
+          changesWorkspace:
+            tool !== undefined && !tool.undoesDispatches && changesWorkspace(catalog, name, args),
+        },
+        run,
+      );
+      if (result.isError && options.log !== undefined) {
+        const { resultErrorOf } = await import('@assistant-kit/tool-catalog');
+        const failure = resultErrorOf(result);
+        // A tool's refusal is an answer for the model; an internal error is the server's to report.
+        if (failure?.code === 'INTERNAL_ERROR') {
+          options.log.log('error', `${name} failed with an internal error: ${failure.message}`, {
+            tool: name,
+          });
+        }
       }
       return result as CallToolResult;
     },

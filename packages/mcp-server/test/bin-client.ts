@@ -4,10 +4,16 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 const packageRoot = fileURLToPath(new URL('../', import.meta.url));
 
-/** Starts the bin from source and connects the SDK's client to it over stdio. */
+/**
+ * Starts the bin from source and connects the SDK's client to it over stdio. `prepare` runs
+ * before connecting (to register handlers for roots or log messages); `onStderr` receives what
+ * the bin writes to stderr.
+ */
 export async function connectToBin(
   args: string[],
   capabilities: Record<string, unknown> = {},
+  prepare?: (client: Client) => void,
+  onStderr?: (chunk: string) => void,
 ): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -15,7 +21,10 @@ export async function connectToBin(
     cwd: packageRoot,
     stderr: 'pipe',
   });
+  if (onStderr !== undefined)
+    transport.stderr?.on('data', (chunk: Buffer) => onStderr(chunk.toString('utf8')));
   const client = new Client({ name: 'assistant-kit-test', version: '0.0.0' }, { capabilities });
+  prepare?.(client);
   await client.connect(transport);
   return client;
 }

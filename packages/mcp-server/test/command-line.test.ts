@@ -45,7 +45,11 @@ describe('parseCommandLine', () => {
       readablePaths: ['/opt/toolchains'],
       dispatchPerCall: false,
       languageServers: [],
+      logLevel: 'info',
     });
+    // Without --workspace the client's first root is the workspace (see mcp-server.test.ts).
+    expect(parseCommandLine(['--configuration', 'W'])).not.toHaveProperty('workspace');
+    expect(parseCommandLine(['-c', 'W', '--log-level', 'debug'])).toMatchObject({ logLevel: 'debug' });
     expect(parseCommandLine(['--configuration', 'R', '--workspace', '.'])).toMatchObject({
       permissionMode: 'auto',
       permissionsEnabled: true,
@@ -63,7 +67,11 @@ describe('parseCommandLine', () => {
   it.each([
     [[], /--configuration is required/],
     [['--configuration', 'X', '--workspace', '.'], /W, U or R/],
-    [['--configuration', 'W'], /--workspace DIR is required/],
+    [['--configuration', 'W', '--workspace', ''], /--workspace needs a folder/],
+    [
+      ['--configuration', 'W', '--log-level', 'loud'],
+      /debug, info, notice, warning, error, critical, alert, emergency, off/,
+    ],
     [
       ['--configuration', 'W', '--workspace', '.', '--permission-mode', 'yolo'],
       /ask, auto, plan, full-access/,

@@ -22,6 +22,7 @@ import {
   assembleFamilies,
   type DispatchCheckpoints,
   type FamilyOptions,
+  type LoadedFamily,
 } from './families.js';
 import {
   type ApprovalCallback,
@@ -63,6 +64,8 @@ export interface ToolCatalogOptions {
   settings?: CatalogSettings;
   /** Options passed through to the families' factories. */
   families?: FamilyOptions;
+  /** Told when each family has been imported and created (for a host's start-up log). */
+  onFamilyLoaded?: (family: LoadedFamily) => void;
 }
 
 export interface CatalogCallOptions {
@@ -434,6 +437,7 @@ export async function createToolCatalog(options: ToolCatalogOptions): Promise<To
     workspace,
     options.families ?? {},
     executionTimeoutSeconds,
+    options.onFamilyLoaded,
   );
   try {
     const definitions = toolsOfConfiguration(assembled.tools, options.configuration);

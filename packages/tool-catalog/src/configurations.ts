@@ -1,12 +1,9 @@
-import { CONFIGURATIONS, type Configuration, type DeclaredToolDefinition } from '@assistant-kit/tool-core';
+import { CONFIGURATIONS, type Configuration, isConfiguration } from '@assistant-kit/kernel';
+import type { DeclaredToolDefinition } from '@assistant-kit/tool-core';
 import { catalogError } from './errors.js';
 import { readOnlyVariantOf } from './plan-mode.js';
 
-export { CONFIGURATIONS, type Configuration };
-
-export function isConfiguration(value: unknown): value is Configuration {
-  return typeof value === 'string' && (CONFIGURATIONS as readonly string[]).includes(value);
-}
+export { CONFIGURATIONS, type Configuration, isConfiguration };
 
 /**
  * The tools a configuration offers, in SPEC 4.4 order, derived from each tool's declared facts:

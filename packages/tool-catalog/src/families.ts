@@ -37,6 +37,13 @@ export interface DispatchCheckpoints {
   noteUnobservedChanges(): Promise<void>;
 }
 
+/** A family the catalogue has created: its name, how many tools it declares and what it took. */
+export interface LoadedFamily {
+  name: string;
+  tools: number;
+  milliseconds: number;
+}
+
 export interface AssembledFamilies {
   families: ToolFamily[];
   tools: DeclaredToolDefinition[];
@@ -60,7 +67,9 @@ export async function assembleFamilies(
   workspace: Workspace,
   options: FamilyOptions,
   executionTimeoutSeconds: number,
+  onFamilyLoaded?: (family: LoadedFamily) => void,
 ): Promise<AssembledFamilies> {
+  let since = performance.now();
   const readOnly = configuration === 'R';
   const [files, commands, undo, browser, code] = await Promise.all([
     import('@assistant-kit/tools-files'),
@@ -70,15 +79,19 @@ export async function assembleFamilies(
     import('@assistant-kit/tools-code'),
   ]);
   const created: ToolFamily[] = [];
-  const keep = <Family extends ToolFamily>(family: Family): Family => {
+  const keep = <Family extends ToolFamily>(name: string, family: Family): Family => {
     created.push(family);
+    const now = performance.now();
+    onFamilyLoaded?.({ name, tools: family.tools.length, milliseconds: Math.round(now - since) });
+    since = now;
     return family;
   };
   const { sandbox, ...commandOptions } = options.commands ?? {};
   const processes = commands.createProcessLauncher(sandbox);
   try {
-    keep(await files.createFileTools({ ...options.files, workspace }));
+    keep('files', await files.createFileTools({ ...options.files, workspace }));
     keep(
+      'commands',
       await commands.createCommandTools({
         // A command may not outlive the execution timeout of a call.
         maxTimeoutSeconds: executionTimeoutSeconds,
@@ -87,9 +100,10 @@ export async function assembleFamilies(
         allowBackground: !readOnly,
       }),
     );
-    const undoFamily = keep(await undo.createUndoTools({ ...options.undo, workspace }));
-    keep(await browser.createBrowserTools({ ...options.browser, workspace }));
+    const undoFamily = keep('undo', await undo.createUndoTools({ ...options.undo, workspace }));
+    keep('browser', await browser.createBrowserTools({ ...options.browser, workspace }));
     const codeFamily = keep(
+      'code',
       await code.createCodeTools({ ...options.code, workspace, allowApply: !readOnly }),
     );
     return {

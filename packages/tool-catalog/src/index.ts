@@ -34,7 +34,7 @@ export {
   type StrictConversion,
   toStrictSchema,
 } from './exports/strict-schema.js';
-export type { DispatchCheckpoints, FamilyOptions } from './families.js';
+export type { DispatchCheckpoints, FamilyOptions, LoadedFamily } from './families.js';
 export {
   type ApprovalCallback,
   createPermissionPolicy,

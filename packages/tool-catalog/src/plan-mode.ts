@@ -13,7 +13,8 @@ export function planModeTools(tools: readonly DeclaredToolDefinition[]): Declare
         return [tool];
       case 'read-only-variant':
         return [readOnlyVariantOf(tool, 'read')];
-      case 'hidden':
+      default:
+        // 'hidden', the only other behaviour (the union is closed).
         return [];
     }
   });

@@ -1,12 +1,11 @@
+import { CONFIGURATIONS, type Configuration } from '@assistant-kit/kernel';
 import type { Static, TSchema } from 'typebox';
 import type { EffectClass, ExecutionMode, NetworkGrant, ResultOrigin, ToolCapability } from './effects.js';
 import type { ToolResult } from './result.js';
 import type { ProcessLauncher } from './runtime/process-launcher.js';
 import type { Workspace } from './workspace/workspace.js';
 
-/** The three tool configurations of SPEC 4.4: workspace write, W plus undo, read-only. */
-export const CONFIGURATIONS = ['W', 'U', 'R'] as const;
-export type Configuration = (typeof CONFIGURATIONS)[number];
+export { CONFIGURATIONS, type Configuration };
 
 /**
  * What the `plan` permission mode does with a tool: offer it unchanged, offer its read-only

@@ -1,0 +1,11 @@
+/**
+ * The three tool configurations of SPEC 4.4: W (workspace write, 31 tools), U (W plus undo, 32)
+ * and R (read-only, 28). Here rather than in tool-core so a program that only parses a
+ * configuration name (the MCP bin's command line) does not load the tool stack to do it.
+ */
+export const CONFIGURATIONS = ['W', 'U', 'R'] as const;
+export type Configuration = (typeof CONFIGURATIONS)[number];
+
+export function isConfiguration(value: unknown): value is Configuration {
+  return typeof value === 'string' && (CONFIGURATIONS as readonly string[]).includes(value);
+}

@@ -1,0 +1,81 @@
+import { TaskQueue } from '@assistant-kit/kernel';
+import type { ToolCatalog } from '@assistant-kit/tool-catalog';
+
+/**
+ * The `_meta` key a client sets on tools/call to say which turn of its conversation a call
+ * belongs to. Calls carrying the same value are one undo dispatch, so one undo reverses the
+ * whole turn. MCP reserves unprefixed and `…modelcontextprotocol…/` keys; this one is ours.
+ */
+export const TURN_META_KEY = 'assistant-kit/turn';
+
+/** What the dispatch bookkeeping needs to know about one call. */
+export interface DispatchedCall {
+  /** The tool's name, the label of a per-call dispatch. */
+  tool: string;
+  /** The client's turn id from `_meta`, if it marked one. */
+  turn: string | undefined;
+  /** The call may change the workspace (effects workspace_write or process). */
+  changesWorkspace: boolean;
+  /** The call is the undo tool, which reverses dispatches and must not become one. */
+  undoesDispatches: boolean;
+}
+
+/**
+ * Groups changing calls into undo dispatches: by the client's turn when it marks one, otherwise
+ * one dispatch per call (when `perCall`).
+ *
+ * A turn's dispatch opens with its first changing call and stays open while calls carry the same
+ * turn. It ends when a call carries another turn or none, before the undo tool runs (so "undo my
+ * last turn" is `count: 1`), and when the server closes. Changing calls and these transitions run
+ * one at a time, as changing tools do anyway; reads never wait for them.
+ */
+export class TurnDispatches {
+  readonly #catalog: ToolCatalog;
+  readonly #perCall: boolean;
+  readonly #queue = new TaskQueue();
+  #openTurn: string | undefined;
+
+  constructor(catalog: ToolCatalog, options: { perCall: boolean }) {
+    this.#catalog = catalog;
+    this.#perCall = options.perCall;
+  }
+
+  run<Value>(call: DispatchedCall, work: () => Promise<Value>): Promise<Value> {
+    if (call.undoesDispatches) {
+      return this.#queue.run(async () => {
+        await this.#endOpenTurn();
+        return work();
+      });
+    }
+    if (!call.changesWorkspace) {
+      // A read that names another turn means the client moved on: the open turn is complete.
+      if (this.#openTurn !== undefined && call.turn !== undefined && call.turn !== this.#openTurn) {
+        void this.#queue.run(() => this.#endOpenTurn()).catch(() => {});
+      }
+      return work();
+    }
+    return this.#queue.run(async () => {
+      if (call.turn !== undefined) {
+        if (this.#openTurn !== call.turn) {
+          await this.#endOpenTurn();
+          await this.#catalog.beginDispatch(`turn ${call.turn}`);
+          this.#openTurn = call.turn;
+        }
+        return work();
+      }
+      await this.#endOpenTurn();
+      return this.#perCall ? this.#catalog.dispatch(call.tool, () => work()) : work();
+    });
+  }
+
+  /** Ends the open turn's dispatch, if any (the server calls it before closing). */
+  close(): Promise<void> {
+    return this.#queue.run(() => this.#endOpenTurn());
+  }
+
+  async #endOpenTurn(): Promise<void> {
+    if (this.#openTurn === undefined) return;
+    this.#openTurn = undefined;
+    await this.#catalog.endDispatch();
+  }
+}
