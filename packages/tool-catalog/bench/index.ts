@@ -69,6 +69,8 @@ try {
     signal: new AbortController().signal,
     reportProgress: () => {},
     callId: 'bench',
+    // A small file is never cut, so nothing is ever kept.
+    keepOutput: async () => undefined,
   };
 
   // 1. A real tool: read_file on a small file, through the catalogue and directly.

@@ -2,6 +2,7 @@ import { CONFIGURATIONS, type Configuration } from '@assistant-kit/kernel';
 import type { Static, TSchema } from 'typebox';
 import type { EffectClass, ExecutionMode, NetworkGrant, ResultOrigin, ToolCapability } from './effects.js';
 import type { ToolResult } from './result.js';
+import type { KeptOutput, OutputToKeep } from './runtime/kept-output.js';
 import type { ProcessLauncher } from './runtime/process-launcher.js';
 import type { Workspace } from './workspace/workspace.js';
 
@@ -68,6 +69,11 @@ export interface ToolCallContext {
   reportProgress(progress: ToolProgress): void;
   /** Unique id of this call, for logs and correlation. */
   callId: string;
+  /**
+   * Keeps the full output of a result the tool cut, in the hidden app folder where read_file can
+   * page through it (see `cutOutput`); `undefined` when it could not be kept.
+   */
+  keepOutput(output: OutputToKeep): Promise<KeptOutput | undefined>;
 }
 
 /**

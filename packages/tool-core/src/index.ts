@@ -68,6 +68,14 @@ export {
   compileArgumentValidator,
 } from './runtime/argument-validation.js';
 export {
+  type CutOutput,
+  cutOutput,
+  KEPT_OUTPUT_FOLDER,
+  type KeptOutput,
+  keptOutputNote,
+  type OutputToKeep,
+} from './runtime/kept-output.js';
+export {
   type ApprovalAnswer,
   type AuthorizationDecision,
   type AuthorizationRequest,

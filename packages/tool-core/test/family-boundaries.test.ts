@@ -27,6 +27,8 @@ const LOW_LEVEL_MODULES: Record<string, string> = {
   // tools-commands: the launcher implementation itself. It is the capability the runtime hands
   // to handlers as `context.processes`, so it is where processes are started and supervised.
   'packages/tools-commands/src/process/background-process.ts': 'launcher: background process handles',
+  'packages/tools-commands/src/process/bounded-output.ts':
+    'launcher: spools a cut stream to a private temporary file, so the full output can be kept',
   'packages/tools-commands/src/process/port-bridge.ts': 'launcher: the Unix-socket port bridge',
   'packages/tools-commands/src/process/process-tree.ts': 'launcher: reads /proc to end a process tree',
   'packages/tools-commands/src/process/shell.ts': 'launcher: finds the shell executable on the host',

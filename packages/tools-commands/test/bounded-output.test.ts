@@ -38,3 +38,30 @@ describe('BoundedOutput', () => {
     expect(output.takeText()).toBe('€');
   });
 });
+
+describe('BoundedOutput spooling (issue 14: nothing a command prints is lost)', () => {
+  it('spools every byte once the stream outgrows the cap, and nothing before that', async () => {
+    const { readFileSync, existsSync } = await import('node:fs');
+    const output = new BoundedOutput(10, { spoolWhenCut: true });
+    output.append(Buffer.from('abcde'));
+    output.append(Buffer.from('fgh'));
+    expect(output.truncated).toBe(false);
+    output.append(Buffer.from('ijklmnop'));
+    output.append(Buffer.from('qrstuvwxyz'));
+    const spooled = output.spooled();
+    expect(spooled).toBeDefined();
+    expect(readFileSync(spooled!.file, 'utf8')).toBe('abcdefghijklmnopqrstuvwxyz');
+    expect(spooled!.complete).toBe(true);
+    // The result text stays bounded.
+    expect(output.text()).toContain('omitted from the middle');
+    spooled!.remove();
+    expect(existsSync(spooled!.file)).toBe(false);
+
+    const short = new BoundedOutput(10, { spoolWhenCut: true });
+    short.append(Buffer.from('abc'));
+    expect(short.spooled()).toBeUndefined();
+    const off = new BoundedOutput(10);
+    off.append(Buffer.from('x'.repeat(50)));
+    expect(off.spooled()).toBeUndefined();
+  });
+});

@@ -1,4 +1,4 @@
-import { invalidArguments, truncateText } from '@assistant-kit/tool-core';
+import { cutOutput, invalidArguments, type ToolCallContext } from '@assistant-kit/tool-core';
 import type { ResolvedFileToolsOptions } from './options.js';
 import type { SearchService } from './search/search-service.js';
 import type { EncodingMemory } from './text/encoding-memory.js';
@@ -36,9 +36,13 @@ export function cutLine(text: string, maxCharacters: number): string {
   return `${text.slice(0, maxCharacters)}… [line cut: ${text.length - maxCharacters} more characters]`;
 }
 
-/** Applies the family's cap on a result's text. */
-export function capOutput(text: string, maxCharacters: number): { text: string; truncated: boolean } {
-  const cut = truncateText(text, maxCharacters);
+/** Applies the family's cap on a result's text; what it cuts is kept for read_file to page through. */
+export async function capOutput(
+  context: Pick<ToolCallContext, 'keepOutput'>,
+  text: string,
+  maxCharacters: number,
+): Promise<{ text: string; truncated: boolean }> {
+  const cut = await cutOutput(context.keepOutput, text, maxCharacters);
   return { text: cut.text, truncated: cut.truncated };
 }
 

@@ -1,6 +1,12 @@
 import path from 'node:path';
 import { compileGlob } from '@assistant-kit/kernel';
-import { invalidArguments, quoteArgument, truncateText } from '@assistant-kit/tool-core';
+import {
+  cutOutput,
+  invalidArguments,
+  quoteArgument,
+  type ToolCallContext,
+  truncateText,
+} from '@assistant-kit/tool-core';
 import type { BaselineContext, DiffBaseline, DispatchCheckpoints } from './dispatch-checkpoints.js';
 import { undoError } from './errors.js';
 import type { ChangedFile, ShadowRepository } from './shadow-repository.js';
@@ -17,6 +23,8 @@ export interface WorkspaceDiffRequest {
   pathGlob?: string;
   maxChars?: number;
   signal?: AbortSignal;
+  /** Keeps the full diff when it is cut (the call's `context.keepOutput`). */
+  keepOutput?: ToolCallContext['keepOutput'];
 }
 
 export interface WorkspaceDiffOutcome {
@@ -85,7 +93,10 @@ export async function diffWorkspace(
             ]);
         diff = await renderPatch(shadow, baseline, current.tree, paths);
       }
-      const cut = truncateText(diff, maxChars);
+      const cut =
+        request.keepOutput === undefined
+          ? truncateText(diff, maxChars)
+          : await cutOutput(request.keepOutput, diff, maxChars);
       let text = cut.text;
       if (cut.truncated) {
         const shown = (cut.text.match(/^diff --git /gm) ?? []).length;

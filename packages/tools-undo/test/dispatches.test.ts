@@ -210,7 +210,9 @@ describe('dispatches in a git repository', () => {
     const bounded = await runtime.call('workspace_diff', { max_chars: 500 });
     expect(bounded.structuredContent).toMatchObject({ truncated: true });
     expect(text(bounded)).toContain('[diff cut at max_chars=500');
-    expect((bounded.structuredContent as { diff: string }).diff.length).toBeLessThan(900);
+    // 500 characters of diff, the cut marker and where the full diff is kept (issue 14).
+    expect((bounded.structuredContent as { diff: string }).diff.length).toBeLessThan(1_200);
+    expect(text(bounded)).toMatch(/kept in \.assistant-kit\/output\/[\w-]+\.txt/);
     await family.checkpoints.endDispatch();
   });
 

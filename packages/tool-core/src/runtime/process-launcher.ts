@@ -1,5 +1,6 @@
 import { ToolError } from '../errors.js';
 import type { Workspace } from '../workspace/workspace.js';
+import type { KeptOutput, OutputToKeep } from './kept-output.js';
 
 /**
  * The contract between tool handlers and whatever starts processes for them. Handlers never
@@ -50,6 +51,12 @@ export interface ProcessRequest {
   onOutput?: (chunk: OutputChunk) => void;
   /** Milliseconds between SIGTERM and SIGKILL when the tree is terminated (default 2,000). */
   killGraceMs?: number;
+  /**
+   * When a stream outgrows `outputCap`, the launcher spools it in full (up to 20 MB) and hands
+   * it to this before the run resolves (pass the call's `context.keepOutput`); the result then
+   * names the kept file in `keptOutput`.
+   */
+  keepFullOutput?: (output: OutputToKeep) => Promise<KeptOutput | undefined>;
 }
 
 /** A background request; `timeoutMs` limits its whole lifetime. */
@@ -85,6 +92,11 @@ export interface ProcessResult {
   executionContext: ExecutionContext;
   /** Working directory, workspace-relative. */
   cwd: string;
+  /**
+   * The full output of each cut stream, kept where read_file pages through it (only with
+   * `keepFullOutput`). `complete` is false when the stream passed the 20 MB spool limit.
+   */
+  keptOutput?: { stdout?: KeptOutput & { complete: boolean }; stderr?: KeptOutput & { complete: boolean } };
   /**
    * Set when the process most likely ended at one of the launcher's sandbox limits: which limit,
    * and a message saying how a host raises it.

@@ -6,9 +6,10 @@ import { invalidArguments, isToolError, ToolError } from '../errors.js';
 import type { GitGuardSnapshot } from '../git-guard/git-directory-scan.js';
 import { describeGitGuardReport, GitGuard, type GitGuardReport } from '../git-guard/git-guard.js';
 import { errorResult, type ToolResult } from '../result.js';
-import { DEFAULT_OUTPUT_CHARACTER_CAP, truncateText } from '../truncate.js';
+import { DEFAULT_OUTPUT_CHARACTER_CAP } from '../truncate.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { type ArgumentValidator, compileArgumentValidator } from './argument-validation.js';
+import { cutOutput, keepOutput } from './kept-output.js';
 import { defaultToolPolicy, type ToolPolicy } from './policy.js';
 import { type BackgroundProcess, type ProcessLauncher, refusingProcessLauncher } from './process-launcher.js';
 
@@ -292,6 +293,7 @@ export class ToolRuntime {
         signal,
         reportProgress: options.onProgress ?? noProgress,
         callId: options.callId ?? randomUUID(),
+        keepOutput: (output) => keepOutput(this.workspace, definition.name, output),
       });
     } catch (error) {
       if (isToolError(error)) return errorResult(error);
@@ -306,13 +308,25 @@ export class ToolRuntime {
     }
   }
 
-  #finish(definition: AnyToolDefinition, result: ToolResult): ToolResult {
+  async #finish(definition: AnyToolDefinition, result: ToolResult): Promise<ToolResult> {
     let content = result.content;
     if (content.some((part) => part.type === 'text' && part.text.length > this.#outputCharacterCap)) {
-      content = content.map((part) =>
-        part.type === 'text'
-          ? { type: 'text', text: truncateText(part.text, this.#outputCharacterCap).text }
-          : part,
+      // The last bound on any tool's text: what it cuts is kept, like every tool's own cuts.
+      content = await Promise.all(
+        content.map(async (part) =>
+          part.type === 'text' && part.text.length > this.#outputCharacterCap
+            ? {
+                type: 'text' as const,
+                text: (
+                  await cutOutput(
+                    (output) => keepOutput(this.workspace, definition.name, output),
+                    part.text,
+                    this.#outputCharacterCap,
+                  )
+                ).text,
+              }
+            : part,
+        ),
       );
     }
     if (definition.origin === undefined) return content === result.content ? result : { ...result, content };

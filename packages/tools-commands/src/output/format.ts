@@ -44,5 +44,6 @@ export function structuredResult(result: ProcessResult): Record<string, unknown>
     stdout_omitted_bytes: result.stdoutOmittedBytes,
     stderr_omitted_bytes: result.stderrOmittedBytes,
     ...(result.limitReached === undefined ? {} : { limit_reached: result.limitReached }),
+    ...(result.keptOutput === undefined ? {} : { kept_output: result.keptOutput }),
   };
 }

@@ -1,5 +1,21 @@
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
 /** Default cap, in bytes per stream, of the output a command result keeps. */
 export const DEFAULT_OUTPUT_CAP_BYTES = 50_000;
+
+/** Most bytes of one stream spooled to disk for keeping; a runaway command cannot fill the disk. */
+export const SPOOL_LIMIT_BYTES = 20_000_000;
+
+/** A stream's full output spooled to a private temporary file (outside the workspace). */
+export interface SpooledStream {
+  file: string;
+  /** False when the stream printed more than {@link SPOOL_LIMIT_BYTES} and the rest was dropped. */
+  complete: boolean;
+  /** Deletes the file and its folder. */
+  remove(): void;
+}
 
 const utf8Decoder = new TextDecoder('utf-8', { fatal: false });
 
@@ -37,8 +53,18 @@ export class BoundedOutput {
   #tail: Buffer[] = [];
   #tailBytes = 0;
   #totalBytes = 0;
+  readonly #spoolWhenCut: boolean;
+  #spool:
+    | { folder: string; file: string; fd: number | undefined; bytes: number; complete: boolean }
+    | undefined;
 
-  constructor(cap: number = DEFAULT_OUTPUT_CAP_BYTES) {
+  /**
+   * With `spoolWhenCut`, once the stream outgrows the cap everything it printed also goes to a
+   * temporary file ({@link spooled}), so a tool can keep the full output for the model to page
+   * through; memory stays bounded either way.
+   */
+  constructor(cap: number = DEFAULT_OUTPUT_CAP_BYTES, options: { spoolWhenCut?: boolean } = {}) {
+    this.#spoolWhenCut = options.spoolWhenCut ?? false;
     this.cap = Math.max(0, Math.floor(cap));
     this.#headCap = Math.ceil(this.cap / 2);
     this.#tailCap = this.cap - this.#headCap;
@@ -60,6 +86,7 @@ export class BoundedOutput {
 
   append(chunk: Buffer): void {
     this.#totalBytes += chunk.length;
+    if (this.#spoolWhenCut) this.#spoolChunk(chunk);
     let rest = chunk;
     if (this.#headBytes < this.#headCap) {
       const taken = rest.subarray(0, this.#headCap - this.#headBytes);
@@ -77,6 +104,51 @@ export class BoundedOutput {
     }
   }
 
+  #spoolChunk(chunk: Buffer): void {
+    if (this.#spool === undefined) {
+      if (this.#totalBytes <= this.cap) return;
+      // Until now nothing was cut: head and tail still hold every earlier byte.
+      const folder = mkdtempSync(path.join(tmpdir(), 'assistant-kit-output-'));
+      const file = path.join(folder, 'stream.txt');
+      this.#spool = { folder, file, fd: openSync(file, 'wx', 0o600), bytes: 0, complete: true };
+      this.#writeSpool(Buffer.concat([...this.#head, ...this.#tail]));
+    }
+    this.#writeSpool(chunk);
+  }
+
+  #writeSpool(bytes: Buffer): void {
+    const spool = this.#spool!;
+    if (spool.fd === undefined || !spool.complete) return;
+    const room = SPOOL_LIMIT_BYTES - spool.bytes;
+    const part = bytes.length > room ? bytes.subarray(0, room) : bytes;
+    if (part.length < bytes.length) spool.complete = false;
+    try {
+      writeSync(spool.fd, part);
+      spool.bytes += part.length;
+    } catch {
+      // A full temporary disk: the result keeps its head and tail and says nothing was kept.
+      spool.complete = false;
+    }
+  }
+
+  /**
+   * The spooled full output once the stream has ended (closes the file), or `undefined` when the
+   * output was never cut or spooling was off. The caller removes it when done.
+   */
+  spooled(): SpooledStream | undefined {
+    const spool = this.#spool;
+    if (spool === undefined) return undefined;
+    if (spool.fd !== undefined) {
+      closeSync(spool.fd);
+      spool.fd = undefined;
+    }
+    return {
+      file: spool.file,
+      complete: spool.complete,
+      remove: () => rmSync(spool.folder, { recursive: true, force: true }),
+    };
+  }
+
   /**
    * The kept output as text (invalid UTF-8 becomes U+FFFD). When bytes were cut, a marker in the
    * middle says how many and why.
@@ -88,7 +160,7 @@ export class BoundedOutput {
     if (tail.length > this.#tailCap) tail = tail.subarray(tail.length - this.#tailCap);
     const headText = utf8Decoder.decode(head.subarray(0, completeUtf8Prefix(head)));
     const tailText = utf8Decoder.decode(tail.subarray(completeUtf8SuffixStart(tail)));
-    const marker = `\n[${this.omittedBytes} bytes of ${streamName} omitted from the middle; the cap keeps the first and last ${this.cap} bytes]\n`;
+    const marker = `\n[${this.omittedBytes} bytes of ${streamName} omitted from the middle; the first ${this.#headCap} and last ${this.#tailCap} bytes are kept]\n`;
     return `${headText}${marker}${tailText}`;
   }
 

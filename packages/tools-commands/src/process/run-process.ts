@@ -51,6 +51,29 @@ export function startFailureOf(
   return commandError('COMMAND_START_FAILED', `The command could not start: ${message.slice(7)}`, details);
 }
 
+/**
+ * Hands each cut stream's spooled full output to `keep` (a call's `context.keepOutput`), then
+ * deletes the temporary copy, so nothing the process printed is lost and no spool outlives the run.
+ */
+async function withKeptOutput(
+  result: ProcessResult,
+  supervised: SupervisedProcess,
+  keep: ProcessSpec['keepFullOutput'],
+): Promise<ProcessResult> {
+  const kept: NonNullable<ProcessResult['keptOutput']> = {};
+  for (const stream of ['stdout', 'stderr'] as const) {
+    const spooled = supervised[stream].spooled();
+    if (spooled === undefined) continue;
+    try {
+      const output = keep === undefined ? undefined : await keep({ file: spooled.file });
+      if (output !== undefined) kept[stream] = { ...output, complete: spooled.complete };
+    } finally {
+      spooled.remove();
+    }
+  }
+  return Object.keys(kept).length === 0 ? result : { ...result, keptOutput: kept };
+}
+
 /** Starts a spec's process (the launch plan and its supervisor) without waiting for it. */
 export async function startSupervisedProcess(
   spec: ProcessSpec,
@@ -61,6 +84,7 @@ export async function startSupervisedProcess(
   const supervised = await SupervisedProcess.start(plan, {
     outputCap: spec.outputCap,
     killGraceMs: spec.killGraceMs,
+    spoolWhenCut: spec.keepFullOutput !== undefined,
   });
   if (spec.onOutput !== undefined) supervised.onOutput(spec.onOutput);
   return { plan, process: supervised };
@@ -100,7 +124,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     const result = await supervised.result;
     const startFailure = startFailureOf(result, plan);
     if (startFailure !== undefined) throw startFailure;
-    return result;
+    return await withKeptOutput(result, supervised, spec.keepFullOutput);
   } finally {
     clearLimits();
   }

@@ -48,6 +48,8 @@ export type TerminationReason = 'timeout' | 'cancelled';
 export interface SupervisedProcessOptions {
   outputCap?: number;
   killGraceMs?: number;
+  /** Spool a stream's full output to a temporary file once it outgrows the cap (see BoundedOutput). */
+  spoolWhenCut?: boolean;
 }
 
 /**
@@ -77,8 +79,9 @@ export class SupervisedProcess {
     options: SupervisedProcessOptions,
   ) {
     this.pid = child.pid!;
-    this.stdout = new BoundedOutput(options.outputCap ?? DEFAULT_OUTPUT_CAP_BYTES);
-    this.stderr = new BoundedOutput(options.outputCap ?? DEFAULT_OUTPUT_CAP_BYTES);
+    const spooling = { spoolWhenCut: options.spoolWhenCut ?? false };
+    this.stdout = new BoundedOutput(options.outputCap ?? DEFAULT_OUTPUT_CAP_BYTES, spooling);
+    this.stderr = new BoundedOutput(options.outputCap ?? DEFAULT_OUTPUT_CAP_BYTES, spooling);
     this.#killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     const startedAt = performance.now();
     this.#capture(child.stdout, 'stdout', this.stdout);

@@ -196,7 +196,12 @@ export function runCommandTool(state: CommandSession) {
         });
         if (startFailure !== undefined) throw startFailure;
       } else {
-        result = await context.processes.run(workspace, { ...request, signal, onOutput });
+        result = await context.processes.run(workspace, {
+          ...request,
+          signal,
+          onOutput,
+          keepFullOutput: context.keepOutput,
+        });
       }
       if (result.cancelled && context.signal.aborted) {
         throw commandError('CANCELLED', 'run_command was cancelled; the whole process tree was killed.', {
@@ -213,11 +218,7 @@ export function runCommandTool(state: CommandSession) {
         );
       }
       const provenance = sources.length > 0 ? await recordSources(sources, workspace) : undefined;
-      const truncation = result.truncated
-        ? [
-            `Output was cut: ${result.stdoutOmittedBytes + result.stderrOmittedBytes} bytes omitted (the first and last ${outputCap / 2} bytes of each stream are kept).`,
-          ]
-        : [];
+      const truncation = result.truncated ? [truncationNote(result, outputCap)] : [];
       const text = [
         outcomeLine(result, timeoutSeconds),
         ...(result.limitReached === undefined ? [] : [result.limitReached.message]),
@@ -231,4 +232,20 @@ export function runCommandTool(state: CommandSession) {
       });
     },
   });
+}
+
+/** What was cut from a command's output and where the full output is, for each cut stream. */
+function truncationNote(result: ProcessResult, outputCap: number): string {
+  const kept = (['stdout', 'stderr'] as const).flatMap((stream) => {
+    const output = result.keptOutput?.[stream];
+    if (output === undefined) return [];
+    const partial = output.complete ? '' : ' (its first 20 MB; the rest was dropped)';
+    return [
+      `The full ${stream}${partial} is kept in ${output.path} (${output.lines} lines): read it with read_file, path "${output.path}", paging with offset_line.`,
+    ];
+  });
+  return [
+    `Output was cut: ${result.stdoutOmittedBytes + result.stderrOmittedBytes} bytes omitted (the first and last ${outputCap / 2} bytes of each stream are shown below).`,
+    ...kept,
+  ].join(' ');
 }

@@ -60,7 +60,8 @@ export function createListFilesTool(family: FamilyContext) {
     effects: ['read'],
     capabilities: ['workspace.file'],
     network: 'none',
-    handler: async (args, { signal }) => {
+    handler: async (args, context) => {
+      const { signal } = context;
       const { workspace } = family.options;
       const directory = await workspace.resolveDirectory(args.path ?? '.');
       const listing = await family.search.listTree({
@@ -94,7 +95,7 @@ export function createListFilesTool(family: FamilyContext) {
           `[listing cut after ${options.maxListEntries} of ${total} entries; pass path to list a subdirectory]`,
         );
       }
-      const text = capOutput(lines.join('\n'), options.maxOutputCharacters);
+      const text = await capOutput(context, lines.join('\n'), options.maxOutputCharacters);
       return textResult(text.text, {
         path: directory.relative,
         entries,

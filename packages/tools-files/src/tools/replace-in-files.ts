@@ -75,7 +75,8 @@ export function createReplaceInFilesTool(family: FamilyContext) {
     capabilities: ['workspace.file', 'workspace.write'],
     execution: 'sequential',
     network: 'none',
-    handler: async (args, { signal, reportProgress }) => {
+    handler: async (args, context) => {
+      const { signal, reportProgress } = context;
       const { workspace } = family.options;
       const dryRun = args.dry_run ?? true;
       if (!dryRun) workspace.assertWritable();
@@ -213,7 +214,7 @@ export function createReplaceInFilesTool(family: FamilyContext) {
         }
       }
       const text = describe(planned, skipped, replacements, dryRun, maxFiles.value, options.maxReplaceFiles);
-      return textResult(capOutput(text, options.maxOutputCharacters).text, {
+      return textResult((await capOutput(context, text, options.maxOutputCharacters)).text, {
         dry_run: dryRun,
         written,
         files_changed: planned.length,

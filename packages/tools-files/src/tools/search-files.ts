@@ -28,7 +28,8 @@ export function createSearchFilesTool(family: FamilyContext) {
     effects: ['read'],
     capabilities: ['workspace.file'],
     network: 'none',
-    handler: async (args, { signal }) => {
+    handler: async (args, context) => {
+      const { signal } = context;
       const { workspace } = family.options;
       if (args.pattern === undefined && args.glob === undefined) {
         throw invalidArguments(
@@ -60,7 +61,9 @@ export function createSearchFilesTool(family: FamilyContext) {
             ? `No file matches the glob ${quoteArgument(args.glob)}.`
             : `${more ? `First ${shown.length} of ${listing.complete ? listing.paths.length : `more than ${shown.length}`}` : shown.length} file${shown.length === 1 ? '' : 's'} matching ${quoteArgument(args.glob)}${capNote}:`;
         const footer = more ? ['[more files match; narrow the glob or raise max_results]'] : [];
-        const text = capOutput([header, ...shown, ...footer].join('\n'), options.maxOutputCharacters).text;
+        const text = (
+          await capOutput(context, [header, ...shown, ...footer].join('\n'), options.maxOutputCharacters)
+        ).text;
         return textResult(text, {
           engine: listing.engine,
           files: shown,
@@ -110,7 +113,9 @@ export function createSearchFilesTool(family: FamilyContext) {
               `[${outcome.warnings.length} files could not be read: ${outcome.warnings.slice(0, 3).join('; ')}]`,
             ]
           : [];
-      const text = capOutput([header, ...body, ...warnings].join('\n'), options.maxOutputCharacters).text;
+      const text = (
+        await capOutput(context, [header, ...body, ...warnings].join('\n'), options.maxOutputCharacters)
+      ).text;
       return textResult(text, {
         engine: outcome.engine,
         matches: limited.lines

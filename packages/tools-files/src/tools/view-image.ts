@@ -1,6 +1,6 @@
-import { defineTool, imageContent, type ToolResult } from '@assistant-kit/tool-core';
+import { defineTool, imageContent, type ToolResult, truncateText } from '@assistant-kit/tool-core';
 import { fileToolError } from '../errors.js';
-import { capOutput, type FamilyContext } from '../family-context.js';
+import type { FamilyContext } from '../family-context.js';
 import { identifyImage } from '../image/image-format.js';
 import { ViewImageParameters } from '../schemas.js';
 
@@ -51,7 +51,8 @@ export function createViewImageTool(family: FamilyContext) {
         height: format.height ?? null,
       };
       if (format.mimeType === 'image/svg+xml') {
-        const source = capOutput(file.bytes.toString('utf8'), options.maxOutputCharacters);
+        // The source is a workspace file already: read_file pages through it, so nothing is kept.
+        const source = truncateText(file.bytes.toString('utf8'), options.maxOutputCharacters);
         return {
           content: [{ type: 'text', text: `${summary} (SVG source follows)\n${source.text}` }],
           structuredContent: { ...structured, truncated: source.truncated },

@@ -28,6 +28,7 @@ export function createWorkspaceDiffTool(checkpoints: DispatchCheckpoints) {
         pathGlob: args.path_glob,
         maxChars: args.max_chars,
         signal: context.signal,
+        keepOutput: context.keepOutput,
       });
       const counts = countByStatus(outcome.files);
       const lines = [

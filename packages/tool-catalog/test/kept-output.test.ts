@@ -1,0 +1,88 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToolCatalog, resultErrorOf, type ToolCatalog } from '../src/index.js';
+
+// Issue 14: when a tool cuts its output, the full output is kept in the hidden app folder and the
+// result says where and how to page through it with read_file.
+
+let root: string;
+let catalog: ToolCatalog;
+
+const textOf = (result: { content: { type: string; text?: string }[] }) =>
+  result.content.map((part) => part.text ?? '').join('\n');
+
+function keptPathIn(text: string): string {
+  const match = /kept in (\.assistant-kit\/output\/[\w.-]+\.txt)/.exec(text);
+  if (match === null) throw new Error(`no kept output named in:\n${text.slice(-600)}`);
+  return match[1]!;
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'catalog-kept-'));
+  await mkdir(path.join(root, 'many'));
+  for (let index = 0; index < 400; index += 1) {
+    await writeFile(path.join(root, 'many', `file-${String(index).padStart(3, '0')}.txt`), `${index}\n`);
+  }
+  catalog = await createToolCatalog({
+    configuration: 'W',
+    workspace: root,
+    families: { files: { maxOutputCharacters: 2_000 } },
+  });
+});
+
+afterAll(async () => {
+  await catalog?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('output cut to fit a context window', () => {
+  it('run_command keeps the whole stdout, and read_file pages through the part that was cut', async () => {
+    const result = await catalog.call('run_command', { command: 'seq 1 120000' });
+    const text = textOf(result);
+    expect(result.isError, text).toBeFalsy();
+    expect(text).toContain('Output was cut');
+    // The middle of the output is not in the result…
+    expect(text).not.toMatch(/^60000$/m);
+    const kept = keptPathIn(text);
+    expect(text).toContain('read it with read_file');
+    // …but read_file gives it back, line for line.
+    const page = await catalog.call('read_file', { path: kept, offset_line: 60_000, max_lines: 3 });
+    expect(textOf(page)).toMatch(/60000\s*\n.*60001\s*\n.*60002/);
+    const whole = await readFile(path.join(root, kept), 'utf8');
+    expect(whole.split('\n').filter((line) => line !== '')).toHaveLength(120_000);
+    expect(result.structuredContent?.kept_output).toMatchObject({
+      stdout: { path: kept, lines: 120_000, complete: true },
+    });
+  });
+
+  it("keeps what a file tool's cap cut (list_files), with the line where the cut began", async () => {
+    const result = await catalog.call('list_files', { path: 'many' });
+    const text = textOf(result);
+    expect(text).toContain('[truncated:');
+    const kept = keptPathIn(text);
+    expect(text).toMatch(/The cut begins at line \d+/);
+    const whole = await readFile(path.join(root, kept), 'utf8');
+    expect(whole).toContain('file-399.txt');
+    expect(whole).toContain('file-000.txt');
+  });
+
+  it('keeps the kept outputs out of reach of every write tool and out of the deliverable', async () => {
+    const listed = await readdir(path.join(root, '.assistant-kit', 'output'));
+    const [first] = listed;
+    const refused = await catalog.call('write_file', {
+      path: `.assistant-kit/output/${first}`,
+      content: 'forged',
+    });
+    expect(resultErrorOf(refused)?.code).toBe('PATH_PROTECTED');
+    expect(await readFile(path.join(root, '.assistant-kit', '.gitignore'), 'utf8')).toBe('*\n');
+  });
+
+  it('says so when nothing was cut: short output keeps nothing', async () => {
+    const before = await readdir(path.join(root, '.assistant-kit', 'output'));
+    const result = await catalog.call('run_command', { command: 'echo short' });
+    expect(textOf(result)).not.toContain('Output was cut');
+    expect(await readdir(path.join(root, '.assistant-kit', 'output'))).toEqual(before);
+  });
+});
