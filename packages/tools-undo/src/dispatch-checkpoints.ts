@@ -17,6 +17,7 @@ import {
   type WorkspaceSnapshot,
 } from './shadow-repository.js';
 import { makeTemporaryDirectory, pathExists, removePath } from './storage-files.js';
+import type { UserRepository } from './user-repository.js';
 
 export interface DispatchCheckpointsOptions {
   /** Files larger than this many bytes are not recorded (default 5 MiB). */
@@ -85,6 +86,8 @@ export interface DiffBaseline {
   description: string;
   /** Extra object folders the shadow repository needs to read the baseline. */
   environment?: Record<string, string>;
+  /** The user's repository, when the baseline is one of its commits (its line-ending rules apply). */
+  repository?: UserRepository;
 }
 
 /** How `beginDispatch` records the workspace the dispatch starts from. */

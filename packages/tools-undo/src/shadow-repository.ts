@@ -445,12 +445,17 @@ export class ShadowRepository {
     return parseNameStatus(output);
   }
 
-  /** A unified diff between two trees, optionally limited to the given paths. */
+  /**
+   * A unified diff between two trees, optionally limited to the given paths. `ignoreCrAtEol`
+   * hides differences that are only a CR before a line end (files the user's repository stores
+   * with converted line endings).
+   */
   async patch(
     fromTree: string,
     toTree: string,
     paths: readonly string[] | undefined,
     environment?: Record<string, string>,
+    options: { ignoreCrAtEol?: boolean } = {},
   ): Promise<string> {
     const args = [
       'diff-tree',
@@ -460,11 +465,36 @@ export class ShadowRepository {
       '--no-color',
       '--no-ext-diff',
       '--no-textconv',
+      ...(options.ignoreCrAtEol === true ? ['--ignore-cr-at-eol'] : []),
       fromTree,
       toTree,
     ];
     if (paths !== undefined) args.push('--', ...paths);
     return this.git.run(args, { env: environment });
+  }
+
+  /**
+   * Which of `paths` differ between the trees in more than a CR before a line end (numstat with
+   * `--ignore-cr-at-eol` leaves out a file whose only changes are those).
+   */
+  async changedBeyondCrAtEol(
+    fromTree: string,
+    toTree: string,
+    paths: readonly string[],
+    environment?: Record<string, string>,
+  ): Promise<Set<string>> {
+    if (paths.length === 0) return new Set();
+    const output = await this.git.run(
+      ['diff-tree', '-r', '-z', '--numstat', '--ignore-cr-at-eol', fromTree, toTree, '--', ...paths],
+      { env: environment },
+    );
+    // -z numstat without renames: "added TAB deleted TAB path" NUL per file.
+    return new Set(
+      output
+        .split('\0')
+        .filter((entry) => entry !== '')
+        .map((entry) => entry.split('\t').slice(2).join('\t')),
+    );
   }
 
   /**

@@ -9,6 +9,7 @@ import {
 } from '@assistant-kit/tool-core';
 import type { BaselineContext, DiffBaseline, DispatchCheckpoints } from './dispatch-checkpoints.js';
 import { undoError } from './errors.js';
+import { pathsWithConvertedLineEndings } from './line-endings.js';
 import type { ChangedFile, ShadowRepository } from './shadow-repository.js';
 import { lstatIfPresent } from './storage-files.js';
 import { findUserRepository, resolveUserRevision, type UserRepository } from './user-repository.js';
@@ -35,6 +36,8 @@ export interface WorkspaceDiffOutcome {
   notCompared: string[];
   skippedLargeFiles: { path: string; size: number }[];
   diff: string;
+  /** Files whose only differences are line endings the user's repository converts (not changes). */
+  lineEndingsOnly: string[];
   truncated: boolean;
   omittedCharacters: number;
 }
@@ -69,7 +72,13 @@ export async function diffWorkspace(
   return checkpoints.compareWithWorkspace(
     (context) => resolveBaseline(context, since, root),
     async (baseline, current, shadow) => {
-      const changed = await shadow.changedFiles(baseline.tree, current.tree, baseline.environment);
+      const listed = await shadow.changedFiles(baseline.tree, current.tree, baseline.environment);
+      const { changed, lineEndingsOnly, converted } = await withoutLineEndingNoise(
+        listed,
+        baseline,
+        current.tree,
+        shadow,
+      );
       const notCompared: string[] = [];
       const files: ChangedFile[] = [];
       for (const file of changed) {
@@ -91,7 +100,7 @@ export async function diffWorkspace(
               file.path,
               ...(file.previousPath === undefined ? [] : [file.previousPath]),
             ]);
-        diff = await renderPatch(shadow, baseline, current.tree, paths);
+        diff = await renderPatch(shadow, baseline, current.tree, paths, converted);
       }
       const cut =
         request.keepOutput === undefined
@@ -109,6 +118,7 @@ export async function diffWorkspace(
         notCompared,
         skippedLargeFiles: current.skippedLargeFiles,
         diff: text,
+        lineEndingsOnly,
         truncated: cut.truncated,
         omittedCharacters: cut.omittedCharacters,
       };
@@ -131,13 +141,55 @@ function globMatcher(glob: string): (file: string) => boolean {
   }
 }
 
+/**
+ * The patch of `paths` (all when undefined). Files the user's repository converts line endings
+ * of are diffed ignoring a CR at line ends, so a CRLF working copy of an LF commit shows only
+ * the lines that really changed.
+ */
 async function renderPatch(
   shadow: ShadowRepository,
   baseline: DiffBaseline,
   tree: string,
   paths: string[] | undefined,
+  converted: ReadonlySet<string>,
 ): Promise<string> {
-  return shadow.patch(baseline.tree, tree, paths, baseline.environment);
+  if (converted.size === 0) return shadow.patch(baseline.tree, tree, paths, baseline.environment);
+  const selected =
+    paths ??
+    (await shadow.changedFiles(baseline.tree, tree, baseline.environment)).flatMap((file) => [
+      file.path,
+      ...(file.previousPath === undefined ? [] : [file.previousPath]),
+    ]);
+  const plain = selected.filter((file) => !converted.has(file));
+  const normalised = selected.filter((file) => converted.has(file));
+  const parts = await Promise.all([
+    plain.length === 0 ? '' : shadow.patch(baseline.tree, tree, plain, baseline.environment),
+    normalised.length === 0
+      ? ''
+      : shadow.patch(baseline.tree, tree, normalised, baseline.environment, { ignoreCrAtEol: true }),
+  ]);
+  return parts.filter((part) => part !== '').join(parts[0]!.endsWith('\n') ? '' : '\n');
+}
+
+/**
+ * Against a commit of the user's repository, a modified file the repository stores with
+ * converted line endings (`.gitattributes` text/eol, `core.autocrlf`) and whose only differences
+ * are CRs at line ends is not a change: git itself would commit it unchanged.
+ */
+async function withoutLineEndingNoise(
+  listed: ChangedFile[],
+  baseline: DiffBaseline,
+  tree: string,
+  shadow: ShadowRepository,
+): Promise<{ changed: ChangedFile[]; lineEndingsOnly: string[]; converted: Set<string> }> {
+  if (baseline.repository === undefined)
+    return { changed: listed, lineEndingsOnly: [], converted: new Set() };
+  const modified = listed.filter((file) => file.status === 'modified').map((file) => file.path);
+  const converted = await pathsWithConvertedLineEndings(baseline.repository, modified);
+  const beyond = await shadow.changedBeyondCrAtEol(baseline.tree, tree, [...converted], baseline.environment);
+  const lineEndingsOnly = [...converted].filter((file) => !beyond.has(file));
+  const dropped = new Set(lineEndingsOnly);
+  return { changed: listed.filter((file) => !dropped.has(file.path)), lineEndingsOnly, converted };
 }
 
 async function resolveBaseline(context: BaselineContext, since: string, root: string): Promise<DiffBaseline> {
@@ -218,7 +270,12 @@ async function userBaseline(
     });
   }
   const tree = resolved.tree ?? (await shadow.emptyTree());
-  return { tree, description: `${description} (${resolved.commit.slice(0, 12)})`, environment };
+  return {
+    tree,
+    description: `${description} (${resolved.commit.slice(0, 12)})`,
+    environment,
+    repository,
+  };
 }
 
 async function existsInWorkspace(root: string, relative: string): Promise<boolean> {

@@ -49,6 +49,12 @@ export function createWorkspaceDiffTool(checkpoints: DispatchCheckpoints) {
             .join(', ')}${outcome.skippedLargeFiles.length > 10 ? ' and more' : ''}.`,
         );
       }
+      if (outcome.lineEndingsOnly.length > 0) {
+        const count = outcome.lineEndingsOnly.length;
+        lines.push(
+          `${count} more file${count === 1 ? ' differs' : 's differ'} only in line endings the repository converts (.gitattributes or core.autocrlf), so git would commit ${count === 1 ? 'it' : 'them'} unchanged; not listed: ${outcome.lineEndingsOnly.slice(0, 10).join(', ')}${count > 10 ? ` and ${count - 10} more` : ''}.`,
+        );
+      }
       const text = outcome.diff === '' ? lines.join('\n') : `${lines.join('\n')}\n\n${outcome.diff}`;
       return textResult(text, {
         since: outcome.since,
@@ -56,6 +62,7 @@ export function createWorkspaceDiffTool(checkpoints: DispatchCheckpoints) {
         files: outcome.files,
         notCompared: outcome.notCompared,
         skippedLargeFiles: outcome.skippedLargeFiles,
+        lineEndingsOnly: outcome.lineEndingsOnly,
         diff: outcome.diff,
         truncated: outcome.truncated,
         omittedCharacters: outcome.omittedCharacters,
