@@ -1,10 +1,10 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
 const common = {
-  format: ['esm'] as const,
-  target: 'node20' as const,
+  format: ['esm'],
+  target: 'node20',
   sourcemap: true,
-};
+} satisfies Options;
 
 export default defineConfig([
   // The library: the SDK stays a dependency, so `createCatalogServer` returns the caller's SDK `Server`.

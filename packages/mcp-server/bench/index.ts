@@ -139,6 +139,58 @@ try {
       await client.listTools();
       await client.close();
     });
+  // initialize: process start to the initialize answer (what a client waits for before anything).
+  const initializeSamples = async (args: string[]) => {
+    const samples: number[] = [];
+    for (let index = 0; index < COLD_STARTS; index += 1) {
+      const [elapsed, client] = await timed(() => connect(process.execPath, args));
+      samples.push(elapsed);
+      await client.close();
+    }
+    return median(samples);
+  };
+  const oursInitialize = await initializeSamples(oursArgs);
+  const filesystemInitialize = await initializeSamples(filesystemArgs);
+  const playwrightInitialize = await initializeSamples(playwrightArgs);
+  rows.push({
+    name: `process start to the initialize answer${oursFromBuild ? '' : ' (from source via tsx)'}`,
+    ours: oursInitialize,
+    reference: Math.min(filesystemInitialize, playwrightInitialize),
+    referenceName: `faster of server-filesystem (${filesystemInitialize.toFixed(0)} ms) and @playwright/mcp (${playwrightInitialize.toFixed(0)} ms)`,
+    unit: 'ms',
+    target: '< 200 ms',
+    met: oursInitialize < 200,
+  });
+
+  // What a model reads of tools/list on every turn: name, description and input schema per tool.
+  const modelFacing = async (args: string[]) => {
+    const client = await connect(process.execPath, args);
+    const { tools } = await client.listTools();
+    await client.close();
+    const characters = tools.reduce(
+      (total, tool) =>
+        total +
+        JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })
+          .length,
+      0,
+    );
+    return { tools: tools.length, characters, wire: JSON.stringify(tools).length };
+  };
+  const oursU = await modelFacing([...oursCommand, '--configuration', 'U', '--workspace', workspace]);
+  const filesystemList = await modelFacing(filesystemArgs);
+  const playwrightList = await modelFacing(playwrightArgs);
+  const referencePerTool =
+    (filesystemList.characters + playwrightList.characters) / (filesystemList.tools + playwrightList.tools);
+  rows.push({
+    name: `tools/list per tool as a model reads it (name, description, schema; U: ${oursU.tools} tools, ${oursU.characters} characters, ${oursU.wire} on the wire)`,
+    ours: oursU.characters / oursU.tools,
+    reference: referencePerTool,
+    referenceName: `server-filesystem + @playwright/mcp (${filesystemList.tools + playwrightList.tools} tools, ${filesystemList.characters + playwrightList.characters} characters)`,
+    unit: 'chars',
+    target: 'at most the references per tool',
+    met: oursU.characters / oursU.tools <= referencePerTool,
+  });
+
   const oursCold = await coldStart(oursArgs);
   const filesystemCold = await coldStart(filesystemArgs);
   rows.push({

@@ -63,7 +63,7 @@ export function createEffectPolicy(options: EffectPolicyOptions): ToolPolicy {
             allowed: false,
             code: 'HOST_EXECUTION_DENIED',
             reason:
-              'Host execution is not authorised by the permission mode; run the command in the sandbox.',
+              'Host execution (running outside the sandbox) is turned off here, so the command did not run and no one was asked. Leave out execution_context to run it in the sandbox, or ask whoever runs these tools to allow host execution (for the MCP server: --host-execution ask or allow).',
           };
         }
         if (hostRule === 'ask') needsApproval = true;
