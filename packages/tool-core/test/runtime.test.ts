@@ -246,7 +246,10 @@ describe('ToolRuntime', () => {
     const runtime = new ToolRuntime({ workspace, tools: [echo], outputCharacterCap: 10 });
     const result = await runtime.call('echo', { text: 'x'.repeat(50) });
     expect(result.content[0]).toMatchObject({ type: 'text' });
-    expect((result.content[0] as { text: string }).text).toMatch(/^x{10}\n\[truncated: 40 more characters/);
+    // A cap this small keeps half for the text and half for saying where the full output is.
+    expect((result.content[0] as { text: string }).text).toMatch(
+      /^x{5}\n\[truncated: 45 more characters after this point were omitted\. The full output \(1 line\) is kept in \.assistant-kit\/output\/\d+-echo-[\da-f]{8}\.txt/,
+    );
   });
 });
 

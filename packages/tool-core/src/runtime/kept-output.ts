@@ -73,7 +73,7 @@ async function pruneKeptOutputs(folder: string): Promise<void> {
 export function keptOutputNote(kept: KeptOutput | undefined, firstCutLine?: number): string {
   if (kept === undefined) return 'The full output could not be kept.';
   const from = firstCutLine === undefined ? '' : ` The cut begins at line ${firstCutLine}.`;
-  return `The full output (${kept.lines} lines) is kept in ${kept.path}: read it with read_file (path "${kept.path}", offset_line and max_lines).${from}`;
+  return `The full output (${kept.lines} line${kept.lines === 1 ? '' : 's'}) is kept in ${kept.path}: read it with read_file (path "${kept.path}", offset_line and max_lines).${from}`;
 }
 
 /** 1-based line of `text` on which character `offset` lies. */
