@@ -26,21 +26,21 @@ const waitUntil = () =>
   Type.Optional(
     StringEnum(WAIT_UNTIL_VALUES, {
       description:
-        'When navigation counts as done: load (default), domcontentloaded, networkidle0 (no request for 500 ms) or networkidle2 (at most 2 requests for 500 ms).',
+        'Done at load (default), domcontentloaded, networkidle0 (no request for 500 ms) or networkidle2 (at most 2 for 500 ms).',
     }),
   );
 const timeoutSeconds = () =>
   Type.Optional(
     Type.Number({
       exclusiveMinimum: 0,
-      description: 'How long opening may take, in seconds (default 30, at most 120).',
+      description: 'Seconds opening may take (default 30, at most 120).',
     }),
   );
 const waitMs = (what: string) =>
   Type.Optional(
     Type.Integer({
       minimum: 0,
-      description: `Extra milliseconds to wait ${what} (at most 60000), for animations or late scripts.`,
+      description: `Extra ms to wait ${what} (at most 60000).`,
     }),
   );
 const coordinate = (description: string) => Type.Optional(Type.Number({ description }));
@@ -75,8 +75,7 @@ export const BROWSER_OPEN_PARAMETERS = Type.Object({
 export const BROWSER_NAVIGATE_PARAMETERS = Type.Object({
   target: Type.String({
     minLength: 1,
-    description:
-      "Where to go in the current session: a workspace file or folder, a URL of the session's own servers (static server or app), or a URL the host permits. Diagnostics persist.",
+    description: "A workspace file or folder, a URL of the session's own servers, or a URL the host permits.",
   }),
   wait_until: waitUntil(),
   timeout_seconds: timeoutSeconds(),
@@ -90,7 +89,7 @@ export const BROWSER_SNAPSHOT_PARAMETERS = Type.Object({}, { additionalPropertie
 export const BROWSER_INTERACT_PARAMETERS = Type.Object(
   {
     action: StringEnum(INTERACTION_ACTIONS, {
-      description: 'The interaction: click, drag, hover, type, press_key, select, set_checked or scroll.',
+      description: 'The interaction; other parameters name the actions they apply to.',
     }),
     selector: Type.Optional(
       Type.String({
@@ -169,7 +168,7 @@ export const BROWSER_WAIT_PARAMETERS = Type.Object(
       Type.Integer({
         minimum: 0,
         maximum: 60000,
-        description: 'Milliseconds to wait before checking the conditions.',
+        description: 'Milliseconds to wait before checking conditions.',
       }),
     ),
     selector: Type.Optional(
@@ -208,13 +207,13 @@ export const BROWSER_EVALUATE_PARAMETERS = Type.Object({
   expression: Type.String({
     minLength: 1,
     description:
-      "JavaScript evaluated in the page's window/document context (no controller objects such as page). A promise is awaited; a function expression is called. May change page state.",
+      'JavaScript run in the page (window/document; no controller objects such as page). A promise is awaited, a function expression called. May change page state.',
   }),
   timeout_ms: Type.Optional(
     Type.Integer({
       minimum: 100,
       description:
-        'How long the evaluation may take (default 5000); capped by configuration (default cap 30000).',
+        'Milliseconds the evaluation may take (default 5000; the configuration caps it, by default at 30000).',
     }),
   ),
 });
@@ -225,7 +224,7 @@ export const BROWSER_SCREENSHOT_PARAMETERS = Type.Object({
     Type.String({
       minLength: 1,
       description:
-        "Optional .png path in the workspace; the default location is a hidden shots directory under the app's hidden folder and is kept out of deliverables; a path at the workspace root becomes part of the deliverable.",
+        'A .png path in the workspace, which becomes part of the deliverable; by default a hidden shots folder kept out of deliverables.',
     }),
   ),
   full_page: Type.Optional(

@@ -25,7 +25,7 @@ const command = Type.Optional(Type.String({ description: 'a script' }));
 const argv = Type.Optional(
   Type.Array(Type.String(), {
     minItems: 1,
-    description: 'literal executable and arguments; at least 1 item',
+    description: 'literal executable and arguments',
   }),
 );
 const shell = Type.Optional(
@@ -49,8 +49,7 @@ const timeoutSeconds = Type.Optional(
 const sources = Type.Optional(
   Type.Array(CommandSource, {
     maxItems: MAX_SOURCES,
-    description:
-      'at most 50 items; external http(s) sources the command reads; omitted for local-only commands',
+    description: 'external http(s) sources the command reads; omitted for local-only commands',
   }),
 );
 

@@ -2,8 +2,7 @@ import { Type } from 'typebox';
 
 const workspacePath = (description = 'workspace path, relative or absolute') => Type.String({ description });
 
-const encodingDescription =
-  'automatic detection is by Unicode byte-order mark or strict UTF-8; otherwise name an encoding such as windows-1252';
+const encodingDescription = 'default: byte-order mark, else strict UTF-8; or name one, e.g. windows-1252';
 
 /** Parameters of write_file (SPEC 4.4). */
 export const WriteFileParameters = Type.Object({
@@ -79,12 +78,7 @@ export const ReadFileParameters = Type.Object({
   path: workspacePath(),
   offset_line: Type.Optional(Type.Integer({ description: 'first line to return (1-based); default 1' })),
   max_lines: Type.Optional(Type.Integer({ description: 'most lines to return; default 2000' })),
-  encoding: Type.Optional(
-    Type.String({
-      description:
-        'automatic detection by Unicode byte-order mark or strict UTF-8; otherwise name an encoding such as windows-1252',
-    }),
-  ),
+  encoding: Type.Optional(Type.String({ description: encodingDescription })),
 });
 
 /** Parameters of list_files (SPEC 4.4). */
