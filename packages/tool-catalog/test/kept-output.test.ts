@@ -57,6 +57,21 @@ describe('output cut to fit a context window', () => {
     });
   });
 
+  it('wait_command keeps the full output of a wait on a background command', async () => {
+    const started = await catalog.call('run_command', {
+      command: 'for i in $(seq 1 30); do seq $(( (i-1)*4000 + 1 )) $(( i*4000 )); sleep 0.02; done',
+      background: true,
+    });
+    const handle = (started.structuredContent as { handle: string }).handle;
+    const waited = await catalog.call('wait_command', { handle, timeout_seconds: 60 });
+    const text = textOf(waited);
+    expect(text).toContain('characters were cut from the middle');
+    const kept = keptPathIn(text);
+    const lines = (await readFile(path.join(root, kept), 'utf8')).split('\n').filter((line) => line !== '');
+    expect(lines).toHaveLength(120_000);
+    expect(lines[59_999]).toBe('60000');
+  });
+
   it("keeps what a file tool's cap cut (list_files), with the line where the cut began", async () => {
     const result = await catalog.call('list_files', { path: 'many' });
     const text = textOf(result);

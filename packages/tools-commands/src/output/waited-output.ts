@@ -61,11 +61,19 @@ class BoundedText {
   }
 }
 
+/** Most characters per stream of one wait recorded in full, to be kept when the result is cut. */
+export const WAITED_FULL_RECORD_CHARACTERS = 20_000_000;
+
 export class WaitedOutput {
   readonly #stdout: BoundedText;
   readonly #stderr: BoundedText;
   /** Bytes the process handle itself dropped before this call read them. */
   #droppedBytes = 0;
+  // Everything this wait read, so what the result cuts can be kept (see `fullText`).
+  readonly #fullStdout: string[] = [];
+  readonly #fullStderr: string[] = [];
+  #fullCharacters = 0;
+  #fullComplete = true;
 
   constructor(cap = WAITED_OUTPUT_CAP_CHARACTERS) {
     this.#stdout = new BoundedText(cap);
@@ -75,6 +83,8 @@ export class WaitedOutput {
   /** Adds what the handle returned; true when `pattern` (if any) matches the new output. */
   append(output: { stdout: string; stderr: string; omittedBytes: number }, pattern?: RegExp): boolean {
     this.#droppedBytes += output.omittedBytes;
+    this.#record(output.stdout, this.#fullStdout);
+    this.#record(output.stderr, this.#fullStderr);
     const stdoutWindow = output.stdout === '' ? '' : this.#stdout.append(output.stdout);
     const stderrWindow = output.stderr === '' ? '' : this.#stderr.append(output.stderr);
     if (pattern === undefined) return false;
@@ -82,6 +92,31 @@ export class WaitedOutput {
       (stdoutWindow !== '' && pattern.test(stdoutWindow)) ||
       (stderrWindow !== '' && pattern.test(stderrWindow))
     );
+  }
+
+  #record(text: string, into: string[]): void {
+    if (text === '' || !this.#fullComplete) return;
+    if (this.#fullCharacters + text.length > WAITED_FULL_RECORD_CHARACTERS) {
+      this.#fullComplete = false;
+      return;
+    }
+    into.push(text);
+    this.#fullCharacters += text.length;
+  }
+
+  /**
+   * Everything read during the wait, stdout then stderr, for keeping when the result was cut.
+   * `complete` is false when bytes were dropped before they were read or the record limit was
+   * reached.
+   */
+  fullText(): { text: string; complete: boolean } {
+    const stdout = this.#fullStdout.join('');
+    const stderr = this.#fullStderr.join('');
+    const text =
+      stderr === ''
+        ? stdout
+        : `${stdout}${stdout === '' || stdout.endsWith('\n') ? '' : '\n'}[stderr]\n${stderr}`;
+    return { text, complete: this.#fullComplete && this.#droppedBytes === 0 };
   }
 
   get stdout(): string {

@@ -1,4 +1,10 @@
-import { defineTool, invalidArguments, quoteArgument, textResult } from '@assistant-kit/tool-core';
+import {
+  defineTool,
+  invalidArguments,
+  quoteArgument,
+  type ToolCallContext,
+  textResult,
+} from '@assistant-kit/tool-core';
 import { commandError } from '../errors.js';
 import type { CommandSession } from '../family.js';
 import { outcomeLine, outputSections } from '../output/format.js';
@@ -71,7 +77,7 @@ export function waitCommandTool(state: CommandSession) {
         if (Date.now() >= deadline) break;
       }
       const running = background.running;
-      const cut = waited.cutNote();
+      const cut = await keptNote(waited, context.keepOutput);
       const patternLabel = args.until_output === undefined ? '' : `/${quoteArgument(args.until_output)}/`;
       const patternFacts = pattern === undefined ? {} : { matched };
       const omitted = waited.omitted;
@@ -102,7 +108,7 @@ export function waitCommandTool(state: CommandSession) {
       waited.append(background.readNewOutput());
       const result = await background.exited;
       registry.collect(args.handle);
-      const finalCut = waited.cutNote();
+      const finalCut = await keptNote(waited, context.keepOutput);
       const finalOmitted = waited.omitted;
       return textResult(
         [
@@ -130,4 +136,21 @@ export function waitCommandTool(state: CommandSession) {
       );
     },
   });
+}
+
+/**
+ * The cut note of a wait, followed, when anything was cut, by where the full output of the wait
+ * is kept for read_file to page through.
+ */
+async function keptNote(
+  waited: WaitedOutput,
+  keep: ToolCallContext['keepOutput'],
+): Promise<string | undefined> {
+  const cut = waited.cutNote();
+  if (cut === undefined) return undefined;
+  const full = waited.fullText();
+  const kept = await keep(full.text);
+  if (kept === undefined) return `${cut} The full output could not be kept.`;
+  const partial = full.complete ? '' : ' (what this wait read; bytes dropped before a read are not in it)';
+  return `${cut} The full output of this wait${partial} is kept in ${kept.path} (${kept.lines} lines): read it with read_file, path "${kept.path}", paging with offset_line.`;
 }
