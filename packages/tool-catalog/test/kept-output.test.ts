@@ -25,6 +25,14 @@ beforeAll(async () => {
   for (let index = 0; index < 400; index += 1) {
     await writeFile(path.join(root, 'many', `file-${String(index).padStart(3, '0')}.txt`), `${index}\n`);
   }
+  await writeFile(
+    path.join(root, 'package.json'),
+    JSON.stringify({ name: 'kept-output', scripts: { test: 'node print-lines.cjs' } }),
+  );
+  await writeFile(
+    path.join(root, 'print-lines.cjs'),
+    "for (let i = 1; i <= 50000; i += 1) console.log('test line ' + i);\n",
+  );
   catalog = await createToolCatalog({
     configuration: 'W',
     workspace: root,
@@ -70,6 +78,15 @@ describe('output cut to fit a context window', () => {
     const lines = (await readFile(path.join(root, kept), 'utf8')).split('\n').filter((line) => line !== '');
     expect(lines).toHaveLength(120_000);
     expect(lines[59_999]).toBe('60000');
+  });
+
+  it('run_tests keeps the whole output of a run whose output it cut', async () => {
+    const result = await catalog.call('run_tests', { command_id: 'npm:test' });
+    const text = textOf(result);
+    const kept = keptPathIn(text);
+    const whole = await readFile(path.join(root, kept), 'utf8');
+    expect(whole).toContain('test line 25000\n');
+    expect(whole).toContain('test line 50000');
   });
 
   it("keeps what a file tool's cap cut (list_files), with the line where the cut began", async () => {

@@ -1,10 +1,11 @@
 import path from 'node:path';
 import {
+  cutOutput,
   invalidArguments,
   isToolError,
   type ProcessResult,
+  type ToolCallContext,
   textResult,
-  truncateText,
 } from '@assistant-kit/tool-core';
 import type { CodeContext } from '../engine/code-context.js';
 import { codeError } from '../errors.js';
@@ -166,7 +167,13 @@ export async function mochaSelectionArgv(
   return argv;
 }
 
-export function runResult(planned: PlannedRun, result: ProcessResult, timeoutSeconds: number) {
+/** The result of a run: counts from the runner's report, failures, and the output (cut output kept). */
+export async function runResult(
+  planned: PlannedRun,
+  result: ProcessResult,
+  timeoutSeconds: number,
+  keepOutput: ToolCallContext['keepOutput'],
+) {
   const report =
     planned.format === undefined
       ? undefined
@@ -203,7 +210,7 @@ export function runResult(planned: PlannedRun, result: ProcessResult, timeoutSec
   const visibleStderr =
     planned.format === 'junit-xml' ? result.stderr.replace(/<\?xml[\s\S]*$/, '') : result.stderr;
   const combined = `${visibleStdout}${visibleStderr.trim() === '' ? '' : `\n${visibleStderr}`}`.trim();
-  const output = truncateText(combined, TEST_OUTPUT_CHARACTER_CAP, 'head-and-tail');
+  const output = await cutOutput(keepOutput, combined, TEST_OUTPUT_CHARACTER_CAP, 'head-and-tail');
   const seconds = (result.durationMs / 1_000).toFixed(1);
   const label = isTests ? status.toUpperCase() : `${status.toUpperCase()} (${planned.kind} check)`;
   const header = `${label}: ${formatCommand(planned)} (${planned.reason}) exited ${result.exitCode ?? result.signal} after ${seconds} s; ${countsText}.${result.timedOut ? ` It was stopped at the ${timeoutSeconds} s limit.` : ''}${planned.skippedSteps.length > 0 ? ` Left out the script's other steps: ${planned.skippedSteps.join('; ')}.` : ''}`;

@@ -41,7 +41,7 @@ export function runTestsTool(context: CodeContext) {
     network: 'none',
     handler: async (
       { command_id, path: pathArgument, paths, symbol, test_name, timeout_seconds },
-      { signal, reportProgress, processes, workspace },
+      { signal, reportProgress, processes, workspace, keepOutput },
     ) => {
       const timeoutSeconds = boundedCount(
         'timeout_seconds',
@@ -176,8 +176,9 @@ export function runTestsTool(context: CodeContext) {
         signal,
         env: { CI: '1', NO_COLOR: '1', FORCE_COLOR: '0', PYTHONDONTWRITEBYTECODE: '1', ...planned.env },
         outputCap: 2_000_000,
+        keepFullOutput: keepOutput,
       });
-      return runResult(planned, result, timeoutSeconds);
+      return runResult(planned, result, timeoutSeconds, keepOutput);
     },
   });
 }
