@@ -73,10 +73,13 @@ const TYPECHECK_PROGRAMS = /^(tsc|vue-tsc|tsd|mypy|pyright|flow)$/;
 
 /**
  * What a package script checks, from its steps first and its name second; undefined for scripts
- * that are not checks (start, dev, bench, format, release, watch modes…), which the profile omits.
+ * that are not checks (start, dev, bench, format, release, watch modes, snapshot updates…), which the
+ * profile omits.
  */
 export function kindOfScript(name: string, body: string): CheckKind | undefined {
   if (/watch/.test(name) || /--watch\b/.test(body)) return undefined;
+  // Updating snapshots rewrites test files: a change, not a check (tap --snapshot, jest -u).
+  if (/--snapshot\b|--update-?snapshots?\b|--updateSnapshot\b|(^|\s)-u(\s|$)/.test(body)) return undefined;
   const programs = scriptSteps(body).map((step) => {
     const program = step.argv.find((part) => !/^(npx|pnpm|yarn|exec|-.*)$/.test(part)) ?? '';
     return path.posix.basename(program);

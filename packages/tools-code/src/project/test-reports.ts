@@ -56,8 +56,12 @@ function embeddedJson(text: string, marker: RegExp): Record<string, unknown> | u
 
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 
-/** jest `--json` and vitest `--reporter=json` (the same shape). */
-export function readJestJson(text: string): TestReport | undefined {
+/**
+ * jest `--json` and vitest `--reporter=json` (the same shape). Both report the tests a `-t` name
+ * filter left out as skipped ("pending"), like `test.skip`; with `testName`, only the skipped tests
+ * the filter selects (their full name contains it) count as skipped.
+ */
+export function readJestJson(text: string, testName?: string): TestReport | undefined {
   const json = embeddedJson(text, /^\{\s*"num(Failed|Passed|Total)Test/m);
   if (json === undefined || typeof json.numTotalTests !== 'number') return undefined;
   const failures: FailedTest[] = [];
@@ -83,10 +87,28 @@ export function readJestJson(text: string): TestReport | undefined {
       });
     }
   }
+  let skipped = count(json.numPendingTests) + count(json.numTodoTests);
+  if (testName !== undefined) {
+    // jest matches -t case-insensitively against the full name (describe titles and the test's).
+    const wanted = testName.toLowerCase();
+    skipped = 0;
+    for (const file of (json.testResults ?? []) as Record<string, unknown>[]) {
+      for (const assertion of (file.assertionResults ?? []) as Record<string, unknown>[]) {
+        const status = String(assertion.status);
+        if (status === 'passed' || status === 'failed') continue;
+        if (
+          String(assertion.fullName ?? assertion.title ?? '')
+            .toLowerCase()
+            .includes(wanted)
+        )
+          skipped++;
+      }
+    }
+  }
   return {
     passed: count(json.numPassedTests),
     failed: count(json.numFailedTests) + brokenFiles,
-    skipped: count(json.numPendingTests) + count(json.numTodoTests),
+    skipped,
     format: 'jest-json',
     failures,
   };
@@ -115,6 +137,65 @@ export function readMochaJson(text: string): TestReport | undefined {
 }
 
 /**
+ * node-tap (18 and later) runs each test file as a top-level subtest, its tests one level in and
+ * their assertions below, and closes with `# { total: 5, pass: 3, fail: 1, skip: 1 }`, counting
+ * tests. A failure is named by its test (the first level in) with the message of the assertion
+ * that failed inside it; a file that failed without a failing test (it crashed) is named itself.
+ */
+function readNodeTapRun(lines: readonly string[]): TestReport | undefined {
+  const trailer = lines
+    .map((line) => /^#\s*\{\s*total:\s*\d+(.*)\}\s*$/.exec(line))
+    .findLast((match) => match !== null);
+  if (trailer === undefined || trailer === null) return undefined;
+  const count = (name: string) => Number(new RegExp(`\\b${name}:\\s*(\\d+)`).exec(trailer[0])?.[1] ?? 0);
+  const failures: FailedTest[] = [];
+  let assertionMessage: string | undefined;
+  let testFailuresInFile = 0;
+  for (let index = 0; index < lines.length; index++) {
+    const point = /^( *)not ok\b\s*\d*\s*(?:-\s*)?(.*?)(?:\s+#\s*time=[\d.]+m?s)?\s*$/.exec(lines[index]!);
+    if (point === null) continue;
+    const depth = point[1]!.length / 4;
+    if (depth >= 2) {
+      if (assertionMessage === undefined) {
+        const block: string[] = [];
+        for (let next = index + 1; next < lines.length; next++) {
+          const entry = lines[next]!.trim();
+          if (entry === '---') continue;
+          if (entry === '...' || /^(not )?ok\b/.test(entry)) break;
+          // The comparison and the diff's changed lines; not the source excerpt or the stack.
+          const raw = lines[next]!;
+          const isDiffLine = /^\s*[-+](?![-+]{2})/.test(raw) && /^ +[-+]/.test(raw);
+          if (!/^(compare|found|wanted|message|error):/.test(entry) && !isDiffLine) continue;
+          block.push(entry);
+          if (block.length >= 8) break;
+        }
+        assertionMessage = shortMessage([point[2], ...block].join('\n'));
+      }
+    } else if (depth === 1) {
+      failures.push({
+        name: point[2]!,
+        ...(assertionMessage === undefined ? {} : { message: assertionMessage }),
+      });
+      assertionMessage = undefined;
+      testFailuresInFile++;
+    } else {
+      if (testFailuresInFile === 0) failures.push({ name: point[2]! });
+      testFailuresInFile = 0;
+      assertionMessage = undefined;
+    }
+  }
+  // --grep reports the tests it filtered out as skipped ("# SKIP filter: /…/"); they were not selected.
+  const filtered = lines.filter((line) => /^ {4}ok\b.*#\s*SKIP filter:/.test(line)).length;
+  return {
+    passed: count('pass'),
+    failed: count('fail'),
+    skipped: Math.max(0, count('skip') - filtered) + count('todo'),
+    format: 'tap',
+    failures,
+  };
+}
+
+/**
  * TAP 13/14 as ava `--tap`, `node --test --test-reporter=tap` and node-tap print it. The runner's
  * own trailer (`# pass 6`, `# fail 1`, `# skip 1`) wins; without one, the top-level test points
  * are counted with their SKIP/TODO directives.
@@ -122,6 +203,8 @@ export function readMochaJson(text: string): TestReport | undefined {
 export function readTap(text: string): TestReport | undefined {
   const lines = text.split(/\r?\n/);
   if (!lines.some((line) => /^TAP version \d+/.test(line) || /^(not )?ok \d+/.test(line))) return undefined;
+  const nodeTap = readNodeTapRun(lines);
+  if (nodeTap !== undefined) return nodeTap;
   const failures: FailedTest[] = [];
   let passed = 0;
   let failed = 0;
@@ -299,10 +382,11 @@ export function readCargoSummary(text: string): TestReport | undefined {
 export function readTestReport(
   format: ReportFormat,
   output: { stdout: string; stderr: string },
+  testName?: string,
 ): TestReport | undefined {
   switch (format) {
     case 'jest-json':
-      return readJestJson(output.stdout);
+      return readJestJson(output.stdout, testName);
     case 'mocha-json':
       return readMochaJson(output.stdout);
     case 'tap':

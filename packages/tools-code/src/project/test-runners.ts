@@ -156,7 +156,12 @@ export function runnerInvocation(
     case 'ava':
       return { argv: selectionArgv(runner, [...base, '--tap'], selection), format: 'tap' };
     case 'tap':
-      return { argv: selectionArgv(runner, [...base, '--reporter=tap'], selection), format: 'tap' };
+      // Coverage is not a test result: node-tap fails a run below its default 100% threshold,
+      // which a selected run always is.
+      return {
+        argv: selectionArgv(runner, [...base, '--reporter=tap', '--disable-coverage'], selection),
+        format: 'tap',
+      };
     case 'node:test': {
       const testFlag = base.indexOf('--test');
       const withReporter =

@@ -67,6 +67,8 @@ export interface PlannedRun {
   skippedSteps: string[];
   /** Test files the run was limited to (relative to cwd). */
   files: string[];
+  /** The name filter the runner was given, if any. */
+  testName?: string;
 }
 
 export async function loadProfile(context: CodeContext, signal: AbortSignal): Promise<ProjectProfile> {
@@ -177,7 +179,7 @@ export async function runResult(
   const report =
     planned.format === undefined
       ? undefined
-      : readTestReport(planned.format, { stdout: result.stdout, stderr: result.stderr });
+      : readTestReport(planned.format, { stdout: result.stdout, stderr: result.stderr }, planned.testName);
   // Without a reporter (a whole package script with lint or build steps), the runner's closing summary.
   const summary =
     report === undefined && planned.kind === 'test'

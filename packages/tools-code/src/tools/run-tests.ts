@@ -118,6 +118,7 @@ export function runTestsTool(context: CodeContext) {
           runner,
           skippedSteps: [],
           files: check.files,
+          ...(testName === undefined ? {} : { testName }),
         };
       } else {
         command ??=
@@ -130,7 +131,12 @@ export function runTestsTool(context: CodeContext) {
           );
         const runner = await runnerOfCheck(context, command);
         const reason = command_id === undefined ? "the project's main test command" : `command ${command_id}`;
-        if (runner !== undefined && (runner.otherSteps.length === 0 || testName !== undefined)) {
+        // Without a command_id the tests are what was asked for: the runner itself runs them and the
+        // script's lint or build steps are named as left out; a command_id names the whole check.
+        if (
+          runner !== undefined &&
+          (runner.otherSteps.length === 0 || testName !== undefined || command_id === undefined)
+        ) {
           // The runner itself, with its machine-readable reporter: the same tests the check runs.
           const invocation = runnerInvocation(runner.runner, runner.argv, {
             files: [],
@@ -147,6 +153,7 @@ export function runTestsTool(context: CodeContext) {
             runner: runner.runner,
             skippedSteps: runner.otherSteps,
             files: [],
+            ...(testName === undefined ? {} : { testName }),
           };
         } else {
           if (testName !== undefined)
