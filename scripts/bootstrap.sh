@@ -4,7 +4,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-debian_packages="chromium bubblewrap ripgrep git postgresql libsecret-1-dev gnome-keyring dbus dbus-x11 libsecret-tools universal-ctags python3-pytest"
+debian_packages="chromium bubblewrap ripgrep git postgresql libsecret-1-dev gnome-keyring dbus dbus-x11 libsecret-tools universal-ctags python3-pytest golang-go"
 missing=""
 if command -v dpkg-query >/dev/null 2>&1; then
   for package in $debian_packages; do
