@@ -8,6 +8,7 @@ import { DefinitionRequest } from 'vscode-languageserver-protocol';
 import { median } from '../../../bench-support/index.js';
 import { createCodeToolsWithContext } from '../src/family.js';
 import { createCodeTools } from '../src/index.js';
+import { benchColdStart } from './cold-start.js';
 import { generateProject, largeTypeScriptFile } from './generate.js';
 import { benchLanguageServerLatency } from './language-server-latency.js';
 import { benchLargeTree } from './large-tree.js';
@@ -177,6 +178,7 @@ await benchRepoMap();
 if (process.env.BENCH_LARGE_TREE !== '0') rows.push(...(await benchLargeTree()));
 await benchDefinitionAndMemory();
 rows.push(...(await benchLanguageServerLatency()));
+rows.push(...(await benchColdStart()));
 
 const format = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(2));
 console.log('\n@assistant-kit/tools-code benchmarks\n');
