@@ -26,6 +26,8 @@ const TEST_SUPPORT =
 /** True for files that hold tests, by the common naming conventions of each ecosystem. */
 export function isTestFile(relative: string): boolean {
   if (!TEST_SOURCE_EXTENSIONS.test(relative)) return false;
+  // A declaration file (test/types/ava.d.ts) holds types for the tests, never a test.
+  if (/\.d\.[cm]?ts$/.test(relative)) return false;
   if (/(^|\/)(fixtures?|__fixtures__|__snapshots__|testdata)\//.test(relative)) return false;
   if (EXPLICIT_TEST_NAME.test(relative)) return true;
   // pytest and unittest collect test_*.py and *_test.py only; other modules in tests/ (typing
