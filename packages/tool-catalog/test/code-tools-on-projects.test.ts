@@ -150,7 +150,12 @@ describe('every code tool through the catalogue on ts-library (tests outside the
       symbol: 'isHTTPError',
       direction: 'incoming',
     });
-    expect(calls.lines[0]).toBe('Call hierarchy of isHTTPError (engine: language server typescript)');
+    expect(calls.lines).toEqual([
+      'Call hierarchy of isHTTPError (engine: language server typescript)',
+      'Incoming (1):',
+      '  shouldRetry  source/core/Client.ts:98',
+      "Incoming calls come from the callee's own project (its tsconfig); call sites in other projects, such as tests outside it, are listed by code_find_references.",
+    ]);
     const preview = await call(catalog, 'code_intelligence', {
       operation: 'preview_rename',
       path: 'source/utils/is.ts',

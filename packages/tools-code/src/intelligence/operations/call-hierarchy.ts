@@ -47,6 +47,11 @@ export async function callHierarchyOperation(input: DocumentOperationInput): Pro
       `Incoming (${incoming.length}):`,
       ...callers.map((call) => `  ${call.name}  ${call.path}:${call.line}`),
     );
+  if (direction !== 'outgoing' && server === 'typescript')
+    // tsserver searches callers in the callee's project only (see docs/decisions/tools-code.md).
+    lines.push(
+      "Incoming calls come from the callee's own project (its tsconfig); call sites in other projects, such as tests outside it, are listed by code_find_references.",
+    );
   if (direction !== 'incoming')
     lines.push(
       `Outgoing (${outgoing.length}):`,
