@@ -13,7 +13,9 @@ export {
   type AiSdkAdapterErrorCode,
   isAiSdkAdapterError,
 } from './errors.js';
-export { loadPeer, type PeerPackage } from './peer-modules.js';
+// loadPeer stays internal: its signature names the optional providers' module types, which would
+// make the declarations fail to type-check for a consumer that has not installed every provider.
+export type { PeerPackage } from './peer-modules.js';
 export {
   type DroppedProviderField,
   type ProviderOptionsResult,

@@ -9,11 +9,11 @@ import {
   AiSdkAdapterError,
   createCatalogTools,
   createTurnModel,
-  loadPeer,
   PROVIDER_ROUTES,
   providerOptionsFor,
   routeOf,
 } from '../src/index.js';
+import { loadPeer } from '../src/peer-modules.js';
 import {
   type FakeDialect,
   type FakeProvider,

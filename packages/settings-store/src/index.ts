@@ -18,7 +18,7 @@ export {
   PostgresAccountSettingsStore,
   type PostgresAccountSettingsStoreOptions,
 } from './postgres-account-settings-store.js';
-export type { PostgresConnectionOptions, PostgresPool } from './postgres-connection.js';
+export type { PostgresConnectionOptions, PostgresPool, PostgresPoolConfig } from './postgres-connection.js';
 export {
   PostgresSecretRecordStore,
   type PostgresSecretRecordStoreOptions,

@@ -1,9 +1,22 @@
 import { importOptional } from '@assistant-kit/kernel';
-import type { Pool, PoolConfig } from 'pg';
 import { settingsStoreError } from './errors.js';
 
-/** The part of a `pg` Pool the stores use, so hosts can pass their own pool. */
-export type PostgresPool = Pick<Pool, 'query' | 'end'>;
+/**
+ * The part of a `pg` Pool the stores use, so hosts can pass their own pool (a `pg.Pool` fits).
+ * Declared here rather than taken from `pg`'s types: `pg` is an optional peer, and a consumer
+ * without it must still type-check against this package's declarations.
+ */
+export interface PostgresPool {
+  // biome-ignore lint/suspicious/noExplicitAny: pg's own default row type; callers name theirs.
+  query<Row extends Record<string, any> = Record<string, any>>(
+    text: string,
+    values?: unknown[],
+  ): Promise<{ rows: Row[]; rowCount: number | null }>;
+  end(): Promise<void>;
+}
+
+/** Extra `pg` pool settings (`pg.PoolConfig`: max, idleTimeoutMillis, ssl…), passed through as given. */
+export type PostgresPoolConfig = Record<string, unknown>;
 
 /** How to reach PostgreSQL: an existing pool, or settings for a new one. */
 export interface PostgresConnectionOptions {
@@ -12,7 +25,7 @@ export interface PostgresConnectionOptions {
   /** Connection string for a pool created (and ended on close) by the store. */
   connectionString?: string;
   /** Extra `pg` pool settings when the store creates the pool. */
-  poolConfig?: PoolConfig;
+  poolConfig?: PostgresPoolConfig;
 }
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;

@@ -1,0 +1,177 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// Issue 17, "done when": every package packed as it would be published, installed with npm from
+// the tarballs into a consumer outside the workspace, and used from ESM, CommonJS and TypeScript
+// (nodenext and bundler, without skipLibCheck); the MCP bin runs from the installed tarball.
+// Budget: it builds and installs everything (about three minutes), so it runs on one Node line
+// only, 22 (the LTS line between the oldest and the newest that `.ci/run` covers).
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../', import.meta.url));
+const onThisLine = Number(process.versions.node.split('.')[0]) === 22;
+const TIMEOUT = 900_000;
+
+let consumer: string;
+let names: string[] = [];
+
+async function sh(command: string, args: string[], cwd: string) {
+  return run(command, args, {
+    cwd,
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: TIMEOUT,
+    env: { ...process.env, CI: '1' },
+  });
+}
+
+beforeAll(async () => {
+  if (!onThisLine) return;
+  consumer = await mkdtemp(path.join(tmpdir(), 'packed-consumer-'));
+  const tarballs = path.join(consumer, 'tarballs');
+  await mkdir(tarballs);
+  await sh('pnpm', ['-r', '--filter', './packages/*', 'run', 'build'], root);
+  await sh(
+    'pnpm',
+    ['-r', '--filter', './packages/*', 'exec', 'pnpm', 'pack', '--pack-destination', tarballs],
+    root,
+  );
+  const files = (await readdir(tarballs)).filter((file) => file.endsWith('.tgz'));
+  names = [];
+  for (const directory of await readdir(path.join(root, 'packages'))) {
+    const manifest = JSON.parse(
+      await readFile(path.join(root, 'packages', directory, 'package.json'), 'utf8'),
+    );
+    names.push(manifest.name);
+  }
+  names.sort();
+  await writeFile(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+  await sh(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      ...files.map((file) => path.join(tarballs, file)),
+      // The AI SDK's own declarations (@ai-sdk/provider) import 'json-schema' types without
+      // depending on them: any consumer of `ai` that checks library types needs this, ours or not.
+      '@types/json-schema',
+    ],
+    consumer,
+  );
+}, TIMEOUT);
+
+afterAll(async () => {
+  if (consumer !== undefined) await rm(consumer, { recursive: true, force: true });
+});
+
+describe.runIf(onThisLine)('the packed packages, installed with npm outside the workspace', () => {
+  it('hold dist only: no source files and no source export condition', async () => {
+    for (const name of names) {
+      const manifest = JSON.parse(
+        await readFile(path.join(consumer, 'node_modules', name, 'package.json'), 'utf8'),
+      );
+      expect(JSON.stringify(manifest.exports), name).not.toContain('@assistant-kit/source');
+      expect(manifest.files, name).not.toContain('src');
+      const entries = await readdir(path.join(consumer, 'node_modules', name));
+      expect(entries, name).not.toContain('src');
+      for (const [dependency, range] of Object.entries({ ...manifest.dependencies }))
+        expect(String(range), `${name} → ${dependency}`).not.toMatch(/^workspace:/);
+    }
+  });
+
+  it('import from ES modules', async () => {
+    const script = names.map((name) => `await import('${name}');`).join('\n');
+    await writeFile(path.join(consumer, 'esm.mjs'), `${script}\nconsole.log('ok');\n`);
+    expect((await sh(process.execPath, ['esm.mjs'], consumer)).stdout.trim()).toBe('ok');
+  });
+
+  it('require from CommonJS (require of an ES module, Node 20.19 and 22.12 onwards)', async () => {
+    const script = names.map((name) => `require('${name}');`).join('\n');
+    await writeFile(path.join(consumer, 'cjs.cjs'), `${script}\nconsole.log('ok');\n`);
+    const { stdout } = await sh(process.execPath, ['--no-warnings', 'cjs.cjs'], consumer);
+    expect(stdout.trim()).toBe('ok');
+  });
+
+  it.each(['nodenext', 'bundler'] as const)(
+    'type-check from TypeScript with moduleResolution %s, without skipLibCheck',
+    async (resolution) => {
+      const source = names
+        .map((name, index) => `import * as package${index} from '${name}';\nvoid package${index};`)
+        .join('\n');
+      const folder = path.join(consumer, `ts-${resolution}`);
+      await mkdir(folder, { recursive: true });
+      await writeFile(path.join(folder, 'index.ts'), `${source}\nexport {};\n`);
+      await writeFile(
+        path.join(folder, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            target: 'ES2022',
+            module: resolution === 'nodenext' ? 'NodeNext' : 'ESNext',
+            moduleResolution: resolution === 'nodenext' ? 'NodeNext' : 'Bundler',
+            types: ['node'],
+            typeRoots: [path.join(root, 'node_modules/@types')],
+          },
+          files: ['index.ts'],
+        }),
+      );
+      const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
+      const result = await sh(process.execPath, [tsc, '-p', folder], consumer).catch(
+        (error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }),
+      );
+      expect(result.stdout.trim()).toBe('');
+    },
+    TIMEOUT,
+  );
+
+  it('run the MCP bin from the installed tarball, which lists its tools', async () => {
+    const workspace = await mkdtemp(path.join(tmpdir(), 'packed-workspace-'));
+    // The protocol by hand (newline-delimited JSON-RPC): the repository root has no MCP SDK.
+    const child = spawn(
+      path.join(consumer, 'node_modules/.bin/assistant-kit-mcp'),
+      ['--configuration', 'R', '--workspace', workspace, '--log-level', 'off'],
+      { cwd: consumer, stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    const answers = new Map<number, (message: Record<string, unknown>) => void>();
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      for (let newline = buffer.indexOf('\n'); newline !== -1; newline = buffer.indexOf('\n')) {
+        const message = JSON.parse(buffer.slice(0, newline)) as { id?: number };
+        buffer = buffer.slice(newline + 1);
+        if (message.id !== undefined) answers.get(message.id)?.(message);
+      }
+    });
+    const request = (id: number, method: string, params: Record<string, unknown> = {}) =>
+      new Promise<Record<string, unknown>>((resolve) => {
+        answers.set(id, resolve);
+        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+      });
+    try {
+      const initialized = await request(1, 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'packed-test', version: '0.0.0' },
+      });
+      expect(initialized).toHaveProperty('result.serverInfo.name');
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      const listed = (await request(2, 'tools/list')) as { result: { tools: unknown[] } };
+      expect(listed.result.tools).toHaveLength(28);
+      const called = (await request(3, 'tools/call', { name: 'list_files', arguments: {} })) as {
+        result: { isError?: boolean };
+      };
+      expect(called.result.isError).toBeFalsy();
+    } finally {
+      child.kill();
+      await rm(workspace, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
