@@ -85,6 +85,19 @@ describe.runIf(onThisLine)('the packed packages, installed with npm outside the 
     }
   });
 
+  it(
+    'publish as a dry run (pnpm publish -r --dry-run), each with its CHANGELOG',
+    async () => {
+      const { stdout, stderr } = await sh('pnpm', ['run', 'publish:dry-run'], root);
+      for (const name of names) expect(`${stdout}${stderr}`, name).toContain(`+ ${name}@`);
+      for (const name of names) {
+        const entries = await readdir(path.join(consumer, 'node_modules', name));
+        expect(entries, name).toContain('CHANGELOG.md');
+      }
+    },
+    TIMEOUT,
+  );
+
   it('import from ES modules', async () => {
     const script = names.map((name) => `await import('${name}');`).join('\n');
     await writeFile(path.join(consumer, 'esm.mjs'), `${script}\nconsole.log('ok');\n`);
