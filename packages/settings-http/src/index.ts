@@ -10,7 +10,7 @@ export {
   type SettingsHttpErrorCode,
   settingsHttpError,
 } from './errors.js';
-export { pageViewSchema, toPageView } from './page-view.js';
+export { pageViewSchema, saveBodySchema, toPageView } from './page-view.js';
 export {
   type AuthenticateRequest,
   CLIENT_DEFAULTS_PATH,

@@ -35,3 +35,27 @@ export function pageViewSchema(): Record<string, unknown> {
   }
   return { ...schema, required: schema.required.filter((name) => !credentialNames.has(name)) };
 }
+
+/**
+ * JSON Schema of a save's body, for documentation (`@fastify/swagger` and the like): the client
+ * settings fields, a credential field being a reference to keep, a new secret, or `null` to clear.
+ * Fastify does not validate with it; the sanitizer checks every field and answers 400 with each
+ * problem, which a generic validator would report less precisely.
+ */
+export function saveBodySchema(): Record<string, unknown> {
+  const schema = structuredClone(ClientSettings) as unknown as {
+    properties: Record<string, Record<string, unknown>>;
+  };
+  for (const name of CREDENTIAL_FIELDS) {
+    schema.properties[name] = {
+      type: ['string', 'null'],
+      description:
+        'A reference (akref1.…) to keep the stored secret, a new secret to store, or null to clear it.',
+    };
+  }
+  return {
+    type: 'object',
+    description: 'Client settings to save; fields left out keep their defaults.',
+    properties: schema.properties,
+  };
+}

@@ -8,7 +8,7 @@ import {
   type SettingsHttpErrorCode,
   settingsHttpError,
 } from './errors.js';
-import { pageViewSchema } from './page-view.js';
+import { pageViewSchema, saveBodySchema } from './page-view.js';
 import type { PageSettings, SettingsService } from './settings-service.js';
 
 /** Default largest accepted save body: a full settings object is about 3 KiB. */
@@ -190,6 +190,8 @@ export async function settingsHttpPlugin(
   };
 
   app.setErrorHandler(handleError);
+  // Declared on the request the Fastify way, so every request has the same shape.
+  app.decorateRequest('settingsAccountId', undefined);
   app.addHook('onRequest', async (request) => {
     let accountId: string | null;
     try {
@@ -223,7 +225,26 @@ export async function settingsHttpPlugin(
 
   app.post(
     CLIENT_DEFAULTS_PATH,
-    { bodyLimit, onRequest: requireJson, schema: { response: responses } },
+    {
+      bodyLimit,
+      onRequest: requireJson,
+      schema: {
+        body: saveBodySchema(),
+        headers: {
+          type: 'object',
+          properties: {
+            'if-match': {
+              type: 'string',
+              description: 'The revision tag (ETag) the settings were loaded with.',
+            },
+            'if-none-match': { type: 'string', description: '`*`: save only if nothing is saved yet.' },
+          },
+        },
+        response: responses,
+      },
+      // The schemas document the route; the sanitizer validates the body and reports each problem.
+      validatorCompiler: () => () => true,
+    },
     async (request, reply) => {
       const expectedRevision = expectedRevisionOf(request);
       return pageReply(
