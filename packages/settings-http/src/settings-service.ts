@@ -122,7 +122,7 @@ export class SettingsService {
     return this.#lock.run(accountId, () => this.#save(accountId, body, options));
   }
 
-  /** The layers {@link resolveTurn} needs, with the account's credentials resolved to values. */
+  /** The layers settings-resolver's `resolveTurn` needs, with the account's credentials resolved to values. */
   async loadForTurn(accountId: string): Promise<TurnLayers> {
     const system = await this.systemDefaults();
     const stored = await this.#store.load(accountId);

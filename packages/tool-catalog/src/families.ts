@@ -11,7 +11,11 @@ import type { createFileTools } from '@assistant-kit/tools-files';
 import type { createUndoTools, EndedDispatch, OpenDispatch } from '@assistant-kit/tools-undo';
 import type { Configuration } from './configurations.js';
 
-type OptionsOf<Factory extends (options: never) => unknown> = Omit<Parameters<Factory>[0], 'workspace'>;
+/** A family factory's options without the workspace, which the catalogue supplies. */
+export type OptionsOf<Factory extends (options: never) => unknown> = Omit<
+  Parameters<Factory>[0],
+  'workspace'
+>;
 
 /** Extra options passed to each family's factory (the catalogue sets workspace and the R switches). */
 export interface FamilyOptions {

@@ -1,7 +1,7 @@
 /** Public API of @assistant-kit/tool-catalog. */
 // What a catalogue user handles on every call: its result and the error it may carry.
 export { type ResultError, resultErrorOf, type ToolResult } from '@assistant-kit/tool-core';
-export { type BatchCall, type BatchOptions, type BatchResult, runBatch } from './batch.js';
+export { type BatchCall, type BatchOptions, type BatchResult, type BatchRunner, runBatch } from './batch.js';
 export {
   type CatalogCallOptions,
   type CatalogSettings,
@@ -34,7 +34,7 @@ export {
   type StrictConversion,
   toStrictSchema,
 } from './exports/strict-schema.js';
-export type { DispatchCheckpoints, FamilyOptions, LoadedFamily } from './families.js';
+export type { DispatchCheckpoints, FamilyOptions, LoadedFamily, OptionsOf } from './families.js';
 export {
   type ApprovalCallback,
   createPermissionPolicy,

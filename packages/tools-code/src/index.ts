@@ -9,6 +9,7 @@ export {
 } from './family.js';
 export { EDIT_TOKEN_LIFETIME_MS } from './intelligence/edit-tokens.js';
 export type { LanguageServerStatus } from './lsp/language-server-pool.js';
+export type { LanguageServerState } from './lsp/language-server-process.js';
 export {
   defaultLanguageServers,
   type LanguageServerCommand,

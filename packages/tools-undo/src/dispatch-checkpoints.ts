@@ -393,6 +393,8 @@ export class DispatchCheckpoints {
   /**
    * Records the workspace as it is now (not as a checkpoint) and resolves the tree `since`
    * stands for; used by workspace_diff.
+   *
+   * @internal Used by workspace_diff; not part of the public API.
    */
   async compareWithWorkspace<Result>(
     resolveBaseline: (context: BaselineContext) => Promise<DiffBaseline>,

@@ -1,5 +1,6 @@
 /** Public API of @assistant-kit/tools-undo. */
 export {
+  type BeginDispatchOptions,
   createDispatchCheckpoints,
   DispatchCheckpoints,
   type DispatchCheckpointsOptions,

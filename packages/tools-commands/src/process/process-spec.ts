@@ -11,7 +11,7 @@ export type {
 } from '@assistant-kit/tool-core';
 
 /**
- * What {@link runProcess} runs: a tool-core {@link ProcessRequest} plus the workspace and the
+ * What `runProcess` runs: a tool-core {@link ProcessRequest} plus the workspace and the
  * sandbox set-up. Tool handlers do not build these: they call `context.processes.run(...)`, whose
  * launcher ({@link createProcessLauncher}) carries the host's sandbox options.
  */
