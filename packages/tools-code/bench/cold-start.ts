@@ -19,15 +19,9 @@ import { median } from '../../../bench-support/index.js';
 import { createCodeTools } from '../src/index.js';
 import { defaultLanguageServers } from '../src/lsp/registrations.js';
 import { generateProject } from './generate.js';
+import type { BenchRow } from './row.js';
 
-interface Row {
-  name: string;
-  value: number;
-  unit: string;
-  reference?: { name: string; value: number };
-  target: string;
-  met: boolean;
-}
+type Row = BenchRow;
 
 const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 3);
 // file1.ts imports value10 from file10.ts (generate.ts: dependency = (file * 7 + 3) % count).

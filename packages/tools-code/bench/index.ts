@@ -12,15 +12,9 @@ import { benchColdStart } from './cold-start.js';
 import { generateProject, largeTypeScriptFile } from './generate.js';
 import { benchLanguageServerLatency } from './language-server-latency.js';
 import { benchLargeTree } from './large-tree.js';
+import type { BenchRow } from './row.js';
 
-interface Row {
-  name: string;
-  value: number;
-  unit: string;
-  reference?: { name: string; value: number };
-  target: string;
-  met: boolean;
-}
+type Row = BenchRow;
 
 const rows: Row[] = [];
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));

@@ -6,15 +6,9 @@ import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { DefinitionRequest, ExecuteCommandRequest, ReferencesRequest } from 'vscode-languageserver-protocol';
 import { median } from '../../../bench-support/index.js';
 import { createCodeToolsWithContext } from '../src/family.js';
+import type { BenchRow } from './row.js';
 
-interface Row {
-  name: string;
-  value: number;
-  unit: string;
-  reference?: { name: string; value: number };
-  target: string;
-  met: boolean;
-}
+type Row = BenchRow;
 
 const ROUNDS = 30;
 

@@ -6,16 +6,10 @@ import path from 'node:path';
 import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { median } from '../../../bench-support/index.js';
 import { createCodeTools } from '../src/index.js';
+import type { BenchRow } from './row.js';
 
 /** A benchmark row, as bench/index.ts prints it. */
-export interface LargeTreeRow {
-  name: string;
-  value: number;
-  unit: string;
-  reference?: { name: string; value: number };
-  target: string;
-  met: boolean;
-}
+export type LargeTreeRow = BenchRow;
 
 const EXTENSIONS = ['ts', 'ts', 'ts', 'js', 'py', 'md', 'json', 'css'] as const;
 
