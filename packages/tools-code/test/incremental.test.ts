@@ -7,6 +7,7 @@ import { DocumentCache } from '../src/engine/document-cache.js';
 import { createCodeTools } from '../src/index.js';
 import { ReferenceGraph } from '../src/repo-map/reference-graph.js';
 import type { FileAnalysis } from '../src/syntax/symbols.js';
+import { analyzeOnWorkers } from '../src/syntax/analysis-pool.js';
 import { SyntaxIndex } from '../src/syntax/syntax-index.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -166,6 +167,18 @@ describe('syntax index', () => {
     expect(inThread.analyses.size).toBe(451);
     for (const [relative, analysis] of inThread.analyses)
       expect(onWorkers.analyses.get(relative)).toEqual(analysis);
+  });
+
+  it('analyses every file on the workers themselves (the in-thread fallback must not hide a broken worker)', async () => {
+    const root = await project(450);
+    const files = Array.from({ length: 450 }, (_, index) => ({
+      relative: `src/file${index}.ts`,
+      absolute: path.join(root, `src/file${index}.ts`),
+    }));
+    const analysed = new Map<number, FileAnalysis | undefined>();
+    await analyzeOnWorkers(root, files, 2, (index, analysis) => analysed.set(index, analysis));
+    expect(analysed.size).toBe(450);
+    expect([...analysed.values()].every((analysis) => (analysis?.symbols.length ?? 0) > 0)).toBe(true);
   });
 });
 

@@ -16,16 +16,20 @@ let sourceBundle: Promise<URL | undefined> | undefined;
 
 /**
  * The worker script: the built one next to this module (`dist/analysis-worker.js`), or, when
- * running from TypeScript source (tests, benchmarks), a bundle of the worker's modules made once
+ * this module runs from TypeScript source (tests, benchmarks), a bundle of the worker's modules made once
  * with the esbuild that tsx brings and kept in `node_modules/.cache/` of this package (reused
  * while no source file is newer). Loading TypeScript in each worker through a loader instead
  * costs seconds per worker. Undefined when neither is available: the caller parses in-thread.
  */
 function locateWorkerScript(): Promise<URL | undefined> {
+  // Running from source means the source worker, even when a dist/ exists beside it: a build
+  // running at the same time (the packed-install test) must not hand out a half-written worker.
+  if (import.meta.url.endsWith('.ts')) {
+    sourceBundle ??= bundleSourceWorker().catch(() => undefined);
+    return sourceBundle;
+  }
   const built = new URL('./analysis-worker.js', import.meta.url);
-  if (built.protocol === 'file:' && existsSync(fileURLToPath(built))) return Promise.resolve(built);
-  sourceBundle ??= bundleSourceWorker().catch(() => undefined);
-  return sourceBundle;
+  return Promise.resolve(built.protocol === 'file:' && existsSync(fileURLToPath(built)) ? built : undefined);
 }
 
 async function bundleSourceWorker(): Promise<URL | undefined> {
@@ -78,9 +82,9 @@ export function defaultAnalysisWorkers(): number {
  * Analyses many files on worker threads (web-tree-sitter parses synchronously, so one thread
  * parses one file at a time). Workers are started for one large batch and stopped after it: a
  * cold index is the only time thousands of files need parsing, and idle workers would hold a
- * parser and grammars each. `onAnalysis` is called for every file a worker finished; when
- * workers cannot be started or one fails, the call ends early and the caller parses the files
- * left over in its own thread.
+ * parser and grammars each. `onAnalysis` is called for every file a worker finished; a file
+ * whose analysis threw in the worker is not reported, and when workers cannot be started or one
+ * fails, the call ends early: the caller parses the files left over in its own thread.
  */
 export async function analyzeOnWorkers(
   root: string,
@@ -139,8 +143,9 @@ export async function analyzeOnWorkers(
         worker.on('message', (response: AnalysisResponse) => {
           const first = started.get(response.id)!;
           started.delete(response.id);
+          const failed = new Set(response.failed);
           for (const [offset, analysis] of response.analyses.entries())
-            onAnalysis(first + offset, analysis ?? undefined);
+            if (!failed.has(offset)) onAnalysis(first + offset, analysis ?? undefined);
           send(worker);
         });
         worker.on('error', (error) => {

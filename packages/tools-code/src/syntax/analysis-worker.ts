@@ -19,19 +19,26 @@ export interface AnalysisResponse {
   id: number;
   /** One entry per requested file: the analysis, or null when unreadable or without a grammar. */
   analyses: (FileAnalysis | null)[];
+  /**
+   * Indexes (into `analyses`) of files whose analysis threw here, for example because a grammar
+   * failed to load in this thread: the main thread parses them again itself, where the failure
+   * is reported as the family's error instead of being taken for "no symbols".
+   */
+  failed: number[];
 }
 
 parentPort?.on('message', async (request: AnalysisRequest) => {
   const analyses: (FileAnalysis | null)[] = [];
-  for (const file of request.files) {
+  const failed: number[] = [];
+  for (const [index, file] of request.files.entries()) {
     let analysis: FileAnalysis | undefined;
     try {
       const text = readConfinedText(request.root, file.absolute);
       analysis = text === undefined ? undefined : await analyzeText(file.relative, text);
     } catch {
-      analysis = undefined;
+      failed.push(index);
     }
     analyses.push(analysis ?? null);
   }
-  parentPort!.postMessage({ id: request.id, analyses } satisfies AnalysisResponse);
+  parentPort!.postMessage({ id: request.id, analyses, failed } satisfies AnalysisResponse);
 });

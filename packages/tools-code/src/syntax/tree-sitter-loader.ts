@@ -24,21 +24,36 @@ let moduleLoading: Promise<TreeSitterModule> | undefined;
 const languages = new Map<GrammarName, Promise<Language>>();
 const parsers = new Map<GrammarName, Parser>();
 
+/** A failed import of web-tree-sitter, turned into the family's error outside the hot path. */
+class TreeSitterImportFailure extends Error {
+  constructor(
+    readonly failure: 'missing' | 'broken',
+    cause: unknown,
+  ) {
+    super('web-tree-sitter could not be loaded', { cause });
+  }
+}
+
 async function loadTreeSitter(): Promise<TreeSitterModule> {
   moduleLoading ??= (async () => {
-    const { codeError } = await import('../errors.js');
-    const module = await importOptional<TreeSitterModule>(() => import('web-tree-sitter'), {
-      packageName: 'web-tree-sitter',
-      expect: 'Parser',
-      onFailure: (failure, cause) =>
-        codeError(
-          'LANGUAGE_NOT_SUPPORTED',
-          failure === 'missing'
-            ? 'Syntax trees need web-tree-sitter: install web-tree-sitter.'
-            : 'web-tree-sitter is installed but failed to load; reinstall web-tree-sitter.',
-          { cause },
-        ),
-    });
+    let module: TreeSitterModule;
+    try {
+      module = await importOptional<TreeSitterModule>(() => import('web-tree-sitter'), {
+        packageName: 'web-tree-sitter',
+        expect: 'Parser',
+        onFailure: (failure, cause) => new TreeSitterImportFailure(failure, cause),
+      });
+    } catch (error) {
+      if (!(error instanceof TreeSitterImportFailure)) throw error;
+      const { codeError } = await import('../errors.js');
+      throw codeError(
+        'LANGUAGE_NOT_SUPPORTED',
+        error.failure === 'missing'
+          ? 'Syntax trees need web-tree-sitter: install web-tree-sitter.'
+          : 'web-tree-sitter is installed but failed to load; reinstall web-tree-sitter.',
+        { cause: error.cause },
+      );
+    }
     await module.Parser.init();
     return module;
   })();
