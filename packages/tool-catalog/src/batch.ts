@@ -8,6 +8,7 @@ export interface BatchCall {
   id?: string;
 }
 
+/** The result of one call of a batch, in the order the calls were given. */
 export interface BatchResult {
   id?: string;
   name: string;
@@ -16,15 +17,19 @@ export interface BatchResult {
 
 /** What a batch needs from the catalogue. */
 export interface BatchRunner {
+  /** Runs one call as the catalogue's own `call` does: validated, authorised, bounded. */
   call(
     name: string,
     args: unknown,
     options: { signal?: AbortSignal; onProgress?: (progress: ToolProgress) => void; callId?: string },
   ): Promise<ToolResult>;
+  /** True for tools that must not run at the same time as others (their effects may overlap). */
   isSequential(name: string): boolean;
 }
 
+/** Options of a batch of calls. */
 export interface BatchOptions {
+  /** Cancels every call of the batch that is still running or waiting. */
   signal?: AbortSignal;
   /** Progress of any call of the batch, with the index of the call it belongs to. */
   onProgress?: (progress: ToolProgress & { index: number }) => void;

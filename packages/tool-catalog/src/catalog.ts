@@ -48,6 +48,7 @@ export interface CatalogSettings {
   maxAttachmentChars?: number;
 }
 
+/** What a {@link ToolCatalog} is opened with: configuration, workspace, permission mode and families' options. */
 export interface ToolCatalogOptions {
   configuration: Configuration;
   /** The workspace root, or an open Workspace. R always works on a read-only view of it. */
@@ -68,9 +69,13 @@ export interface ToolCatalogOptions {
   onFamilyLoaded?: (family: LoadedFamily) => void;
 }
 
+/** Per-call options of {@link ToolCatalog.call}. */
 export interface CatalogCallOptions {
+  /** Cancels the call. */
   signal?: AbortSignal;
+  /** Receives progress the tool reports (for MCP progress notifications, for example). */
   onProgress?: (progress: ToolProgress) => void;
+  /** The host's id of the call, passed to the tool (default: a random UUID). */
   callId?: string;
 }
 

@@ -11,7 +11,11 @@ import type { createFileTools } from '@assistant-kit/tools-files';
 import type { createUndoTools, EndedDispatch, OpenDispatch } from '@assistant-kit/tools-undo';
 import type { Configuration } from './configurations.js';
 
-/** A family factory's options without the workspace, which the catalogue supplies. */
+/**
+ * A family factory's options without the workspace, which the catalogue supplies.
+ *
+ * @typeParam Factory - the family's factory, such as `createFileTools`.
+ */
 export type OptionsOf<Factory extends (options: never) => unknown> = Omit<
   Parameters<Factory>[0],
   'workspace'
@@ -19,7 +23,9 @@ export type OptionsOf<Factory extends (options: never) => unknown> = Omit<
 
 /** Extra options passed to each family's factory (the catalogue sets workspace and the R switches). */
 export interface FamilyOptions {
+  /** Options of the file tools (tools-files). */
   files?: Partial<OptionsOf<typeof createFileTools>>;
+  /** Options of the command tools (tools-commands), and the sandbox of every process a tool starts. */
   commands?: Partial<Omit<OptionsOf<typeof createCommandTools>, 'allowBackground'>> & {
     /**
      * The sandbox of every process a tool starts (run_command, run_tests, the browser's app
@@ -28,14 +34,19 @@ export interface FamilyOptions {
      */
     sandbox?: ProcessLauncherOptions;
   };
+  /** Options of the undo tools and checkpoints (tools-undo). */
   undo?: Partial<OptionsOf<typeof createUndoTools>>;
+  /** Options of the browser tools (tools-browser): Chromium, permitted URLs, limits. */
   browser?: Partial<OptionsOf<typeof createBrowserTools>>;
+  /** Options of the code tools (tools-code): language servers, test runners, limits. */
   code?: Partial<Omit<OptionsOf<typeof createCodeTools>, 'allowApply'>>;
 }
 
 /** Marks the beginning and end of a dispatch for undo checkpoints (the undo family's checkpoints). */
 export interface DispatchCheckpoints {
+  /** Opens a dispatch: the calls until {@link DispatchCheckpoints.endDispatch} are undone together. */
   beginDispatch(label?: string, options?: { observedWrites?: boolean }): Promise<OpenDispatch>;
+  /** Closes the open dispatch and records its checkpoint when it changed something. */
   endDispatch(): Promise<EndedDispatch>;
   /** Before a call that may change files outside the Workspace (see tools-undo). */
   noteUnobservedChanges(): Promise<void>;

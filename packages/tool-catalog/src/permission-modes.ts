@@ -1,4 +1,4 @@
-import { PERMISSION_MODES, type PermissionMode } from '@assistant-kit/kernel';
+import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from '@assistant-kit/kernel';
 import type {
   ApprovalAnswer,
   AuthorizationRequest,
@@ -110,9 +110,13 @@ export function permissionRulesFor(mode: PermissionMode, permissionsEnabled: boo
   };
 }
 
+/** What {@link createPermissionPolicy} builds a policy from. */
 export interface PermissionPolicyOptions {
+  /** The account's mode (SPEC 8, `permissionMode`). */
   permissionMode: PermissionMode;
+  /** False runs every call without asking, as the settings' `permissionsEnabled` (default true). */
   permissionsEnabled?: boolean;
+  /** Asks a person about a call the mode's rules say `ask` for; without it such calls are refused. */
   approve?: ApprovalCallback;
   /**
    * Overrides the mode's rule for host execution (for example `deny` on a shared machine). It never
@@ -128,6 +132,4 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): ToolPo
   return createEffectPolicy({ effects: rules.effects, hostExecution, approve: options.approve });
 }
 
-export function isPermissionMode(value: unknown): value is PermissionMode {
-  return typeof value === 'string' && (PERMISSION_MODE_NAMES as readonly string[]).includes(value);
-}
+export { isPermissionMode };

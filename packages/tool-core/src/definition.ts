@@ -102,6 +102,11 @@ export interface ToolDefinition<Parameters extends TSchema = TSchema> {
    * these for the call instead of `effects`, so `ask` asks before that write.
    */
   effectsOf?: (args: Static<Parameters>) => readonly EffectClass[];
+  /**
+   * Does the work of one authorised call with arguments already validated against `parameters`;
+   * reaches files and processes only through `context`, and reports failures as a thrown
+   * {@link ToolError}.
+   */
   handler: (args: Static<Parameters>, context: ToolCallContext) => Promise<ToolResult>;
   /** Required of every tool a family offers (see {@link ToolFamily}); optional for ad-hoc tools. */
   facts?: ToolFacts;
@@ -112,10 +117,13 @@ export interface AnyToolDefinition
   extends Omit<ToolDefinition, 'handler' | 'requiresHostExecution' | 'effectsOf'> {
   // Method syntax on purpose: parameters are checked bivariantly, so a tool whose handler takes
   // its own argument type is still an AnyToolDefinition.
+  /** Does the work of one call (see {@link ToolDefinition.handler}). */
   // biome-ignore lint/suspicious/noExplicitAny: the handler's argument type varies per tool.
   handler(args: any, context: ToolCallContext): Promise<ToolResult>;
+  /** Whether a call needs host execution (see {@link ToolDefinition.requiresHostExecution}). */
   // biome-ignore lint/suspicious/noExplicitAny: as above.
   requiresHostExecution?(args: any): boolean;
+  /** The effect classes of one call (see {@link ToolDefinition.effectsOf}). */
   // biome-ignore lint/suspicious/noExplicitAny: as above.
   effectsOf?(args: any): readonly EffectClass[];
 }
@@ -156,5 +164,6 @@ export function defineTool<Parameters extends TSchema>(
 export interface ToolFamily {
   /** Every tool declares its facts, so the catalogue derives configurations and plan mode. */
   tools: readonly DeclaredToolDefinition[];
+  /** Ends everything the family started for this session; safe to call more than once. */
   close(): Promise<void>;
 }

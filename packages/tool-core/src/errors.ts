@@ -95,7 +95,9 @@ export interface ArgumentProblem {
   message: string;
 }
 
+/** Optional parts of a {@link ToolError} besides its code and message. */
 export interface ToolErrorOptions {
+  /** The underlying failure, kept for logs; never shown to the model. */
   cause?: unknown;
   /** Machine-readable facts a caller can act on (counts, paths, candidates). Never secrets. */
   details?: Record<string, unknown>;
@@ -121,6 +123,7 @@ export class ToolError<Code extends string = ToolErrorCode> extends AssistantKit
     this.details = options.details;
   }
 
+  /** The error as a tool result carries it: code, message and details, never the cause or stack. */
   toJSON(): { code: string; message: string; details?: Record<string, unknown> } {
     return this.details === undefined
       ? { code: this.code, message: this.message }

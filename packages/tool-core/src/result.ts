@@ -13,6 +13,7 @@ export interface ImageContent {
   mimeType: string;
 }
 
+/** One part of a tool result's content: text, or an image (screenshots). */
 export type ContentPart = TextContent | ImageContent;
 
 /** A tool result in MCP's CallToolResult shape. */

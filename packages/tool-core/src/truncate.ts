@@ -1,6 +1,7 @@
 /** Default cap, in characters, of one tool result's text. Tools document their own caps. */
 export const DEFAULT_OUTPUT_CHARACTER_CAP = 100_000;
 
+/** Text cut to a cap, and how much was left out. */
 export interface TruncatedText {
   text: string;
   truncated: boolean;

@@ -79,6 +79,7 @@ export interface RawChange {
   after: TreeEntry | undefined;
 }
 
+/** How a file changed between two checkpoints, as `git diff --name-status` names it (R and C with rename detection). */
 export type ChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type_changed';
 
 /** A changed file as people read it: renames detected as git shows them. */

@@ -8,6 +8,7 @@ export interface AnthropicTool {
   cache_control?: { type: 'ephemeral' };
 }
 
+/** Options of the Anthropic Messages API tool export. */
 export interface AnthropicToolOptions {
   /**
    * Marks the last tool with `cache_control: { type: 'ephemeral' }` so the whole tool list is a

@@ -16,6 +16,7 @@ export interface OpenAIResponsesTool {
   strict: boolean;
 }
 
+/** Options of the OpenAI tool export. */
 export interface OpenAIToolOptions {
   /**
    * `auto` (default): strict where the schema can be expressed in strict mode, non-strict

@@ -73,6 +73,7 @@ export const STRICT_LIMITS = {
   maxTotalStringLength: 120_000,
 } as const;
 
+/** A schema converted for strict mode, or why it could not be (the tool is then sent non-strict). */
 export type StrictConversion = { strict: true; schema: JsonSchema } | { strict: false; reason: string };
 
 class NotStrictCompatible extends Error {}

@@ -17,6 +17,7 @@ function compiler(): typeof CompileFunction {
   return compileFunction;
 }
 
+/** Checks a call's arguments against one tool's schema; an empty list means they are valid. */
 export type ArgumentValidator = (value: unknown) => ArgumentProblem[];
 
 function allowedParameterNames(schema: TSchema): string[] {

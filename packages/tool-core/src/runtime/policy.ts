@@ -9,18 +9,24 @@ export interface AuthorizationRequest {
   hostExecution: boolean;
 }
 
+/**
+ * A policy's answer for one call: allowed, or refused with a reason the model reads and the code
+ * the refusal carries (`HOST_EXECUTION_DENIED` when only host execution was refused).
+ */
 export type AuthorizationDecision =
   | { allowed: true }
   | { allowed: false; reason: string; code?: 'PERMISSION_DENIED' | 'HOST_EXECUTION_DENIED' };
 
 /** Decides whether a call may run. Hosts supply one; the catalogue builds one per permission mode. */
 export interface ToolPolicy {
+  /** Decides one call from its tool, effect classes and host-execution need; may ask a person. */
   authorize(request: AuthorizationRequest): AuthorizationDecision | Promise<AuthorizationDecision>;
 }
 
 /** How a policy treats an effect class (or host execution). */
 export type EffectRule = 'allow' | 'ask' | 'deny';
 
+/** Rules of {@link createEffectPolicy}: one per effect class, and one for host execution. */
 export interface EffectPolicyOptions {
   /** Rule per effect class; classes not named are denied. */
   effects: Partial<Record<EffectClass, EffectRule>>;

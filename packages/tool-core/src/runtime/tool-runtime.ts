@@ -13,6 +13,7 @@ import { cutOutput, keepOutput } from './kept-output.js';
 import { defaultToolPolicy, type ToolPolicy } from './policy.js';
 import { type BackgroundProcess, type ProcessLauncher, refusingProcessLauncher } from './process-launcher.js';
 
+/** What a {@link ToolRuntime} is built from: its workspace, its tools and the host's policy and limits. */
 export interface ToolRuntimeOptions {
   workspace: Workspace;
   tools: readonly AnyToolDefinition[];
@@ -32,9 +33,13 @@ export interface ToolRuntimeOptions {
   gitGuard?: boolean;
 }
 
+/** Per-call options of {@link ToolRuntime.call}. */
 export interface ToolCallOptions {
+  /** Cancels the call; the handler sees it as `context.signal`. */
   signal?: AbortSignal;
+  /** Receives the progress the handler reports (MCP progress notifications, for example). */
   onProgress?: (progress: ToolProgress) => void;
+  /** The host's id for this call, passed to the handler (default: a random UUID). */
   callId?: string;
 }
 
@@ -151,6 +156,7 @@ export class ToolRuntime {
     this.#policy = policy;
   }
 
+  /** True when this runtime offers a tool of that name. */
   has(name: string): boolean {
     return this.#tools.has(name);
   }

@@ -15,14 +15,17 @@ export interface ObservedFileVersion {
 export class ObservedFileLedger {
   readonly #versions = new Map<string, ObservedFileVersion>();
 
+  /** Remembers the version of a file the session has just read or written. */
   record(relativePath: string, version: { hash: string; size: number }): void {
     this.#versions.set(relativePath, { hash: version.hash, size: version.size, observedAt: Date.now() });
   }
 
+  /** The version last observed at a path, or undefined when the session has not seen it. */
   get(relativePath: string): ObservedFileVersion | undefined {
     return this.#versions.get(relativePath);
   }
 
+  /** Drops what is known of a path (it was deleted or moved away). */
   forget(relativePath: string): void {
     this.#versions.delete(relativePath);
   }
@@ -32,6 +35,7 @@ export class ObservedFileLedger {
     return [...this.#versions.keys()];
   }
 
+  /** Forgets every observed version (after an undo rewrote the workspace). */
   clear(): void {
     this.#versions.clear();
   }

@@ -16,6 +16,7 @@ export const UNREADABLE_SERVICE_AREAS: readonly string[] = ['undo'];
 /** Why a path is protected. */
 export type PathProtectionKind = 'version-control' | 'service-state';
 
+/** Why a path may not be written: its kind, the refused path and a message for the model. */
 export interface PathProtection {
   kind: PathProtectionKind;
   /** Workspace-relative path that was refused. */

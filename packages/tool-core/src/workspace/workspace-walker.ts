@@ -25,11 +25,13 @@ export interface WorkspaceWalkEntry {
 
 /** Selects files and prunes folders; {@link compileWalkGlob} builds one from a glob. */
 export interface WalkFilter {
+  /** True for files the walk delivers. */
   selectsFile(relativePath: string): boolean;
   /** False for folders that must not be walked at all. */
   entersDirectory(relativePath: string): boolean;
 }
 
+/** Where a {@link walkWorkspace} starts, what it skips and where its entries go. */
 export interface WorkspaceWalkOptions {
   /** Real (symlink-resolved) workspace root. */
   root: string;
@@ -51,6 +53,7 @@ export interface WorkspaceWalkOptions {
   onEntry: (entry: WorkspaceWalkEntry) => unknown;
 }
 
+/** How a {@link walkWorkspace} ended: how many entries, and whether a limit cut it short. */
 export interface WorkspaceWalkResult {
   /** Entries delivered to `onEntry`. */
   entries: number;
@@ -143,6 +146,7 @@ export class GitignoreRules {
     return new GitignoreRules([]);
   }
 
+  /** The rules that apply at the workspace root: `.git/info/exclude`, then the root `.gitignore`. */
   static forRoot(root: string): GitignoreRules {
     const layers: IgnoreLayer[] = [];
     const exclude = readRules(path.join(root, '.git', 'info', 'exclude'));

@@ -34,6 +34,7 @@ import {
 
 export { HIDDEN_DIRECTORY_NAME };
 
+/** What a confined path names on disk. */
 export type WorkspacePathKind = 'file' | 'directory' | 'missing';
 
 /** A path argument after confinement: where it really is and what is there. */
@@ -51,11 +52,13 @@ export interface WorkspacePath {
   mode: number;
 }
 
+/** How a {@link Workspace} is opened. */
 export interface WorkspaceOptions {
   /** Refuse every change to the workspace (configuration R). */
   readOnly?: boolean;
 }
 
+/** Options of {@link Workspace.readFile}. */
 export interface ReadWorkspaceFileOptions {
   /** Record the version in the observed-file ledger (default true). */
   observe?: boolean;
@@ -63,6 +66,7 @@ export interface ReadWorkspaceFileOptions {
   maxBytes?: number;
 }
 
+/** A file read through the {@link Workspace}: where it is, its bytes and their SHA-256 (hex). */
 export interface WorkspaceFile {
   path: WorkspacePath;
   bytes: Buffer;
