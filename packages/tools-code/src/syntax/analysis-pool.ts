@@ -56,6 +56,9 @@ async function bundleSourceWorker(): Promise<URL | undefined> {
     platform: 'node',
     format: 'esm',
     target: 'node20',
+    // This repository's packages resolve to their TypeScript source under this condition; without
+    // it esbuild looks for a dist/ that a fresh clone does not have, and the bundle fails.
+    conditions: ['@assistant-kit/source'],
     // web-tree-sitter is loaded from the package's dependencies (it locates its own wasm file);
     // the error module (and with it tool-core) is imported only when a grammar fails to load,
     // which the worker reports as "no analysis" anyway.
