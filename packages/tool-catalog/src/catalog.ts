@@ -23,6 +23,7 @@ import {
   type DispatchCheckpoints,
   type FamilyOptions,
   type LoadedFamily,
+  type OmittableFamily,
 } from './families.js';
 import {
   type ApprovalCallback,
@@ -65,6 +66,14 @@ export interface ToolCatalogOptions {
   settings?: CatalogSettings;
   /** Options passed through to the families' factories. */
   families?: FamilyOptions;
+  /**
+   * Families to leave out: their tools are not offered and their packages are never imported.
+   * For a host that installed only what it uses: the browser and code families' heavy
+   * dependencies (playwright-core; TypeScript, the language servers and the grammars) are
+   * optional peers, so without them those families' tools could only answer "install X".
+   * The configuration keeps its name, with fewer tools than SPEC 4.4 lists.
+   */
+  omitFamilies?: readonly OmittableFamily[];
   /** Told when each family has been imported and created (for a host's start-up log). */
   onFamilyLoaded?: (family: LoadedFamily) => void;
 }
@@ -443,6 +452,7 @@ export async function createToolCatalog(options: ToolCatalogOptions): Promise<To
     options.families ?? {},
     executionTimeoutSeconds,
     options.onFamilyLoaded,
+    options.omitFamilies,
   );
   try {
     const definitions = toolsOfConfiguration(assembled.tools, options.configuration);

@@ -7,6 +7,7 @@ export type CatalogErrorCode =
   | 'CATALOG_INCOMPLETE'
   | 'CLOSE_FAILED'
   | 'INVALID_CONFIGURATION'
+  | 'INVALID_OPTIONS'
   | 'INVALID_PERMISSION_MODE'
   | 'INVALID_SETTINGS';
 
@@ -21,6 +22,10 @@ export const CATALOG_ERROR_CODES = {
     description: 'One or more tool families failed to close cleanly; the cause lists each failure.',
   },
   INVALID_CONFIGURATION: { description: 'The configuration is not W, U or R.' },
+  INVALID_OPTIONS: {
+    description:
+      'A catalogue option is not one the catalogue accepts (omitFamilies naming a family that cannot be left out).',
+  },
   INVALID_PERMISSION_MODE: { description: 'The permission mode is not ask, auto, plan or full-access.' },
   INVALID_SETTINGS: {
     description: 'A catalogue setting is out of range (e.g. a non-positive execution timeout).',

@@ -10,6 +10,7 @@ import type { createCommandTools, ProcessLauncherOptions } from '@assistant-kit/
 import type { createFileTools } from '@assistant-kit/tools-files';
 import type { createUndoTools, EndedDispatch, OpenDispatch } from '@assistant-kit/tools-undo';
 import type { Configuration } from './configurations.js';
+import { catalogError } from './errors.js';
 
 /**
  * A family factory's options without the workspace, which the catalogue supplies.
@@ -52,6 +53,11 @@ export interface DispatchCheckpoints {
   noteUnobservedChanges(): Promise<void>;
 }
 
+/** The families a host may leave out of a catalogue (see `ToolCatalogOptions.omitFamilies`). */
+export const OMITTABLE_FAMILIES = ['browser', 'code'] as const;
+/** One of {@link OMITTABLE_FAMILIES}. */
+export type OmittableFamily = (typeof OMITTABLE_FAMILIES)[number];
+
 /** A family the catalogue has created: its name, how many tools it declares and what it took. */
 export interface LoadedFamily {
   name: string;
@@ -83,15 +89,26 @@ export async function assembleFamilies(
   options: FamilyOptions,
   executionTimeoutSeconds: number,
   onFamilyLoaded?: (family: LoadedFamily) => void,
+  omitFamilies: readonly OmittableFamily[] = [],
 ): Promise<AssembledFamilies> {
   let since = performance.now();
   const readOnly = configuration === 'R';
+  for (const name of omitFamilies) {
+    if (!(OMITTABLE_FAMILIES as readonly string[]).includes(name)) {
+      throw catalogError(
+        'INVALID_OPTIONS',
+        `omitFamilies names "${String(name)}"; only ${OMITTABLE_FAMILIES.join(' and ')} can be left out.`,
+        { details: { family: String(name) } },
+      );
+    }
+  }
+  const omitted = new Set<string>(omitFamilies);
   const [files, commands, undo, browser, code] = await Promise.all([
     import('@assistant-kit/tools-files'),
     import('@assistant-kit/tools-commands'),
     import('@assistant-kit/tools-undo'),
-    import('@assistant-kit/tools-browser'),
-    import('@assistant-kit/tools-code'),
+    omitted.has('browser') ? undefined : import('@assistant-kit/tools-browser'),
+    omitted.has('code') ? undefined : import('@assistant-kit/tools-code'),
   ]);
   const created: ToolFamily[] = [];
   const keep = <Family extends ToolFamily>(name: string, family: Family): Family => {
@@ -116,21 +133,26 @@ export async function assembleFamilies(
       }),
     );
     const undoFamily = keep('undo', await undo.createUndoTools({ ...options.undo, workspace }));
-    keep('browser', await browser.createBrowserTools({ ...options.browser, workspace }));
-    const codeFamily = keep(
-      'code',
-      await code.createCodeTools({ ...options.code, workspace, allowApply: !readOnly }),
-    );
-    return {
+    if (browser !== undefined) {
+      keep('browser', await browser.createBrowserTools({ ...options.browser, workspace }));
+    }
+    const codeFamily =
+      code === undefined
+        ? undefined
+        : keep('code', await code.createCodeTools({ ...options.code, workspace, allowApply: !readOnly }));
+    const assembled: AssembledFamilies = {
       families: created,
       tools: created.flatMap((family) => [...family.tools]),
       checkpoints: undoFamily.checkpoints,
       processes,
-      diagnosticsAfterWrite: async (paths) => {
+    };
+    if (codeFamily !== undefined) {
+      assembled.diagnosticsAfterWrite = async (paths) => {
         const report = await codeFamily.diagnosticsAfterWrite(paths);
         return report === undefined ? undefined : { text: report.text, data: { ...report.data } };
-      },
-    };
+      };
+    }
+    return assembled;
   } catch (error) {
     await Promise.allSettled(created.map((family) => family.close()));
     throw error;

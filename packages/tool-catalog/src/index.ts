@@ -34,7 +34,14 @@ export {
   type StrictConversion,
   toStrictSchema,
 } from './exports/strict-schema.js';
-export type { DispatchCheckpoints, FamilyOptions, LoadedFamily, OptionsOf } from './families.js';
+export {
+  type DispatchCheckpoints,
+  type FamilyOptions,
+  type LoadedFamily,
+  OMITTABLE_FAMILIES,
+  type OmittableFamily,
+  type OptionsOf,
+} from './families.js';
 export {
   type ApprovalCallback,
   createPermissionPolicy,

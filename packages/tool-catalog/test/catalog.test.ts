@@ -87,6 +87,31 @@ describe('createToolCatalog', () => {
   });
 });
 
+describe('omitFamilies', () => {
+  it('leaves the named families out and keeps the rest working, writes included', async () => {
+    const catalog = await open({ configuration: 'U', omitFamilies: ['browser', 'code'] });
+    const names = catalog.tools.map((tool) => tool.name);
+    expect(names.filter((name) => name.startsWith('browser_'))).toEqual([]);
+    expect(names).not.toContain('repo_map');
+    expect(names).not.toContain('run_tests');
+    expect(names).toContain('undo_workspace_dispatches');
+    expect(names).toHaveLength(32 - 10 - 11);
+    const written = await catalog.call('write_file', { path: 'new.ts', content: 'export const a = 1;\n' });
+    expect(written.isError).toBeUndefined();
+    expect(await readFile(path.join(root, 'new.ts'), 'utf8')).toBe('export const a = 1;\n');
+    expect(codeOf(await catalog.call('repo_map', {}))).toBe('TOOL_NOT_FOUND');
+  });
+
+  it('refuses a family that cannot be left out, naming the ones that can', async () => {
+    await expect(
+      createToolCatalog({ configuration: 'W', workspace: root, omitFamilies: ['files' as 'code'] }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      message: expect.stringContaining('browser and code'),
+    });
+  });
+});
+
 describe('calls', () => {
   it('run through the runtime: validation, results and error codes', async () => {
     const catalog = await open({ configuration: 'W' });

@@ -24,30 +24,43 @@ const HEAVY = [
   '@napi-rs',
 ];
 
+/** Lists a W catalogue's tools in a child process; returns the count printed and the modules loaded. */
+async function listTools(omitFamilies: string[] = []): Promise<{ count: string; loaded: string[] }> {
+  const directory = await mkdtemp(path.join(tmpdir(), 'catalog-lazy-'));
+  const log = path.join(directory, 'loads.txt');
+  try {
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '--conditions=@assistant-kit/source',
+        '--import',
+        'tsx',
+        '--import',
+        path.join(fixtures, 'record-loads.mjs'),
+        path.join(fixtures, 'list-tools.ts'),
+        directory,
+        omitFamilies.join(','),
+      ],
+      { cwd: path.join(repositoryRoot, 'packages/tool-catalog'), env: { ...process.env, LOAD_LOG: log } },
+    );
+    return { count: stdout.trim(), loaded: (await readFile(log, 'utf8')).split('\n').filter(Boolean) };
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
 describe('lazy loading', () => {
   it('importing the root and listing every configuration tool loads no heavy or native module', async () => {
-    const directory = await mkdtemp(path.join(tmpdir(), 'catalog-lazy-'));
-    const log = path.join(directory, 'loads.txt');
-    try {
-      const { stdout } = await run(
-        process.execPath,
-        [
-          '--conditions=@assistant-kit/source',
-          '--import',
-          'tsx',
-          '--import',
-          path.join(fixtures, 'record-loads.mjs'),
-          path.join(fixtures, 'list-tools.ts'),
-          directory,
-        ],
-        { cwd: path.join(repositoryRoot, 'packages/tool-catalog'), env: { ...process.env, LOAD_LOG: log } },
-      );
-      expect(stdout.trim()).toBe('93');
-      const loaded = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
-      expect(loaded.some((url) => url.includes('tools-browser'))).toBe(true);
-      expect(loaded.filter((url) => HEAVY.some((name) => url.includes(name)))).toEqual([]);
-    } finally {
-      await rm(directory, { recursive: true, force: true });
-    }
+    const { count, loaded } = await listTools();
+    expect(count).toBe('93');
+    expect(loaded.some((url) => url.includes('tools-browser'))).toBe(true);
+    expect(loaded.filter((url) => HEAVY.some((name) => url.includes(name)))).toEqual([]);
+  });
+
+  it('a catalogue without the browser and code families never imports their packages', async () => {
+    const { count, loaded } = await listTools(['browser', 'code']);
+    // W's 31 tools less 10 browser and 11 code tools, in three formats.
+    expect(count).toBe(String(3 * (31 - 10 - 11)));
+    expect(loaded.filter((url) => /tools-(browser|code)/.test(url))).toEqual([]);
   });
 });

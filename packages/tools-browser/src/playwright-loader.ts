@@ -18,8 +18,8 @@ export function loadPlaywright(): Promise<Playwright> {
       browserError(
         'BROWSER_UNAVAILABLE',
         failure === 'missing'
-          ? 'playwright-core is not installed: install it with `pnpm add playwright-core@1.65.1` (Chromium itself comes from the system package).'
-          : 'playwright-core is installed but failed to load; reinstall it (`pnpm add playwright-core@1.65.1`).',
+          ? 'The browser tools need playwright-core, an optional peer of @assistant-kit/tools-browser: install it (`npm install playwright-core`); Chromium itself comes from the system.'
+          : 'playwright-core is installed but failed to load; reinstall it (`npm install playwright-core`).',
         { cause },
       ),
   }).catch((error: unknown) => {

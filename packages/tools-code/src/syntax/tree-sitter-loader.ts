@@ -20,6 +20,12 @@ const grammarFiles: Record<GrammarName, string> = {
 
 type TreeSitterModule = typeof import('web-tree-sitter');
 
+/** The syntax engine's packages (optional peers of this package), as one install line names them. */
+const SYNTAX_PACKAGES = [
+  'web-tree-sitter',
+  ...new Set(Object.values(grammarFiles).map((file) => file.slice(0, file.indexOf('/')))),
+];
+
 let moduleLoading: Promise<TreeSitterModule> | undefined;
 const languages = new Map<GrammarName, Promise<Language>>();
 const parsers = new Map<GrammarName, Parser>();
@@ -49,7 +55,7 @@ async function loadTreeSitter(): Promise<TreeSitterModule> {
       throw codeError(
         'LANGUAGE_NOT_SUPPORTED',
         error.failure === 'missing'
-          ? 'Syntax trees need web-tree-sitter: install web-tree-sitter.'
+          ? `Syntax trees need web-tree-sitter and the grammars, optional peers of @assistant-kit/tools-code: install them (npm install ${SYNTAX_PACKAGES.join(' ')}).`
           : 'web-tree-sitter is installed but failed to load; reinstall web-tree-sitter.',
         { cause: error.cause },
       );
@@ -74,12 +80,13 @@ export async function parserFor(grammar: GrammarName): Promise<Parser> {
   if (existing !== undefined) return existing;
   const module = await loadTreeSitter();
   let language = languages.get(grammar);
-  if (language === undefined) {
-    language = module.Language.load(grammarWasmPath(grammar));
-    languages.set(grammar, language);
-  }
   let loaded: Language;
   try {
+    if (language === undefined) {
+      // Resolving the wasm file throws when the grammar package (an optional peer) is missing.
+      language = Promise.resolve().then(() => module.Language.load(grammarWasmPath(grammar)));
+      languages.set(grammar, language);
+    }
     loaded = await language;
   } catch (error) {
     languages.delete(grammar);
