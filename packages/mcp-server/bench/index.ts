@@ -8,7 +8,7 @@
  * better; the goal is below 1 on every row).
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -24,6 +24,7 @@ const repositoryRoot = path.join(packageRoot, '../../');
 const CHROMIUM = '/usr/bin/chromium';
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 30);
 const COLD_STARTS = Number(process.env.BENCH_COLD_STARTS ?? 5);
+const MEMORY_CALLS = Number(process.env.BENCH_MEMORY_CALLS ?? 1000);
 const BROWSER_ITERATIONS = Number(process.env.BENCH_BROWSER_ITERATIONS ?? 8);
 
 interface Row {
@@ -43,10 +44,23 @@ async function timed<Value>(run: () => Promise<Value>): Promise<[number, Value]>
   return [performance.now() - start, value];
 }
 
+const transports = new WeakMap<Client, StdioClientTransport>();
+
 async function connect(command: string, args: string[], cwd = packageRoot): Promise<Client> {
   const client = new Client({ name: 'assistant-kit-bench', version: '0.0.0' });
-  await client.connect(new StdioClientTransport({ command, args, cwd, stderr: 'ignore' }));
+  const transport = new StdioClientTransport({ command, args, cwd, stderr: 'ignore' });
+  await client.connect(transport);
+  transports.set(client, transport);
   return client;
+}
+
+/** Resident memory of a connected server's process, in MB (Linux: /proc/<pid>/status). */
+async function residentMegabytes(client: Client): Promise<number> {
+  const pid = transports.get(client)?.pid;
+  if (pid === null || pid === undefined) throw new Error('the server process has no pid');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kilobytes = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]);
+  return kilobytes / 1024;
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
@@ -330,6 +344,70 @@ try {
   );
   await ours.close();
   await filesystem.close();
+
+  // Memory: the server's resident set at start (after tools/list) and after 1,000 mixed calls in
+  // U (undo checkpoints on), beside server-filesystem after the same number of its own calls.
+  const oursU1000 = await connect(process.execPath, [
+    ...oursCommand,
+    '--configuration',
+    'U',
+    '--workspace',
+    workspace,
+  ]);
+  await oursU1000.listTools();
+  const oursAtStart = await residentMegabytes(oursU1000);
+  await call(oursU1000, 'read_file', { path: 'edit.txt' });
+  let marker = 'A';
+  const mixed: ((index: number) => Promise<unknown>)[] = [
+    () => call(oursU1000, 'read_file', { path: 'big.txt' }),
+    () => call(oursU1000, 'list_files', {}),
+    () => call(oursU1000, 'search_files', { pattern: 'value3' }),
+    (index) =>
+      call(oursU1000, 'write_file', {
+        path: `memory/file-${index % 50}.txt`,
+        content: `${index}\n`.repeat(100),
+      }),
+    async () => {
+      const next = marker === 'A' ? 'B' : 'A';
+      await call(oursU1000, 'edit_file', {
+        path: 'edit.txt',
+        old_text: `MARKER-${marker}`,
+        new_text: `MARKER-${next}`,
+      });
+      marker = next;
+    },
+    (index) => call(oursU1000, 'file_outline', { path: `dir${index % 20}/nested/file-1.ts` }),
+    () => call(oursU1000, 'repo_map', {}),
+    () => call(oursU1000, 'workspace_diff', { since: 'last' }),
+  ];
+  for (let index = 0; index < MEMORY_CALLS; index += 1) await mixed[index % mixed.length]!(index);
+  const oursAfter = await residentMegabytes(oursU1000);
+  await oursU1000.close();
+  const filesystem1000 = await connect(process.execPath, filesystemArgs);
+  await filesystem1000.listTools();
+  const referenceMixed: ((index: number) => Promise<unknown>)[] = [
+    () => call(filesystem1000, 'read_text_file', { path: absolute('big.txt') }),
+    () => call(filesystem1000, 'directory_tree', { path: workspace }),
+    () => call(filesystem1000, 'search_files', { path: workspace, pattern: '**/needle-*' }),
+    (index) =>
+      call(filesystem1000, 'write_file', {
+        path: absolute(`memory-ref-${index % 50}.txt`),
+        content: `${index}\n`.repeat(100),
+      }),
+  ];
+  for (let index = 0; index < MEMORY_CALLS; index += 1)
+    await referenceMixed[index % referenceMixed.length]!(index);
+  const referenceAfter = await residentMegabytes(filesystem1000);
+  await filesystem1000.close();
+  rows.push({
+    name: `server RSS after ${MEMORY_CALLS} mixed calls in U (read, list, search, write, edit, outline, repo_map, diff)${oursFromBuild ? '' : ' (from source via tsx)'}`,
+    ours: oursAfter,
+    reference: oursAtStart,
+    referenceName: `our RSS at start, after tools/list (server-filesystem after ${MEMORY_CALLS} of its calls: ${referenceAfter.toFixed(0)} MB)`,
+    unit: 'MB',
+    target: 'at most 2x RSS at start',
+    met: oursAfter <= 2 * oursAtStart,
+  });
 
   // Browser, side by side.
   const oursBrowser = await connect(process.execPath, oursArgs);
