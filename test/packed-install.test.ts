@@ -19,6 +19,10 @@ const TIMEOUT = 900_000;
 
 let consumer: string;
 let names: string[] = [];
+/** Each package's tarball, by package name. */
+const tarballOf = new Map<string, string>();
+/** Each package's manifest, by package name. */
+const manifestOf = new Map<string, { peerDependencies?: Record<string, string> }>();
 
 async function sh(command: string, args: string[], cwd: string) {
   return run(command, args, {
@@ -47,6 +51,10 @@ beforeAll(async () => {
       await readFile(path.join(root, 'packages', directory, 'package.json'), 'utf8'),
     );
     names.push(manifest.name);
+    manifestOf.set(manifest.name, manifest);
+    const tarball = `${manifest.name.slice(1).replace('/', '-')}-${manifest.version}.tgz`;
+    expect(files, manifest.name).toContain(tarball);
+    tarballOf.set(manifest.name, path.join(tarballs, tarball));
   }
   names.sort();
   await writeFile(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
@@ -145,6 +153,41 @@ describe.runIf(onThisLine)('the packed packages, installed with npm outside the 
     TIMEOUT,
   );
 
+  it('mount the settings plugin in a fresh Fastify app: a save and a load over HTTP', async () => {
+    const script = `
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { createSecretBroker, FileSecretRecordStore, generateKey, VaultKeyring, VaultSecretBackend } from '@assistant-kit/secret-broker';
+import { createDefaultClientSettings } from '@assistant-kit/settings-schema';
+import { FileAccountSettingsStore } from '@assistant-kit/settings-store';
+import { CLIENT_DEFAULTS_PATH, SettingsService, settingsHttpPlugin } from '@assistant-kit/settings-http';
+
+const directory = await mkdtemp(join(tmpdir(), 'packed-settings-'));
+const keyring = new VaultKeyring({ keys: [{ kid: 'k1', key: generateKey() }] });
+const broker = createSecretBroker({
+  backend: new VaultSecretBackend({ keyring, records: new FileSecretRecordStore(join(directory, 'secrets')) }),
+  referenceKey: generateKey(),
+});
+const store = new FileAccountSettingsStore({ directory: join(directory, 'accounts'), keyring });
+const app = Fastify();
+await app.register(settingsHttpPlugin, { service: new SettingsService({ store, broker }), authenticate: () => 'alice' });
+const saved = await app.inject({ method: 'POST', url: CLIENT_DEFAULTS_PATH, payload: { ...createDefaultClientSettings(), model: 'packed', apiKey: 'sk-packed' } });
+const loaded = await app.inject({ method: 'GET', url: CLIENT_DEFAULTS_PATH });
+const unauthenticated = Fastify();
+await unauthenticated.register(settingsHttpPlugin, { service: new SettingsService({ store, broker }), authenticate: () => null });
+const refused = await unauthenticated.inject({ method: 'GET', url: CLIENT_DEFAULTS_PATH });
+await Promise.all([app.close(), unauthenticated.close()]);
+console.log(JSON.stringify({ saved: saved.statusCode, loaded: loaded.statusCode, model: loaded.json().model, key: loaded.json().apiKey, refused: refused.statusCode }));
+`;
+    await writeFile(path.join(consumer, 'fastify.mjs'), script);
+    const outcome = JSON.parse((await sh(process.execPath, ['fastify.mjs'], consumer)).stdout);
+    expect(outcome).toMatchObject({ saved: 200, loaded: 200, model: 'packed', refused: 401 });
+    // The page gets a reference, never the key.
+    expect(outcome.key).toMatch(/^akref1\./);
+  });
+
   it('run the MCP bin from the installed tarball, which lists its tools', async () => {
     const workspace = await mkdtemp(path.join(tmpdir(), 'packed-workspace-'));
     // The protocol by hand (newline-delimited JSON-RPC): the repository root has no MCP SDK.
@@ -187,4 +230,141 @@ describe.runIf(onThisLine)('the packed packages, installed with npm outside the 
       await rm(workspace, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+// The catalogue's three install shapes (issue 17): the browser and code families' heavy
+// dependencies are optional peers, so a host that wants files and commands does not install
+// TypeScript, three language servers, six grammars and playwright-core.
+const CATALOG_PACKAGES = [
+  '@assistant-kit/kernel',
+  '@assistant-kit/tool-core',
+  '@assistant-kit/tools-files',
+  '@assistant-kit/tools-commands',
+  '@assistant-kit/tools-undo',
+  '@assistant-kit/tools-browser',
+  '@assistant-kit/tools-code',
+  '@assistant-kit/tool-catalog',
+];
+
+function peersOf(name: string): string[] {
+  return Object.entries(manifestOf.get(name)?.peerDependencies ?? {}).map(
+    ([peer, range]) => `${peer}@${range}`,
+  );
+}
+
+/** Installs the catalogue's tarballs and `extra` into a new consumer; returns it and its size. */
+async function installShape(extra: string[]): Promise<{ folder: string; megabytes: number }> {
+  const folder = await mkdtemp(path.join(tmpdir(), 'packed-shape-'));
+  await writeFile(path.join(folder, 'package.json'), JSON.stringify({ name: 'shape', private: true }));
+  await sh(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      ...CATALOG_PACKAGES.map((name) => tarballOf.get(name)!),
+      ...extra,
+    ],
+    folder,
+  );
+  const { stdout } = await sh('du', ['-sb', 'node_modules'], folder);
+  return { folder, megabytes: Math.round(Number.parseInt(stdout, 10) / 1e5) / 10 };
+}
+
+describe.runIf(onThisLine)('the catalogue installed in three shapes', () => {
+  const shapes: Record<string, { folder: string; megabytes: number }> = {};
+
+  beforeAll(async () => {
+    shapes.filesAndCommands = await installShape([]);
+    shapes.allButCode = await installShape(peersOf('@assistant-kit/tools-browser'));
+    shapes.everything = await installShape([
+      ...peersOf('@assistant-kit/tools-browser'),
+      ...peersOf('@assistant-kit/tools-code'),
+    ]);
+    console.log(
+      `install size of node_modules: files+commands ${shapes.filesAndCommands!.megabytes} MB, everything but code ${shapes.allButCode!.megabytes} MB, everything ${shapes.everything!.megabytes} MB`,
+    );
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    await Promise.all(
+      Object.values(shapes).map(({ folder }) => rm(folder, { recursive: true, force: true })),
+    );
+  });
+
+  it('files and commands alone install none of the heavy packages, and each shape adds only its own', async () => {
+    const installed = async (folder: string) => new Set(await readdir(path.join(folder, 'node_modules')));
+    const heavy = ['typescript', 'pyright', 'playwright-core', 'web-tree-sitter', 'tree-sitter-typescript'];
+    const light = await installed(shapes.filesAndCommands!.folder);
+    for (const name of heavy) expect(light.has(name), name).toBe(false);
+    const allButCode = await installed(shapes.allButCode!.folder);
+    expect(allButCode.has('playwright-core')).toBe(true);
+    expect(allButCode.has('typescript')).toBe(false);
+    const everything = await installed(shapes.everything!.folder);
+    for (const name of heavy) expect(everything.has(name), name).toBe(true);
+    expect(shapes.filesAndCommands!.megabytes).toBeLessThan(shapes.allButCode!.megabytes);
+    expect(shapes.allButCode!.megabytes).toBeLessThan(shapes.everything!.megabytes);
+  });
+
+  it('without the peers, the catalogue lists its tools, runs file tools and names the missing packages', async () => {
+    const script = `
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createToolCatalog } from '@assistant-kit/tool-catalog';
+
+const workspace = await mkdtemp(join(tmpdir(), 'shape-workspace-'));
+await writeFile(join(workspace, 'a.ts'), 'export const a = 1;\\n');
+const text = (result) => result.content.map((part) => part.text ?? '').join('');
+const full = await createToolCatalog({ configuration: 'W', workspace });
+const read = await full.call('read_file', { path: 'a.ts' });
+const browser = await full.call('browser_open', { target: 'a.ts' });
+const outline = await full.call('file_outline', { path: 'a.ts' });
+await full.close();
+const lean = await createToolCatalog({ configuration: 'W', workspace, omitFamilies: ['browser', 'code'] });
+const leanTools = lean.tools.length;
+await lean.close();
+console.log(JSON.stringify({ tools: full.tools.length, leanTools, read: !read.isError, browser: text(browser), outline: text(outline) }));
+`;
+    const folder = shapes.filesAndCommands!.folder;
+    await writeFile(path.join(folder, 'shape.mjs'), script);
+    const outcome = JSON.parse((await sh(process.execPath, ['shape.mjs'], folder)).stdout);
+    expect(outcome).toMatchObject({ tools: 31, leanTools: 10, read: true });
+    expect(outcome.browser).toContain('install it (`npm install playwright-core`)');
+    expect(outcome.outline).toContain('npm install web-tree-sitter');
+  });
+
+  it(
+    'type-check without skipLibCheck while the optional peers are missing',
+    async () => {
+      const folder = shapes.filesAndCommands!.folder;
+      await writeFile(
+        path.join(folder, 'index.ts'),
+        "import { createToolCatalog } from '@assistant-kit/tool-catalog';\nvoid createToolCatalog;\nexport {};\n",
+      );
+      await writeFile(
+        path.join(folder, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            target: 'ES2022',
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            types: ['node'],
+            typeRoots: [path.join(root, 'node_modules/@types')],
+          },
+          files: ['index.ts'],
+        }),
+      );
+      const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
+      const result = await sh(process.execPath, [tsc, '-p', folder], folder).catch(
+        (error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }),
+      );
+      expect(result.stdout.trim()).toBe('');
+    },
+    TIMEOUT,
+  );
 });

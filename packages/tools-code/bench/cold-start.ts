@@ -48,7 +48,7 @@ async function toolColdDefinition(root: string): Promise<number> {
 /** The same first question straight to a fresh typescript-language-server: spawn, initialize, open, ask. */
 async function directColdDefinition(root: string): Promise<number> {
   const registration = defaultLanguageServers().find((server) => server.id === 'typescript')!;
-  const { command, args } = await registration.command();
+  const { command, args, initializationOptions } = await registration.command();
   const start = performance.now();
   const child = spawn(command, args, { cwd: root, stdio: ['pipe', 'pipe', 'ignore'] });
   const connection = createProtocolConnection(
@@ -63,7 +63,7 @@ async function directColdDefinition(root: string): Promise<number> {
       rootUri,
       workspaceFolders: [{ uri: rootUri, name: 'generated' }],
       capabilities: {},
-      initializationOptions: registration.initializationOptions,
+      initializationOptions,
     });
     await connection.sendNotification(InitializedNotification.type, {});
     const file = path.join(root, SOURCE);

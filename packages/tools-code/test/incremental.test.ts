@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DocumentCache } from '../src/engine/document-cache.js';
 import { createCodeTools } from '../src/index.js';
 import { ReferenceGraph } from '../src/repo-map/reference-graph.js';
-import type { FileAnalysis } from '../src/syntax/symbols.js';
 import { analyzeOnWorkers } from '../src/syntax/analysis-pool.js';
+import type { FileAnalysis } from '../src/syntax/symbols.js';
 import { SyntaxIndex } from '../src/syntax/syntax-index.js';
 
 const cleanups: (() => Promise<void>)[] = [];

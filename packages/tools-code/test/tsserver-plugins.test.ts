@@ -71,11 +71,15 @@ it('does not load a tsserver plugin named by the workspace tsconfig', async () =
 
 it('would notice a plugin that runs (the probe works when a plugin is loaded deliberately)', async () => {
   const typescript = defaultLanguageServers().find((server) => server.id === 'typescript')!;
-  const options = typescript.initializationOptions as Record<string, unknown>;
+  const started = await typescript.command();
+  const options = started.initializationOptions as Record<string, unknown>;
   await diagnose([
     {
       ...typescript,
-      initializationOptions: { ...options, plugins: [{ name: 'evil-plugin', location: root }] },
+      command: () => ({
+        ...started,
+        initializationOptions: { ...options, plugins: [{ name: 'evil-plugin', location: root }] },
+      }),
     },
   ]);
   expect(await pluginRan()).toBe(true);

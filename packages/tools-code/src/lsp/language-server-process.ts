@@ -170,7 +170,7 @@ export class LanguageServerProcess {
       },
     );
     this.#rpc = rpc;
-    const { command, args, env } = await this.registration.command();
+    const { command, args, env, initializationOptions } = await this.registration.command();
     const child = spawnLanguageServer(command, args, { cwd: this.root, env: { ...process.env, ...env } });
     this.#child = child;
     child.on('exit', () => {
@@ -210,7 +210,7 @@ export class LanguageServerProcess {
         rootPath: this.root,
         workspaceFolders: [{ uri: rootUri, name: 'workspace' }],
         capabilities: clientCapabilities(),
-        initializationOptions: this.registration.initializationOptions,
+        initializationOptions: initializationOptions ?? this.registration.initializationOptions,
       },
       { timeoutMs, allowStarting: true },
     );

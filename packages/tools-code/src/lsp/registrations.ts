@@ -10,6 +10,11 @@ export interface LanguageServerCommand {
   command: string;
   args: string[];
   env?: Record<string, string>;
+  /**
+   * `initializationOptions` found when the command is resolved (they may name installed files,
+   * which must not be looked up before the server is needed); they replace the registration's.
+   */
+  initializationOptions?: unknown;
 }
 
 /**
@@ -91,31 +96,41 @@ function nodeScript(specifier: string, packageName: string): LanguageServerComma
   return { command: process.execPath, args: [resolveInstalled(specifier, packageName), '--stdio'] };
 }
 
+/**
+ * typescript-language-server's options, resolved when the server starts: the tsserver of the
+ * installed TypeScript (an optional peer) is looked up only then.
+ */
+function typescriptInitializationOptions(): Record<string, unknown> {
+  return {
+    hostInfo: 'assistant-kit',
+    // Typing acquisition would try to download @types packages: there is no network.
+    disableAutomaticTypingAcquisition: true,
+    // No global plugins and so no plugin probe locations: tsserver then resolves the plugins
+    // a tsconfig names (compilerOptions.plugins) only next to its own installation, never in
+    // the workspace (typescript-language-server never passes --allowLocalPluginLoads), so a
+    // workspace cannot run code in the server by shipping a plugin in its node_modules.
+    plugins: [],
+    // One semantic tsserver: a separate syntax server would answer navigation requests
+    // approximately (an import instead of the declaration) while the project loads.
+    tsserver: {
+      path: resolveInstalled('typescript/lib/tsserver.js', 'typescript'),
+      useSyntaxServer: 'never',
+    },
+    // Without this, a rename at an import site renames only the local alias.
+    preferences: { providePrefixAndSuffixTextForRename: false, allowRenameOfImportPath: false },
+  };
+}
+
 /** The built-in servers: TypeScript/JavaScript, Python (pyright), HTML, CSS and JSON. */
 export function defaultLanguageServers(): LanguageServerRegistration[] {
   return [
     {
       id: 'typescript',
       languageIds: ['typescript', 'typescriptreact', 'javascript', 'javascriptreact'],
-      command: () => nodeScript('typescript-language-server/lib/cli.mjs', 'typescript-language-server'),
-      initializationOptions: {
-        hostInfo: 'assistant-kit',
-        // Typing acquisition would try to download @types packages: there is no network.
-        disableAutomaticTypingAcquisition: true,
-        // No global plugins and so no plugin probe locations: tsserver then resolves the plugins
-        // a tsconfig names (compilerOptions.plugins) only next to its own installation, never in
-        // the workspace (typescript-language-server never passes --allowLocalPluginLoads), so a
-        // workspace cannot run code in the server by shipping a plugin in its node_modules.
-        plugins: [],
-        // One semantic tsserver: a separate syntax server would answer navigation requests
-        // approximately (an import instead of the declaration) while the project loads.
-        tsserver: {
-          path: resolveInstalled('typescript/lib/tsserver.js', 'typescript'),
-          useSyntaxServer: 'never',
-        },
-        // Without this, a rename at an import site renames only the local alias.
-        preferences: { providePrefixAndSuffixTextForRename: false, allowRenameOfImportPath: false },
-      },
+      command: () => ({
+        ...nodeScript('typescript-language-server/lib/cli.mjs', 'typescript-language-server'),
+        initializationOptions: typescriptInitializationOptions(),
+      }),
       settings: {},
     },
     {
