@@ -6,6 +6,7 @@ import { loadPeer } from './peer-modules.js';
 /** The part of a catalogue the tools need: the offered tools and `call`. */
 export type CatalogLike = Pick<ToolCatalog, 'tools' | 'call'>;
 
+/** How catalogue tools become AI SDK tools. */
 export interface CatalogToolsOptions {
   /**
    * Whether image parts of a result go to the model (`TurnModel.route.imagesInToolResults`).

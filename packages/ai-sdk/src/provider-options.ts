@@ -8,6 +8,7 @@ export interface DroppedProviderField {
   readonly message: string;
 }
 
+/** The AI SDK `providerOptions` of a turn, and the settings fields the provider could not take (each with why). */
 export interface ProviderOptionsResult {
   readonly providerOptions: ProviderOptions;
   readonly dropped: DroppedProviderField[];

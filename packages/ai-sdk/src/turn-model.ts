@@ -21,6 +21,7 @@ export interface TurnModel {
   readonly droppedFields: readonly DroppedProviderField[];
 }
 
+/** Transport options of the turn's provider model. */
 export interface TurnModelOptions {
   /** The fetch the provider calls (default: global fetch); credential headers are guarded on top. */
   readonly fetch?: typeof fetch;

@@ -4,8 +4,10 @@
  * configuration name (the MCP bin's command line) does not load the tool stack to do it.
  */
 export const CONFIGURATIONS = ['W', 'U', 'R'] as const;
+/** One tool configuration: W (workspace), U (W with undo) or R (read-only). */
 export type Configuration = (typeof CONFIGURATIONS)[number];
 
+/** True for `W`, `U` and `R`. */
 export function isConfiguration(value: unknown): value is Configuration {
   return typeof value === 'string' && (CONFIGURATIONS as readonly string[]).includes(value);
 }

@@ -6,8 +6,10 @@
  * Both groups import it from here, so neither imports the other.
  */
 export const PERMISSION_MODES = ['ask', 'auto', 'plan', 'full-access'] as const;
+/** One of {@link PERMISSION_MODES}. */
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
+/** True for the four permission mode names. */
 export function isPermissionMode(value: unknown): value is PermissionMode {
   return typeof value === 'string' && (PERMISSION_MODES as readonly string[]).includes(value);
 }

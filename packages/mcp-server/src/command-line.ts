@@ -40,11 +40,13 @@ export interface CommandLineLanguageServer {
   id: string;
   languageIds: string[];
   fileExtensions?: string[];
+  /** The program, its arguments and extra environment, as the registration's command. */
   command: () => { command: string; args: string[]; env?: Record<string, string> };
   initializationOptions?: unknown;
   settings?: Record<string, unknown>;
 }
 
+/** The command line's usage text, printed by `--help` and after a usage error. */
 export const USAGE = `Usage: assistant-kit-mcp --configuration W|U|R [--workspace DIR] [options]
 
 Serves the assistant-kit workspace tools over MCP (stdio).

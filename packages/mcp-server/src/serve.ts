@@ -9,6 +9,7 @@ import { createCatalogServer, dispatchesSettledOf } from './server.js';
 import { ServerLog } from './server-log.js';
 import { SERVER_VERSION } from './version.js';
 
+/** A server connected to its transport: the MCP server, its catalogue once made, and the way to stop it. */
 export interface RunningServer {
   server: Server;
   /** The catalogue, made once the client has initialised (rejects when it could not be made). */

@@ -12,6 +12,7 @@ export const LOG_LEVELS = [
   'alert',
   'emergency',
 ] as const satisfies readonly LoggingLevel[];
+/** An MCP logging level, or `off`; messages below the chosen level are dropped. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** `--log-level`: a level, or `off` for nothing on stderr. */
@@ -49,6 +50,7 @@ export class ServerLog {
     });
   }
 
+  /** Writes one message to stderr and, once the client has connected, as an MCP log notification. */
   log(level: LogLevel, message: string, data?: Record<string, unknown>): void {
     const reaches = (threshold: LogThreshold) =>
       threshold !== 'off' && severity(level) >= severity(threshold);

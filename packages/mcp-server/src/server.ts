@@ -15,6 +15,7 @@ import type { ServerLog } from './server-log.js';
 import { TURN_META_KEY, TurnDispatches } from './turn-dispatches.js';
 import { SERVER_NAME, SERVER_VERSION } from './version.js';
 
+/** How {@link createCatalogServer} serves a catalogue. */
 export interface CatalogServerOptions {
   /**
    * Make each call that may change the workspace (effects workspace_write or process, except the

@@ -3,9 +3,13 @@ import { secretBrokerError } from './errors.js';
 
 /** The part of the keytar API the keychain backend uses. */
 export interface KeytarApi {
+  /** The password stored for the service and account, or null. */
   getPassword(service: string, account: string): Promise<string | null>;
+  /** Stores a password for the service and account, replacing any earlier one. */
   setPassword(service: string, account: string, password: string): Promise<void>;
+  /** Removes the service and account's password; true when there was one. */
   deletePassword(service: string, account: string): Promise<boolean>;
+  /** Every account and password stored for the service. */
   findCredentials(service: string): Promise<Array<{ account: string; password: string }>>;
 }
 

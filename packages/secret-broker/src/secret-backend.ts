@@ -7,8 +7,12 @@ export type SecretBackendKind = 'vault' | 'keychain';
  */
 export interface SecretBackend {
   readonly kind: SecretBackendKind;
+  /** Stores a credential value under the account and entry id, replacing any earlier value. */
   put(accountId: string, entryId: string, value: string): Promise<void>;
+  /** The value stored under the account and entry id, or undefined when there is none. */
   get(accountId: string, entryId: string): Promise<string | undefined>;
+  /** Removes one entry; true when it existed. */
   delete(accountId: string, entryId: string): Promise<boolean>;
+  /** The entry ids stored for one account. */
   list(accountId: string): Promise<string[]>;
 }

@@ -6,7 +6,9 @@ import { redactObject } from '@assistant-kit/kernel';
  * PostgreSQL implementation for services that run several instances.
  */
 export interface SecretRecordStore {
+  /** The encrypted record of one entry, or undefined when there is none. */
   get(accountId: string, entryId: string): Promise<string | undefined>;
+  /** Stores an encrypted record (a compact JWE), replacing any earlier one, durably. */
   put(accountId: string, entryId: string, record: string): Promise<void>;
   /** Returns whether an entry was removed. */
   delete(accountId: string, entryId: string): Promise<boolean>;

@@ -13,6 +13,7 @@ import { assertKeyId, decodeKey, type VaultKeyInput } from './keys.js';
 
 /** The only algorithms written and accepted: direct key agreement with AES-256-GCM. */
 export const VAULT_KEY_MANAGEMENT_ALGORITHM = DIRECT_KEY_MANAGEMENT;
+/** The content encryption of every vault record: AES-256-GCM. */
 export const VAULT_CONTENT_ENCRYPTION_ALGORITHM = AES_256_GCM;
 
 /** Extra protected-header values that bind a ciphertext to where it is stored. */

@@ -15,6 +15,7 @@ import { toPageView } from './page-view.js';
 
 /** Where failures after a committed save are reported (never with values). */
 export interface SettingsServiceLogger {
+  /** Logs a failure that did not fail the save (a superseded key not deleted); `details` hold codes and ids only. */
   warn(details: Record<string, unknown>, message: string): void;
 }
 

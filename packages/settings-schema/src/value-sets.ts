@@ -21,10 +21,12 @@ export const PROVIDERS = [
   'lmstudio',
   'vllm',
 ] as const;
+/** One of {@link PROVIDERS}. */
 export type Provider = (typeof PROVIDERS)[number];
 
 /** Providers of a secondary role: `main` reuses the main connection, otherwise one of {@link PROVIDERS}. */
 export const ROLE_PROVIDERS = ['main', ...PROVIDERS] as const;
+/** One of {@link ROLE_PROVIDERS}. */
 export type RoleProvider = (typeof ROLE_PROVIDERS)[number];
 
 /** Providers of the decisions connection; the first option, `main`, is the default. */
@@ -36,6 +38,7 @@ export const CLASSIFIER_PROVIDERS = ROLE_PROVIDERS;
 
 /** Which decisions connection is active: `jev` (the primary decisions connection) or `alt` (the decisionsAlt* one). */
 export const DECISIONS_ACTIVE_VALUES = ['jev', 'alt'] as const;
+/** One of {@link DECISIONS_ACTIVE_VALUES}. */
 export type DecisionsActive = (typeof DECISIONS_ACTIVE_VALUES)[number];
 
 /**
@@ -45,14 +48,17 @@ export type DecisionsActive = (typeof DECISIONS_ACTIVE_VALUES)[number];
  * (`enable_thinking`); `none` sends no thinking field at all.
  */
 export const REASONING_CONTROLS = ['auto', 'effort', 'budget', 'toggle', 'none'] as const;
+/** One of {@link REASONING_CONTROLS}. */
 export type ReasoningControl = (typeof REASONING_CONTROLS)[number];
 
 /** Thinking effort, from none to the most the model offers. `off` turns thinking off. */
 export const REASONING_EFFORTS = ['off', 'minimal', 'low', 'medium', 'high', 'max'] as const;
+/** One of {@link REASONING_EFFORTS}. */
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
 /** Which connection the skill matcher uses: one of the roles, or `custom` with its own URL, key and model. */
 export const SKILL_MATCHER_PROFILES = ['classifier', 'main', 'coding', 'custom'] as const;
+/** One of {@link SKILL_MATCHER_PROFILES}. */
 export type SkillMatcherProfile = (typeof SKILL_MATCHER_PROFILES)[number];
 
 /** Colour themes of the settings page and chat. `system` follows the operating system. */
@@ -63,12 +69,15 @@ export const THEME_IDS = [
   'high-contrast-dark',
   'high-contrast-light',
 ] as const;
+/** One of {@link THEME_IDS}. */
 export type ThemeId = (typeof THEME_IDS)[number];
 
 /** Transcript density: `compact` hides tool details, `detailed` shows tool calls and thinking in full. */
 export const TRANSCRIPT_VIEWS = ['normal', 'compact', 'detailed'] as const;
+/** One of {@link TRANSCRIPT_VIEWS}. */
 export type TranscriptView = (typeof TRANSCRIPT_VIEWS)[number];
 
 /** Animation used when the document agent edits a document. */
 export const DOC_EDIT_ANIMATIONS = ['morph', 'typewriter', 'fade', 'none'] as const;
+/** One of {@link DOC_EDIT_ANIMATIONS}. */
 export type DocEditAnimation = (typeof DOC_EDIT_ANIMATIONS)[number];

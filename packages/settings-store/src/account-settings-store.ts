@@ -25,12 +25,19 @@ export interface SaveAccountSettingsOptions {
  */
 export interface AccountSettingsStore {
   readonly kind: 'file' | 'postgres';
+  /** The account's saved object, sanitized, with its revision; undefined when nothing is saved. */
   load(accountId: string): Promise<StoredAccountSettings | undefined>;
+  /**
+   * Replaces the account's object (encrypted at rest) and returns its new revision; with
+   * `expectedRevision`, fails with `SAVE_CONFLICT` when another save came first.
+   */
   save(
     accountId: string,
     settings: SettingsRecord,
     options?: SaveAccountSettingsOptions,
   ): Promise<{ revision: number }>;
+  /** Removes the account's object; true when there was one. */
   delete(accountId: string): Promise<boolean>;
+  /** Releases what the store holds open (a pool, file handles); the store is unusable after. */
   close(): Promise<void>;
 }

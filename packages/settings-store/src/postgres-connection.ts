@@ -7,11 +7,13 @@ import { settingsStoreError } from './errors.js';
  * without it must still type-check against this package's declarations.
  */
 export interface PostgresPool {
+  /** Runs one parameterised statement (as `pg.Pool.query`). */
   // biome-ignore lint/suspicious/noExplicitAny: pg's own default row type; callers name theirs.
   query<Row extends Record<string, any> = Record<string, any>>(
     text: string,
     values?: unknown[],
   ): Promise<{ rows: Row[]; rowCount: number | null }>;
+  /** Closes every connection of the pool. */
   end(): Promise<void>;
 }
 

@@ -95,6 +95,7 @@ export class PostgresSecretRecordStore implements SecretRecordStore {
     return rows.map((row) => row.account_id);
   }
 
+  /** Ends the pool when this store opened it; a pool the host passed in is left to the host. */
   async close(): Promise<void> {
     if (this.#owned) await this.#pool.end();
   }

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 
 /** Wait conditions of browser_open and browser_navigate. */
 export const WAIT_UNTIL_VALUES = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
+/** One of {@link WAIT_UNTIL_VALUES}. */
 export type WaitUntil = (typeof WAIT_UNTIL_VALUES)[number];
 
 /** Actions of browser_interact, in SPEC order. */
@@ -16,10 +17,12 @@ export const INTERACTION_ACTIONS = [
   'set_checked',
   'scroll',
 ] as const;
+/** One of {@link INTERACTION_ACTIONS}. */
 export type InteractionAction = (typeof INTERACTION_ACTIONS)[number];
 
 /** Element states browser_wait can wait for. */
 export const WAIT_STATES = ['visible', 'hidden', 'attached', 'detached'] as const;
+/** One of {@link WAIT_STATES}. */
 export type WaitState = (typeof WAIT_STATES)[number];
 
 const waitUntil = () =>

@@ -27,6 +27,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** Default time a language server has to start and initialise. */
 export const DEFAULT_START_TIMEOUT_MS = 60_000;
 
+/** Options of {@link createCodeTools}. */
 export interface CodeToolsOptions {
   workspace: Workspace;
   /**

@@ -11,6 +11,7 @@ export const DEFAULT_TIMEOUT_SECONDS = 120;
 /** Longest timeout run_command accepts, in seconds (the default executionTimeoutMinutes, 40). */
 export const MAX_TIMEOUT_SECONDS = 2_400;
 
+/** Options of {@link createCommandTools}. */
 export interface CommandToolsOptions {
   workspace: Workspace;
   /** Offer `background` (configurations W and U). Default: true unless the workspace is read-only. */

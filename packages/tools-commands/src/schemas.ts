@@ -101,6 +101,8 @@ export const WaitCommandParameters = Type.Object({
   ),
 });
 
+/** run_command's arguments, as its schema validates them. */
 export type RunCommandArguments = Static<typeof RunCommandParameters>;
+/** wait_command's arguments, as its schema validates them. */
 export type WaitCommandArguments = Static<typeof WaitCommandParameters>;
 export type CommandSourceArgument = Static<typeof CommandSource>;

@@ -53,6 +53,7 @@ export interface ResolvedFileToolsOptions {
   maxImageBytes: number;
 }
 
+/** The file tools' limits when the host sets none (lines, characters and bytes; see FileToolsOptions). */
 export const FILE_TOOL_DEFAULTS = {
   maxReadLines: 2000,
   maxLineCharacters: 2000,

@@ -15,6 +15,7 @@ export const ERROR_KINDS = [
   'http_error',
   'page_crash',
 ] as const;
+/** One of {@link ERROR_KINDS}: what kind of error the page produced. */
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 /** Kinds recorded in the complete log only (context for the errors). */
@@ -46,8 +47,10 @@ export interface ErrorIndexEntry {
   occurrences: number;
 }
 
+/** How many errors of each kind a session recorded. */
 export type ErrorCounts = Record<ErrorKind, number>;
 
+/** The bounded summary of a session's errors that browser_errors and browser_close return. */
 export interface ErrorIndex {
   counts: ErrorCounts;
   total: number;

@@ -80,6 +80,7 @@ export class NetworkPolicy {
     this.#workspaceOrigins.add(normalisedOrigin(new URL(origin)));
   }
 
+  /** Stops allowing a workspace server's origin (its server has stopped). */
   removeWorkspaceOrigin(origin: string): void {
     this.#workspaceOrigins.delete(normalisedOrigin(new URL(origin)));
   }
@@ -109,6 +110,7 @@ export class NetworkPolicy {
     return { allowed: false, reason: 'not-permitted' };
   }
 
+  /** Whether the browser may request this URL, and why not when it may not. */
   decide(rawUrl: string): NetworkDecision {
     let url: URL;
     try {

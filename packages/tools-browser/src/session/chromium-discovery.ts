@@ -17,6 +17,7 @@ export type ChromiumSource =
   | 'path'
   | 'install-location';
 
+/** A path discovery tried, and where it came from (listed in BROWSER_UNAVAILABLE when none works). */
 export interface ChromiumCandidate {
   source: ChromiumSource;
   path: string;

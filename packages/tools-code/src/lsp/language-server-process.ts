@@ -25,6 +25,7 @@ type ChildProcess = ReturnType<typeof spawnLanguageServer>;
  */
 export type TypedRequest<Params, Result> = RequestType<Params, Result, unknown>;
 
+/** Where a language server process is in its life; a crashed one is restarted on the next request, within limits. */
 export type LanguageServerState = 'starting' | 'running' | 'stopped' | 'crashed';
 
 interface OpenDocument {

@@ -24,6 +24,7 @@ import { isTestRunner, runnerOfScript, type TestRunner } from './test-runners.js
 /** Default and maximum run time of run_tests. */
 export const DEFAULT_TEST_TIMEOUT_SECONDS = 300;
 
+/** Longest `timeout_seconds` run_tests accepts. */
 export const MAX_TEST_TIMEOUT_SECONDS = 3_600;
 
 /** Characters of runner output kept in run_tests results (head and tail). */

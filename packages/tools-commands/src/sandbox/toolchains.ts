@@ -103,6 +103,7 @@ function exists(target: string): boolean {
   return lstatSync(target, { throwIfNoEntry: false }) !== undefined;
 }
 
+/** Where toolchain detection looks: the workspace, the home folder, PATH and the environment. */
 export interface ToolchainDetectionInput {
   workspaceRoot: string;
   /** Default: the service's home. */
