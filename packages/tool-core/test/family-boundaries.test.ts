@@ -42,7 +42,7 @@ const LOW_LEVEL_MODULES: Record<string, string> = {
   // tools-undo: the shadow repository is the service's own state under .assistant-kit/undo/, which
   // no tool may read or write; its git never runs configuration the workspace planted.
   'packages/tools-undo/src/storage-files.ts': 'durable writes of the shadow repository and dispatch log',
-  'packages/tools-undo/src/git-runner.ts': 'runs git with pinned configuration (simple-git)',
+  'packages/tools-undo/src/git-runner.ts': 'runs git with pinned configuration and a built environment',
   // tools-browser: service state in the hidden folder, a host binary lookup, and names-only folder
   // listings of paths the Workspace resolved (file contents are served through the Workspace).
   'packages/tools-browser/src/diagnostics/diagnostic-ledger.ts': 'browser logs in the hidden folder',

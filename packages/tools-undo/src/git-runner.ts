@@ -1,5 +1,4 @@
-import type { ToolError } from '@assistant-kit/tool-core';
-import { type SimpleGitOptions, simpleGit } from 'simple-git';
+import { spawn } from 'node:child_process';
 import { type UndoToolError, undoError } from './errors.js';
 import { CONFIG_OVERRIDE_VARIABLES } from './git-config-overrides.js';
 
@@ -21,10 +20,11 @@ export interface GitRunResult {
 }
 
 /**
- * Every variable this package hands to git on purpose. simple-git's environment guard removes or
- * refuses any other `GIT_*` variable, so nothing from the host's environment leaks into a call.
+ * Every `GIT_*` variable this package hands to git on purpose. The environment of a call is
+ * built from scratch (nothing is inherited from the service's own), and a `GIT_*` variable not
+ * named here is refused before git starts, so no variable can steer git by accident.
  */
-const ALLOWED_ENVIRONMENT = [
+const ALLOWED_GIT_VARIABLES = new Set([
   'GIT_DIR',
   'GIT_WORK_TREE',
   'GIT_INDEX_FILE',
@@ -44,46 +44,18 @@ const ALLOWED_ENVIRONMENT = [
   'GIT_NO_REPLACE_OBJECTS',
   'GIT_CEILING_DIRECTORIES',
   ...CONFIG_OVERRIDE_VARIABLES,
-];
+]);
+
+/** Bytes of stderr kept for an error message. */
+const STDERR_KEEP_BYTES = 64 * 1024;
 
 /**
- * simple-git refuses configuration that names a command unless told otherwise. This package
- * sets such keys itself, only to pin them to harmless values (git-config-overrides.ts), and
- * never passes configuration or options taken from a tool call, so those checks are lifted.
- */
-const OWN_CONFIG_IS_SAFE = {
-  allowUnsafeConfigPaths: true,
-  allowUnsafeConfigEnvCount: true,
-  allowUnsafeHooksPath: true,
-  allowUnsafeFsMonitor: true,
-  allowUnsafePager: true,
-  allowUnsafeEditor: true,
-  allowUnsafeAskPass: true,
-  allowUnsafeCredentialHelper: true,
-  allowUnsafeSshCommand: true,
-  allowUnsafeGitProxy: true,
-  allowUnsafeProtocolOverride: true,
-  allowUnsafeDiffExternal: true,
-  allowUnsafeDiffTextConv: true,
-  allowUnsafeFilter: true,
-  allowUnsafeGpgProgram: true,
-} as const;
-
-class GitExitError extends Error {
-  constructor(
-    readonly exitCode: number,
-    readonly stderr: string,
-  ) {
-    super(stderr.trim() || `git exited with code ${exitCode}`);
-  }
-}
-
-/**
- * Runs git through simple-git with a fixed, minimal environment: no system or global config, a
- * private HOME, command-line configuration that pins every command-running key (see
- * git-config-overrides.ts), and only the variables this package sets. The guards simple-git applies to
- * untrusted arguments are relaxed only for the options this package itself passes (its own git
- * directory, work tree, hooks path and config files).
+ * Runs git with a fixed, minimal environment: no system or global config, a private HOME,
+ * command-line configuration that pins every command-running key (see git-config-overrides.ts),
+ * and only the variables this package sets. git is spawned directly (no shell, arguments as an
+ * array); a call completes when git has exited and its output streams have closed. (simple-git,
+ * used before, waited 50 ms more after every command that printed nothing, which most of a
+ * checkpoint's commands are.)
  */
 export class GitRunner {
   constructor(
@@ -103,50 +75,93 @@ export class GitRunner {
 
   async runWithExitCode(args: readonly string[], options: GitRunOptions = {}): Promise<GitRunResult> {
     if (options.signal?.aborted) throw cancelled();
-    const input = options.input;
-    let exitCode = 0;
-    const settings: Partial<SimpleGitOptions> = {
-      baseDir: options.cwd ?? this.cwd,
-      maxConcurrentProcesses: 1,
-      trimmed: false,
-      allowEnvironment: ALLOWED_ENVIRONMENT,
-      unsafe: OWN_CONFIG_IS_SAFE,
-      errors: (error, result) => {
-        exitCode = result.exitCode;
-        if (result.exitCode === 0) return undefined;
-        if (options.acceptExitCodes?.includes(result.exitCode)) return undefined;
-        if (error instanceof Error && result.exitCode === undefined) return error;
-        return new GitExitError(result.exitCode, Buffer.concat(result.stdErr).toString('utf8'));
-      },
-    };
-    if (options.signal !== undefined) settings.abort = options.signal;
-    // simple-git leaves stdin open when the content is empty, so empty input is never passed.
-    if (input !== undefined && input.length > 0) settings.input = () => input;
     const environment = mergeEnvironment(this.environment, options.env ?? {});
-    try {
-      const git = simpleGit(settings).env(environment);
-      const stdout = await git.raw([...args]);
-      return { stdout, exitCode };
-    } catch (error) {
-      if (options.signal?.aborted) throw cancelled(error);
-      const exit = findExitError(error);
-      if (exit !== undefined) {
-        throw undoError('GIT_FAILED', `git ${args[0]} failed: ${firstLines(exit.stderr)}`, {
-          cause: error,
-          details: { command: args[0], exitCode: exitCode || exit.exitCode },
-        });
+    for (const name of Object.keys(environment)) {
+      if (name.startsWith('GIT_') && !ALLOWED_GIT_VARIABLES.has(name)) {
+        throw undoError(
+          'INTERNAL_ERROR',
+          `git was about to run with ${name}, which this package never sets.`,
+        );
       }
-      if (isSpawnFailure(error)) {
+    }
+    const outcome = await spawnGit(args, {
+      cwd: options.cwd ?? this.cwd,
+      env: environment,
+      input: options.input,
+      signal: options.signal,
+    });
+    if (options.signal?.aborted) throw cancelled(outcome.error);
+    if (outcome.error !== undefined) {
+      if ((outcome.error as NodeJS.ErrnoException).code === 'ENOENT') {
         throw undoError('GIT_UNAVAILABLE', 'git could not be started; install git (2.39 or newer).', {
-          cause: error,
+          cause: outcome.error,
         });
       }
-      throw undoError('GIT_FAILED', `git ${args[0]} failed: ${firstLines(String(error))}`, {
-        cause: error,
+      throw undoError('GIT_FAILED', `git ${args[0]} failed: ${firstLines(String(outcome.error))}`, {
+        cause: outcome.error,
         details: { command: args[0] },
       });
     }
+    const exitCode = outcome.exitCode ?? 1;
+    if (exitCode !== 0 && !options.acceptExitCodes?.includes(exitCode)) {
+      throw undoError('GIT_FAILED', `git ${args[0]} failed: ${firstLines(outcome.stderr)}`, {
+        details: { command: args[0], exitCode },
+      });
+    }
+    return { stdout: outcome.stdout, exitCode };
   }
+}
+
+interface SpawnOutcome {
+  stdout: string;
+  stderr: string;
+  /** Null when git was ended by a signal. */
+  exitCode: number | null;
+  /** Set when git could not be started or was aborted. */
+  error?: Error;
+}
+
+/** Spawns git, writes `input` (or nothing) to its stdin, and collects its output. */
+function spawnGit(
+  args: readonly string[],
+  options: {
+    cwd: string;
+    env: Record<string, string>;
+    input: string | Buffer | undefined;
+    signal: AbortSignal | undefined;
+  },
+): Promise<SpawnOutcome> {
+  return new Promise((resolve) => {
+    const child = spawn('git', [...args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    let stderrBytes = 0;
+    let failure: Error | undefined;
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (stderrBytes < STDERR_KEEP_BYTES) stderr.push(chunk);
+      stderrBytes += chunk.length;
+    });
+    child.on('error', (error) => {
+      failure ??= error;
+    });
+    // A git that exits without reading all of its input closes the pipe: not a failure by itself.
+    child.stdin.on('error', () => {});
+    child.on('close', (exitCode) => {
+      resolve({
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+        exitCode,
+        ...(failure === undefined ? {} : { error: failure }),
+      });
+    });
+    child.stdin.end(options.input !== undefined && options.input.length > 0 ? options.input : undefined);
+  });
 }
 
 function mergeEnvironment(
@@ -159,23 +174,6 @@ function mergeEnvironment(
     else merged[name] = value;
   }
   return merged;
-}
-
-function findExitError(error: unknown): GitExitError | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current !== undefined && current !== null; depth += 1) {
-    if (current instanceof GitExitError) return current;
-    const task = (current as { task?: unknown; cause?: unknown; git?: unknown }).git;
-    if (task instanceof GitExitError) return task;
-    current = (current as { cause?: unknown }).cause;
-  }
-  const message = error instanceof Error ? error.message : '';
-  return message.length > 0 && !isSpawnFailure(error) ? new GitExitError(1, message) : undefined;
-}
-
-function isSpawnFailure(error: unknown): boolean {
-  const text = String((error as { message?: unknown })?.message ?? error);
-  return /spawn .*ENOENT/.test(text);
 }
 
 function firstLines(text: string): string {
