@@ -99,7 +99,17 @@ export function createCatalogServer(source: CatalogSource, options: CatalogServe
     served ??= (async () => {
       const catalog = typeof source === 'function' ? await source() : source;
       const perCall = options.dispatchPerCall ?? catalog.configuration === 'U';
-      return { catalog, dispatches: new TurnDispatches(catalog, { perCall }) };
+      return {
+        catalog,
+        dispatches: new TurnDispatches(catalog, {
+          perCall,
+          onLateFailure: (error) =>
+            options.log?.log(
+              'error',
+              `A call's undo checkpoint could not be recorded after it answered: ${(error as Error).message}`,
+            ),
+        }),
+      };
     })();
     return served;
   };

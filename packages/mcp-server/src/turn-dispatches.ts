@@ -28,6 +28,11 @@ export interface DispatchedCall {
  * turn. It ends when a call carries another turn or none, before the undo tool runs (so "undo my
  * last turn" is `count: 1`), and when the server closes. Changing calls and these transitions run
  * one at a time, as changing tools do anyway; reads never wait for them.
+ *
+ * A per-call dispatch answers as soon as its call has finished: its checkpoint is recorded after
+ * the result went back, in the same queue, so the next changing call, the undo tool and the
+ * server's close wait for it, and the client does not. (The checkpoints themselves serialise
+ * every operation, so a workspace_diff that arrives meanwhile sees the finished checkpoint.)
  */
 export class TurnDispatches {
   readonly #catalog: ToolCatalog;
@@ -35,9 +40,19 @@ export class TurnDispatches {
   readonly #queue = new TaskQueue();
   #openTurn: string | undefined;
 
-  constructor(catalog: ToolCatalog, options: { perCall: boolean }) {
+  readonly #onLateFailure: (error: unknown) => void;
+
+  constructor(
+    catalog: ToolCatalog,
+    options: {
+      perCall: boolean;
+      /** Told when a per-call dispatch could not be recorded after its result went back. */
+      onLateFailure?: (error: unknown) => void;
+    },
+  ) {
     this.#catalog = catalog;
     this.#perCall = options.perCall;
+    this.#onLateFailure = options.onLateFailure ?? (() => {});
   }
 
   run<Value>(call: DispatchedCall, work: () => Promise<Value>): Promise<Value> {
@@ -54,6 +69,7 @@ export class TurnDispatches {
       }
       return work();
     }
+    if (call.turn === undefined && this.#perCall) return this.#ownDispatch(call.tool, work);
     return this.#queue.run(async () => {
       if (call.turn !== undefined) {
         if (this.#openTurn !== call.turn) {
@@ -64,7 +80,35 @@ export class TurnDispatches {
         return work();
       }
       await this.#endOpenTurn();
-      return this.#perCall ? this.#catalog.dispatch(call.tool, () => work()) : work();
+      return work();
+    });
+  }
+
+  /** Runs one call as its own dispatch and answers before the dispatch's checkpoint is recorded. */
+  #ownDispatch<Value>(label: string, work: () => Promise<Value>): Promise<Value> {
+    return new Promise<Value>((resolve, reject) => {
+      void this.#queue
+        .run(async () => {
+          try {
+            await this.#endOpenTurn();
+            await this.#catalog.beginDispatch(label);
+          } catch (error) {
+            reject(error);
+            return;
+          }
+          try {
+            resolve(await work());
+          } catch (error) {
+            reject(error);
+          } finally {
+            try {
+              await this.#catalog.endDispatch();
+            } catch (error) {
+              this.#onLateFailure(error);
+            }
+          }
+        })
+        .catch(() => {});
     });
   }
 
