@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { writeFileAtomic } from '@assistant-kit/kernel';
 import { isToolError } from '@assistant-kit/tool-core';
-import { undoError } from './errors.js';
+import { type UndoToolError, undoError } from './errors.js';
 import {
   commandNeutralisingOverrides,
   configOverrideEnvironment,
@@ -14,6 +14,7 @@ import {
   copyFileIfPresent,
   ensureFileContent,
   flushFileSystemOf,
+  lstatIfPresent,
   makeDirectory,
   pathExists,
   removePath,
@@ -522,26 +523,56 @@ export class ShadowRepository {
   }
 
   /**
-   * Moves the work tree from `fromTree` (what the shadow index holds) to `toTree`: writes,
-   * creates and deletes only the files that differ. git checks every file before it changes any,
-   * so a refusal (an untracked file in the way) leaves the workspace as it was.
+   * Moves the work tree and the shadow index from `fromTree` (what they hold now) to `toTree`,
+   * writing only the files that differ. Refuses with `UNDO_CONFLICT`, changing nothing, when a
+   * file or folder that is not recorded stands where a file must be written.
+   *
+   * Up to {@link MAX_NARROWED_CHECKOUT} changed paths are restored one by one (`git restore`,
+   * after checking in Node that nothing stands in the way): cost follows the change. More, or
+   * a file that becomes a folder or the reverse, go through `read-tree -m -u`, which walks both
+   * whole trees and rebuilds the index's cache of tree ids (about 200 ms at 28,000 files).
    */
   async checkoutTree(fromTree: string, toTree: string): Promise<void> {
+    if (fromTree === toTree) return;
+    const [changes] = await this.rawChangesOfPairs([[fromTree, toTree]]);
+    const paths = changes!.map((change) => change.path);
+    if (paths.length > MAX_NARROWED_CHECKOUT || hasFolderFlip(paths)) {
+      await this.#checkoutWholeTrees(fromTree, toTree);
+      return;
+    }
+    const inTheWay: string[] = [];
+    const created = changes!.filter((change) => change.before === undefined).map((change) => change.path);
+    const statuses = await Promise.all(
+      created.map(async (file) => {
+        // The file itself, then each folder above it up to the root: none may be anything but
+        // absent (the file) or a folder (its parents).
+        if ((await lstatIfPresent(path.join(this.options.workTree, file))) !== undefined) return file;
+        for (let slash = file.lastIndexOf('/'); slash > 0; slash = file.lastIndexOf('/', slash - 1)) {
+          const parent = file.slice(0, slash);
+          const status = await lstatIfPresent(path.join(this.options.workTree, parent));
+          if (status === undefined) continue;
+          if (!status.isDirectory()) return parent;
+          break;
+        }
+        return undefined;
+      }),
+    );
+    for (const blocked of statuses) if (blocked !== undefined) inTheWay.push(blocked);
+    if (inTheWay.length > 0) throw inTheWayError(inTheWay);
+    this.#indexTree = undefined;
+    await this.git.run(['restore', `--source=${toTree}`, '--staged', '--worktree', '--', ...paths]);
+    this.#indexTree = toTree;
+  }
+
+  async #checkoutWholeTrees(fromTree: string, toTree: string): Promise<void> {
     this.#indexTree = undefined;
     try {
       await this.git.run(['read-tree', '-m', '-u', fromTree, toTree]);
       this.#indexTree = toTree;
     } catch (error) {
       if (isToolError(error, 'GIT_FAILED')) {
-        const inTheWay = [...error.message.matchAll(/^\t(.+)$/gm)].map((match) => match[1]!);
-        throw undoError(
-          'UNDO_CONFLICT',
-          `Files are in the way of the undo and were left untouched: ${inTheWay.join(', ') || error.message}. Nothing was changed.`,
-          {
-            cause: error,
-            details: { conflicts: inTheWay.map((file) => ({ path: file, reason: 'in_the_way' })) },
-          },
-        );
+        const named = [...error.message.matchAll(/^\t(.+)$/gm)].map((match) => match[1]!);
+        throw inTheWayError(named, error);
       }
       throw error;
     }
@@ -623,4 +654,29 @@ function splitNul(output: string): string[] {
 
 function joinNul(entries: readonly string[]): string {
   return `${entries.join('\0')}\0`;
+}
+
+/** Most changed paths an undo restores one by one; more go through `read-tree -m -u`. */
+export const MAX_NARROWED_CHECKOUT = 1000;
+
+/** True when one changed path is a folder of another (a file became a folder, or the reverse). */
+function hasFolderFlip(paths: readonly string[]): boolean {
+  const changed = new Set(paths);
+  return paths.some((file) => {
+    for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1)) {
+      if (changed.has(file.slice(0, slash))) return true;
+    }
+    return false;
+  });
+}
+
+function inTheWayError(paths: readonly string[], cause?: unknown): UndoToolError {
+  return undoError(
+    'UNDO_CONFLICT',
+    `Files are in the way of the undo and were left untouched: ${paths.join(', ') || 'see the cause'}. Nothing was changed.`,
+    {
+      ...(cause === undefined ? {} : { cause }),
+      details: { conflicts: paths.map((file) => ({ path: file, reason: 'in_the_way' })) },
+    },
+  );
 }

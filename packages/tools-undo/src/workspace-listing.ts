@@ -39,10 +39,7 @@ export async function findWorkspaceChanges(
     nestedRepositories: [],
   };
   if (onlyPaths !== undefined && onlyPaths.length === 0) return changes;
-  const args = ['ls-files', '-z', '-t', '--modified', '--deleted', '--others', '--exclude-standard'];
-  // Literal pathspecs (GIT_LITERAL_PATHSPECS): a file matches itself, a folder everything in it.
-  if (onlyPaths !== undefined) args.push('--', ...onlyPaths);
-  const output = await git.run(args, { signal });
+  const output = await listChangedEntries(git, signal, onlyPaths);
   const candidates = new Set<string>();
   const nestedRepositories: string[] = [];
   for (const entry of output.split('\0')) {
@@ -79,6 +76,35 @@ export async function findWorkspaceChanges(
     });
   }
   return { update, forceRemove, skippedLargeFiles, nestedRepositories };
+}
+
+/**
+ * `ls-files -t` entries (`<tag> <path>`, NUL-separated) of tracked files that changed or are gone
+ * and of files not recorded yet. A whole-workspace scan is one `ls-files`. A narrowed one splits
+ * it: `ls-files --modified --deleted` stats every index entry before it applies the pathspec
+ * whenever the paths share no folder (70-200 ms for 10 paths at 28,000 files, against 10 ms for
+ * one path), while `diff-files` applies the pathspec first; the untracked half stays
+ * `ls-files --others`, whose walk the pathspec already limits. Both run at once.
+ */
+async function listChangedEntries(
+  git: GitRunner,
+  signal: AbortSignal | undefined,
+  onlyPaths: readonly string[] | undefined,
+): Promise<string> {
+  const others = ['ls-files', '-z', '-t', '--others', '--exclude-standard'];
+  if (onlyPaths === undefined) {
+    return git.run([...others.slice(0, 3), '--modified', '--deleted', ...others.slice(3)], { signal });
+  }
+  // Literal pathspecs (GIT_LITERAL_PATHSPECS): a file matches itself, a folder everything in it.
+  const [tracked, untracked] = await Promise.all([
+    git.run(['diff-files', '--name-only', '-z', '--', ...onlyPaths], { signal }),
+    git.run([...others, '--', ...onlyPaths], { signal }),
+  ]);
+  const entries = tracked
+    .split('\0')
+    .filter((file) => file !== '')
+    .map((file) => `C ${file}`);
+  return [...entries, untracked].join('\0');
 }
 
 /** Lists every file of a nested repository (and of repositories nested in it) under its own rules. */
