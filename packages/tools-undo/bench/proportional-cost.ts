@@ -5,7 +5,9 @@
  * files with ignored build output, an ignored node_modules), UNDO_BENCH_FILES tracked files
  * (default 28,000, the headline size):
  * 1. a changing file-tool call in U (observed dispatch: begin + a Workspace write of one file +
- *    end) against the same write in W (no checkpoint): target U <= 1.5 x W + 15 ms;
+ *    end) against the same write in W (no checkpoint): target U <= 1.5 x W + 15 ms, for what an
+ *    MCP client waits for (begin + write: the server records the end after answering) and, shown
+ *    beside it, for all three together (what a library host's dispatch() waits for);
  *    the scanned dispatch (full scan at both ends, what every call cost before) is shown too;
  * 2. undo of one dispatch of 10 files (the undo tool) against `git reset --hard HEAD~1` of a
  *    10-file commit in the same tree: target undo <= reset;
@@ -82,18 +84,23 @@ try {
 
   // 1: a changing file-tool call in U against the same write in W, alternated.
   const uTimes: number[] = [];
+  const answerTimes: number[] = [];
+  const endTimes: number[] = [];
   const wTimes: number[] = [];
   for (let repetition = 0; repetition < CALL_RUNS; repetition += 1) {
     round += 1;
+    // Different files for the two: a W write to the U call's file would be a change made between
+    // dispatches, which the U call then records as its base (an extra update-index).
+    wTimes.push(await timeOnce(() => workspaceWrite(workspace, pick(), `w ${round}\n`)));
     const file = pick();
-    wTimes.push(await timeOnce(() => workspaceWrite(workspace, file, `w ${round}\n`)));
-    uTimes.push(
-      await timeOnce(async () => {
-        await family!.checkpoints.beginDispatch(`call ${round}`, { observedWrites: true });
-        await workspaceWrite(workspace, file, `u ${round}\n`);
-        await family!.checkpoints.endDispatch();
-      }),
-    );
+    const answer = await timeOnce(async () => {
+      await family!.checkpoints.beginDispatch(`call ${round}`, { observedWrites: true });
+      await workspaceWrite(workspace, file, `u ${round}\n`);
+    });
+    const end = await timeOnce(() => family!.checkpoints.endDispatch());
+    answerTimes.push(answer);
+    endTimes.push(end);
+    uTimes.push(answer + end);
   }
   const scannedTimes: number[] = [];
   for (let repetition = 0; repetition < SCANNED_RUNS; repetition += 1) {
@@ -108,8 +115,29 @@ try {
   }
   const uMs = median(uTimes);
   const wMs = median(wTimes);
+  const answerMs = median(answerTimes);
   rows.push({
-    name: `changing file-tool call in U (observed dispatch, 1 file), ${FILE_COUNT} files (median ms)`,
+    name: `changing file-tool call in U as an MCP client waits for it (begin + write; the MCP server records the end after answering), ${FILE_COUNT} files (median ms)`,
+    value: answerMs,
+    unit: 'ms',
+    reference: 'the same Workspace write in W (no checkpoint)',
+    referenceValue: wMs,
+    ratio: answerMs / wMs,
+    target: '<= 1.5 x W + 15 ms',
+    met: answerMs <= 1.5 * wMs + 15,
+  });
+  rows.push({
+    name: 'end of that dispatch, recorded after the answer (median ms)',
+    value: median(endTimes),
+    unit: 'ms',
+    reference: 'the answer above',
+    referenceValue: answerMs,
+    ratio: median(endTimes) / answerMs,
+    target: 'informational (the next changing call waits for it)',
+    met: null,
+  });
+  rows.push({
+    name: `changing file-tool call in U, begin + write + end together (the library's dispatch()), ${FILE_COUNT} files (median ms)`,
     value: uMs,
     unit: 'ms',
     reference: 'the same Workspace write in W (no checkpoint)',

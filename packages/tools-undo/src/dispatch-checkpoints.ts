@@ -306,7 +306,8 @@ export class DispatchCheckpoints {
         await this.#settleObservedBase(shadow, log);
         return;
       }
-      await shadow.snapshot(undefined, fresh);
+      // The index entries are what matters now; the tree is written when the dispatch ends.
+      await shadow.record(undefined, fresh);
       for (const file of fresh) observed.add(file);
     });
   }

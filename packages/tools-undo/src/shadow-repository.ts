@@ -210,6 +210,28 @@ export class ShadowRepository {
    * them, and changes elsewhere wait for the next full snapshot.
    */
   async snapshot(signal?: AbortSignal, onlyPaths?: readonly string[]): Promise<WorkspaceSnapshot> {
+    const changes = await this.record(signal, onlyPaths);
+    let tree = this.#indexTree;
+    if (tree === undefined) {
+      tree = await this.#writeTree(undefined, signal);
+      this.#indexTree = tree;
+    }
+    return {
+      tree,
+      skippedLargeFiles: changes.skippedLargeFiles,
+      nestedRepositories: changes.nestedRepositories,
+    };
+  }
+
+  /**
+   * Records the workspace (or only `onlyPaths`) into the shadow index, like {@link snapshot},
+   * without writing its tree: for a caller that needs the index entries now and the tree later
+   * (the state of a file just before a dispatch first writes it).
+   */
+  async record(
+    signal?: AbortSignal,
+    onlyPaths?: readonly string[],
+  ): Promise<Pick<WorkspaceSnapshot, 'skippedLargeFiles' | 'nestedRepositories'>> {
     const changes = await findWorkspaceChanges(
       this.git,
       this.options.workTree,
@@ -259,17 +281,8 @@ export class ShadowRepository {
         signal,
       });
     }
-    let tree = this.#indexTree;
-    if (tree === undefined) {
-      tree = await this.#writeTree(undefined, signal);
-      this.#indexTree = tree;
-    }
     if (checkPaths === undefined) this.#ignoredChecked = true;
-    return {
-      tree,
-      skippedLargeFiles: changes.skippedLargeFiles,
-      nestedRepositories: changes.nestedRepositories,
-    };
+    return { skippedLargeFiles: changes.skippedLargeFiles, nestedRepositories: changes.nestedRepositories };
   }
 
   /** The tree the shadow index holds now (no git process when it is already known). */
