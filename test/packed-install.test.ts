@@ -33,6 +33,39 @@ async function sh(command: string, args: string[], cwd: string) {
   });
 }
 
+/**
+ * Type-checks `source` as `index.ts` in `folder` (strict, without skipLibCheck, with the given
+ * module resolution) and returns what tsc printed: empty when it found nothing.
+ */
+async function typeCheck(
+  folder: string,
+  source: string,
+  resolution: 'nodenext' | 'bundler',
+): Promise<string> {
+  await writeFile(path.join(folder, 'index.ts'), source);
+  await writeFile(
+    path.join(folder, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        target: 'ES2022',
+        module: resolution === 'nodenext' ? 'NodeNext' : 'ESNext',
+        moduleResolution: resolution === 'nodenext' ? 'NodeNext' : 'Bundler',
+        types: ['node'],
+        typeRoots: [path.join(root, 'node_modules/@types')],
+      },
+      files: ['index.ts'],
+    }),
+  );
+  const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
+  const result = await sh(process.execPath, [tsc, '-p', folder], folder).catch(
+    (error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }),
+  );
+  return result.stdout.trim();
+}
+
 beforeAll(async () => {
   if (!onThisLine) return;
   consumer = await mkdtemp(path.join(tmpdir(), 'packed-consumer-'));
@@ -127,28 +160,7 @@ describe.runIf(onThisLine)('the packed packages, installed with npm outside the 
         .join('\n');
       const folder = path.join(consumer, `ts-${resolution}`);
       await mkdir(folder, { recursive: true });
-      await writeFile(path.join(folder, 'index.ts'), `${source}\nexport {};\n`);
-      await writeFile(
-        path.join(folder, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: {
-            strict: true,
-            noEmit: true,
-            skipLibCheck: false,
-            target: 'ES2022',
-            module: resolution === 'nodenext' ? 'NodeNext' : 'ESNext',
-            moduleResolution: resolution === 'nodenext' ? 'NodeNext' : 'Bundler',
-            types: ['node'],
-            typeRoots: [path.join(root, 'node_modules/@types')],
-          },
-          files: ['index.ts'],
-        }),
-      );
-      const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
-      const result = await sh(process.execPath, [tsc, '-p', folder], consumer).catch(
-        (error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }),
-      );
-      expect(result.stdout.trim()).toBe('');
+      expect(await typeCheck(folder, `${source}\nexport {};\n`, resolution)).toBe('');
     },
     TIMEOUT,
   );
@@ -338,32 +350,9 @@ console.log(JSON.stringify({ tools: full.tools.length, leanTools, read: !read.is
   it(
     'type-check without skipLibCheck while the optional peers are missing',
     async () => {
-      const folder = shapes.filesAndCommands!.folder;
-      await writeFile(
-        path.join(folder, 'index.ts'),
-        "import { createToolCatalog } from '@assistant-kit/tool-catalog';\nvoid createToolCatalog;\nexport {};\n",
-      );
-      await writeFile(
-        path.join(folder, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: {
-            strict: true,
-            noEmit: true,
-            skipLibCheck: false,
-            target: 'ES2022',
-            module: 'NodeNext',
-            moduleResolution: 'NodeNext',
-            types: ['node'],
-            typeRoots: [path.join(root, 'node_modules/@types')],
-          },
-          files: ['index.ts'],
-        }),
-      );
-      const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
-      const result = await sh(process.execPath, [tsc, '-p', folder], folder).catch(
-        (error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }),
-      );
-      expect(result.stdout.trim()).toBe('');
+      const source =
+        "import { createToolCatalog } from '@assistant-kit/tool-catalog';\nvoid createToolCatalog;\nexport {};\n";
+      expect(await typeCheck(shapes.filesAndCommands!.folder, source, 'nodenext')).toBe('');
     },
     TIMEOUT,
   );
