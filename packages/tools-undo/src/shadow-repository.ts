@@ -18,6 +18,7 @@ import {
   makeDirectory,
   pathExists,
   removePath,
+  replaceFileDurably,
 } from './storage-files.js';
 import { findWorkspaceChanges } from './workspace-listing.js';
 
@@ -240,7 +241,10 @@ export class ShadowRepository {
       signal,
       onlyPaths,
     );
-    if (changes.update.length > 0) {
+    if (changes.update.length > BULK_RECORD_FILES) {
+      this.#indexTree = undefined;
+      await this.#recordInBulk(changes.update, signal);
+    } else if (changes.update.length > 0) {
       this.#indexTree = undefined;
       await this.git.run(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
         input: joinNul(changes.update),
@@ -283,6 +287,30 @@ export class ShadowRepository {
     }
     if (checkPaths === undefined) this.#ignoredChecked = true;
     return { skippedLargeFiles: changes.skippedLargeFiles, nestedRepositories: changes.nestedRepositories };
+  }
+
+  /**
+   * Records many files at once (a first baseline): their objects are written without a flush
+   * each, into a scratch copy of the index; one flush of the file system then makes them all
+   * durable, and only after it does the scratch index replace the real one. The index is trusted
+   * across sessions by its stat data, so it must never name an object that is not on disk; with
+   * git's per-object flush (`core.fsync=all`, batch) one `update-index` of 28,000 files took about
+   * four times as long as this.
+   */
+  async #recordInBulk(paths: readonly string[], signal: AbortSignal | undefined): Promise<void> {
+    const scratch = `${this.indexFile}.bulk-${randomUUID()}`;
+    try {
+      await copyFileIfPresent(this.indexFile, scratch);
+      await this.#objectWriter.run(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
+        input: joinNul(paths),
+        signal,
+        env: { GIT_INDEX_FILE: scratch },
+      });
+      await flushFileSystemOf(path.join(this.gitDirectory, 'objects'));
+      await replaceFileDurably(scratch, this.indexFile);
+    } finally {
+      await removePath(scratch);
+    }
   }
 
   /** The tree the shadow index holds now (no git process when it is already known). */
@@ -693,3 +721,6 @@ function inTheWayError(paths: readonly string[], cause?: unknown): UndoToolError
     },
   );
 }
+
+/** Files recorded by one `update-index` above which objects are flushed once, not one by one. */
+const BULK_RECORD_FILES = 2000;

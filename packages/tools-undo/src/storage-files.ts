@@ -65,6 +65,12 @@ function runSync(args: string[]): Promise<void> {
   });
 }
 
+/** Renames `source` over `target` and fsyncs the folder, so the replacement survives a crash. */
+export async function replaceFileDurably(source: string, target: string): Promise<void> {
+  await rename(source, target);
+  await syncDirectory(path.dirname(target));
+}
+
 /** The file's text, or undefined when it does not exist. */
 export async function readTextIfPresent(file: string): Promise<string | undefined> {
   return readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Workspace } from '@assistant-kit/tool-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -12,8 +12,8 @@ import {
 import { CHECKPOINT_REF, createUndoTools, type UndoToolFamily } from '../src/index.js';
 import { makeTemporaryDirectory, removeDirectory, userGit, write } from './helpers.js';
 
-/** What the checkpoint ref and the log held each time the object store was flushed. */
-const flushes: { target: string; ref: string | undefined; logLines: number }[] = [];
+/** What the checkpoint ref, the log and the index held each time the object store was flushed. */
+const flushes: { target: string; ref: string | undefined; logLines: number; indexExists: boolean }[] = [];
 let storage: string | undefined;
 
 vi.mock('../src/storage-files.js', async (importOriginal) => {
@@ -24,7 +24,12 @@ vi.mock('../src/storage-files.js', async (importOriginal) => {
       if (storage !== undefined) {
         const ref = await actual.readTextIfPresent(path.join(storage, 'git', ...CHECKPOINT_REF.split('/')));
         const log = (await actual.readTextIfPresent(path.join(storage, 'dispatches.jsonl'))) ?? '';
-        flushes.push({ target, ref: ref?.trim(), logLines: log.split('\n').filter(Boolean).length });
+        flushes.push({
+          target,
+          ref: ref?.trim(),
+          logLines: log.split('\n').filter(Boolean).length,
+          indexExists: await actual.pathExists(path.join(storage, 'index')),
+        });
       }
       // The real flush runs: the test observes the order, it does not replace the behaviour.
       await actual.flushFileSystemOf(target);
@@ -111,4 +116,50 @@ describe('one flush per checkpoint instead of one fsync per object', () => {
     await family.checkpoints.endDispatch();
     expect(flushes).toHaveLength(0);
   });
+});
+
+describe('a first baseline of many files', () => {
+  it('writes its objects without a flush each, flushes once, and only then puts the index in place', async () => {
+    const big = await makeTemporaryDirectory('undo-bulk-');
+    try {
+      for (let index = 0; index < 2_100; index += 1) {
+        await write(
+          big,
+          `packages/p${index % 30}/src/file-${index}.ts`,
+          `export const v${index} = ${index};\n`,
+        );
+      }
+      flushes.length = 0;
+      const previous = storage;
+      storage = path.join(big, '.assistant-kit', 'undo');
+      const bulk = createUndoTools({ workspace: await Workspace.open(big) });
+      try {
+        await bulk.checkpoints.ready();
+        // The first flush made the blobs durable while no index named them yet.
+        expect(flushes[0]).toMatchObject({ indexExists: false, ref: undefined });
+        const gitDirectory = await bulk.checkpoints.gitDirectory();
+        userGit(big, ['--git-dir', gitDirectory, 'fsck', '--no-dangling', '--connectivity-only']);
+        expect(
+          userGit(big, ['--git-dir', gitDirectory, 'ls-tree', '-r', '--name-only', CHECKPOINT_REF])
+            .split('\n')
+            .filter(Boolean),
+        ).toHaveLength(2_100);
+        const leftovers = (await readdir(storage)).filter((name) => name.includes('.bulk-'));
+        expect(leftovers).toEqual([]);
+        // The baseline is usable: a dispatch on top of it is undone exactly.
+        await bulk.checkpoints.beginDispatch('edit');
+        await write(big, 'packages/p1/src/file-1.ts', 'changed\n');
+        await bulk.checkpoints.endDispatch();
+        await bulk.checkpoints.undoDispatches(1);
+        expect(await readFile(path.join(big, 'packages/p1/src/file-1.ts'), 'utf8')).toBe(
+          'export const v1 = 1;\n',
+        );
+      } finally {
+        await bulk.close();
+        storage = previous;
+      }
+    } finally {
+      await removeDirectory(big);
+    }
+  }, 120_000);
 });
