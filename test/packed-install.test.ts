@@ -33,6 +33,15 @@ async function sh(command: string, args: string[], cwd: string) {
   });
 }
 
+/** Makes `folder` an npm project and installs `specs` (tarball paths or registry names) into it. */
+async function npmInstallInto(folder: string, specs: string[]): Promise<void> {
+  await writeFile(
+    path.join(folder, 'package.json'),
+    JSON.stringify({ name: path.basename(folder).toLowerCase(), private: true }),
+  );
+  await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...specs], folder);
+}
+
 /**
  * Type-checks `source` as `index.ts` in `folder` (strict, without skipLibCheck, with the given
  * module resolution) and returns what tsc printed: empty when it found nothing.
@@ -90,21 +99,12 @@ beforeAll(async () => {
     tarballOf.set(manifest.name, path.join(tarballs, tarball));
   }
   names.sort();
-  await writeFile(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
-  await sh(
-    'npm',
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-      ...files.map((file) => path.join(tarballs, file)),
-      // The AI SDK's own declarations (@ai-sdk/provider) import 'json-schema' types without
-      // depending on them: any consumer of `ai` that checks library types needs this, ours or not.
-      '@types/json-schema',
-    ],
-    consumer,
-  );
+  await npmInstallInto(consumer, [
+    ...files.map((file) => path.join(tarballs, file)),
+    // The AI SDK's own declarations (@ai-sdk/provider) import 'json-schema' types without
+    // depending on them: any consumer of `ai` that checks library types needs this, ours or not.
+    '@types/json-schema',
+  ]);
 }, TIMEOUT);
 
 afterAll(async () => {
@@ -267,19 +267,7 @@ function peersOf(name: string): string[] {
 /** Installs the catalogue's tarballs and `extra` into a new consumer; returns it and its size. */
 async function installShape(extra: string[]): Promise<{ folder: string; megabytes: number }> {
   const folder = await mkdtemp(path.join(tmpdir(), 'packed-shape-'));
-  await writeFile(path.join(folder, 'package.json'), JSON.stringify({ name: 'shape', private: true }));
-  await sh(
-    'npm',
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-      ...CATALOG_PACKAGES.map((name) => tarballOf.get(name)!),
-      ...extra,
-    ],
-    folder,
-  );
+  await npmInstallInto(folder, [...CATALOG_PACKAGES.map((name) => tarballOf.get(name)!), ...extra]);
   const { stdout } = await sh('du', ['-sb', 'node_modules'], folder);
   return { folder, megabytes: Math.round(Number.parseInt(stdout, 10) / 1e5) / 10 };
 }
