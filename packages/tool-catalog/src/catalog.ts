@@ -228,11 +228,13 @@ export class ToolCatalog {
         ),
       );
     }
+    let baselineNotice: string | undefined;
     if (this.#definitions.find((tool) => tool.name === name)?.effects.includes('process')) {
       // A process may change files without the Workspace seeing it: the open dispatch (observed,
-      // see beginDispatch) first records where it began with a full scan.
+      // see beginDispatch) first records where it began with a full scan (which, in a workspace's
+      // first session, needs the baseline that is still being recorded: the result says so).
       try {
-        await this.#checkpoints.noteUnobservedChanges();
+        ({ notice: baselineNotice } = await this.#checkpoints.noteUnobservedChanges());
       } catch (error) {
         return errorResult(
           isToolError(error)
@@ -272,7 +274,11 @@ export class ToolCatalog {
       const timedOut =
         outcome === 'timeout' ||
         (deadline.controller.signal.aborted && !callerSignal?.aborted && isCancelled(outcome));
-      if (!timedOut) return await this.#withWriteDiagnostics(outcome as ToolResult, written);
+      if (!timedOut) {
+        const result = await this.#withWriteDiagnostics(outcome as ToolResult, written);
+        if (baselineNotice === undefined) return result;
+        return { ...result, content: [...result.content, { type: 'text', text: baselineNotice }] };
+      }
       const minutes = this.#executionTimeoutMs / 60_000;
       return errorResult(
         catalogError(

@@ -49,8 +49,11 @@ export interface DispatchCheckpoints {
   beginDispatch(label?: string, options?: { observedWrites?: boolean }): Promise<OpenDispatch>;
   /** Closes the open dispatch and records its checkpoint when it changed something. */
   endDispatch(): Promise<EndedDispatch>;
-  /** Before a call that may change files outside the Workspace (see tools-undo). */
-  noteUnobservedChanges(): Promise<void>;
+  /**
+   * Before a call that may change files outside the Workspace (see tools-undo); `notice` says
+   * when it had to wait for the workspace's first undo baseline.
+   */
+  noteUnobservedChanges(): Promise<{ waitedForBaselineMs: number; notice?: string }>;
 }
 
 /** The families a host may leave out of a catalogue (see `ToolCatalogOptions.omitFamilies`). */

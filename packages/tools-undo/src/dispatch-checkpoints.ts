@@ -8,6 +8,7 @@ import {
   DispatchLog,
   LEGACY_DISPATCH_LOG_FILE,
 } from './dispatch-log.js';
+import { EarlyDispatches } from './early-dispatches.js';
 import { undoError } from './errors.js';
 import {
   type ChangedFile,
@@ -30,6 +31,7 @@ export interface DispatchCheckpointsOptions {
 export interface OpenDispatch {
   id: string;
   label?: string;
+  /** Empty while the workspace's first baseline is still being recorded. */
   baseCommit: string;
   startedAt: string;
 }
@@ -57,8 +59,13 @@ export const MAX_CHANGED_PATHS_HINT = 1000;
 /** What `endDispatch` recorded. */
 export interface EndedDispatch {
   id: string;
-  /** Checkpoint commit of the workspace at the end of the dispatch (in the shadow repository). */
-  commit: string;
+  /**
+   * Checkpoint commit of the workspace at the end of the dispatch (in the shadow repository).
+   * Undefined when the dispatch ended while a workspace's first baseline was still being
+   * recorded: its checkpoint is recorded, in order, as soon as the baseline is (see
+   * {@link DispatchCheckpoints.baselinePending}).
+   */
+  commit: string | undefined;
   changedFiles: ChangedFile[];
   /** Files the checkpoint left out because they exceed the size limit. */
   skippedLargeFiles: { path: string; size: number }[];
@@ -111,6 +118,8 @@ interface OpenState extends OpenDispatch {
    * first write the shadow index holds (the rest of the index is the last recorded state).
    */
   observed?: Set<string>;
+  /** Begun while the first baseline was being recorded: its files are captured in memory. */
+  early?: true;
 }
 
 export interface UndoConflict {
@@ -143,6 +152,11 @@ export class DispatchCheckpoints {
   readonly #exclude: readonly string[];
   readonly #mutex = new TaskQueue();
   #readyPromise: Promise<{ shadow: ShadowRepository; log: DispatchLog }> | undefined;
+  #openedPromise: Promise<{ shadow: ShadowRepository; log: DispatchLog }> | undefined;
+  /** Present while a first session's baseline is being recorded (see EarlyDispatches). */
+  #early: EarlyDispatches | undefined;
+  /** Serialises the early dispatches' captures and the replay that ends them. */
+  readonly #earlyQueue = new TaskQueue();
   #temporaryStorage: string | undefined;
   #open: OpenState | undefined;
   #closed = false;
@@ -156,19 +170,33 @@ export class DispatchCheckpoints {
     if (!workspace.readOnly) {
       // U and W: the shadow repository opens (and a first session records its baseline) in the
       // background from the start. R does nothing until a call needs it.
+      void this.#opened;
       void this.#ready;
       this.#stopObserving = workspace.onBeforeWrite((paths) => this.#beforeWorkspaceWrite(paths));
     }
   }
 
-  /** The open repository and log, opened on first use. */
+  /** The open repository and log with a baseline recorded, on first use. */
   get #ready(): Promise<{ shadow: ShadowRepository; log: DispatchLog }> {
     if (this.#readyPromise === undefined) {
-      this.#readyPromise = this.#mutex.run(() => this.#initialise());
+      this.#readyPromise = this.#mutex.run(async () => {
+        const state = await this.#opened;
+        if (state.log.head === undefined) await this.#recordBaseline(state.shadow, state.log);
+        return state;
+      });
       // Failures surface on the first call that needs the repository.
       this.#readyPromise.catch(() => {});
     }
     return this.#readyPromise;
+  }
+
+  /** The open repository and log, before any baseline (quick). */
+  get #opened(): Promise<{ shadow: ShadowRepository; log: DispatchLog }> {
+    if (this.#openedPromise === undefined) {
+      this.#openedPromise = this.#openRepository();
+      this.#openedPromise.catch(() => {});
+    }
+    return this.#openedPromise;
   }
 
   /** Waits until the shadow repository is open and the session's baseline is recorded. */
@@ -176,10 +204,20 @@ export class DispatchCheckpoints {
     await this.#ready;
   }
 
+  /**
+   * True while the workspace's first baseline (every file hashed once, in the background, the
+   * first time checkpoints run in a workspace) is still being recorded. File-tool dispatches
+   * (observed) do not wait for it; a call that needs the history (undo, redo, listing,
+   * workspace_diff, a process call inside a dispatch) waits until it is recorded.
+   */
+  get baselinePending(): boolean {
+    return this.#early !== undefined;
+  }
+
   /** The open dispatch, if the host has begun one and not ended it. */
   get openDispatch(): OpenDispatch | undefined {
     if (this.#open === undefined) return undefined;
-    const { baseTree: _baseTree, observed: _observed, ...open } = this.#open;
+    const { baseTree: _baseTree, observed: _observed, early: _early, ...open } = this.#open;
     return open;
   }
 
@@ -193,14 +231,25 @@ export class DispatchCheckpoints {
    * made since the last checkpoint), so the dispatch's own changes are exactly what follows.
    */
   async beginDispatch(label?: string, options: BeginDispatchOptions = {}): Promise<OpenDispatch> {
+    if (options.observedWrites === true) {
+      const early = await this.#whileEarly(async (_early, log) => {
+        this.#assertNoneOpen();
+        const last = _early.ended.at(-1)?.id;
+        this.#open = {
+          id: log.nextId('dispatch', last),
+          baseCommit: '',
+          baseTree: undefined,
+          observed: new Set(),
+          startedAt: new Date().toISOString(),
+          early: true,
+        };
+        if (label !== undefined && label !== '') this.#open.label = label;
+        return this.openDispatch!;
+      });
+      if (early !== undefined) return early.value;
+    }
     return this.#exclusive(async ({ shadow, log }) => {
-      if (this.#open !== undefined) {
-        throw undoError(
-          'DISPATCH_ALREADY_OPEN',
-          `Dispatch ${this.#open.id} is still open; end it before beginning another.`,
-          { details: { open: this.#open.id } },
-        );
-      }
+      this.#assertNoneOpen();
       if (options.observedWrites === true) {
         this.#open = {
           id: log.nextId('dispatch'),
@@ -237,6 +286,21 @@ export class DispatchCheckpoints {
    */
   async endDispatch(options: EndDispatchOptions = {}): Promise<EndedDispatch> {
     let onlyPaths = this.#narrowedScan(options.changedPaths);
+    if (this.#open?.early === true && options.changedPaths === undefined) {
+      // Begun before the first baseline was recorded: capture the end state now, record later.
+      const ended = await this.#whileEarly(async (early) => {
+        const open = this.#open;
+        if (open?.early !== true) return undefined;
+        const dispatch = { id: open.id, startedAt: open.startedAt, endedAt: new Date().toISOString() };
+        const { changedFiles, skippedLargeFiles } = await early.end(
+          open.label === undefined ? dispatch : { ...dispatch, label: open.label },
+          [...open.observed!],
+        );
+        this.#open = undefined;
+        return { id: open.id, commit: undefined, changedFiles, skippedLargeFiles };
+      });
+      if (ended?.value !== undefined) return ended.value;
+    }
     return this.#exclusive(async ({ shadow, log }) => {
       const open = this.#open;
       if (open === undefined) {
@@ -285,16 +349,35 @@ export class DispatchCheckpoints {
    * Tells an observed dispatch (see {@link BeginDispatchOptions.observedWrites}) that something
    * is about to change files without going through the Workspace. The dispatch settles where it
    * began (one full scan, the files already written put back to what they were before) and ends
-   * with a full scan. Does nothing when no observed dispatch is open.
+   * with a full scan. Does nothing when no observed dispatch is open. Resolves with how long it
+   * waited for the workspace's first baseline (0 when it did not) and, when it did, a sentence
+   * for the call's result to say so.
    */
-  async noteUnobservedChanges(): Promise<void> {
-    if (this.#open?.observed === undefined) return;
+  async noteUnobservedChanges(): Promise<{ waitedForBaselineMs: number; notice?: string }> {
+    if (this.#open?.observed === undefined) return { waitedForBaselineMs: 0 };
+    const started = this.baselinePending ? performance.now() : undefined;
     await this.#exclusive(({ shadow, log }) => this.#settleObservedBase(shadow, log));
+    if (started === undefined) return { waitedForBaselineMs: 0 };
+    const waitedForBaselineMs = Math.round(performance.now() - started);
+    return { waitedForBaselineMs, notice: describeBaselineWait(waitedForBaselineMs) };
   }
 
   /** Records a file's content before an observed dispatch writes it for the first time. */
   async #beforeWorkspaceWrite(relativePaths: readonly string[]): Promise<void> {
     if (this.#open?.observed === undefined || this.#closed) return;
+    if (this.#open.early === true) {
+      const handled = await this.#whileEarly(async (early) => {
+        const observed = this.#open?.early === true ? this.#open.observed : undefined;
+        if (observed === undefined) return false;
+        const fresh = [...new Set(relativePaths)].filter((file) => !observed.has(file));
+        // Too many files to follow one by one: the dispatch settles once the baseline is there.
+        if (observed.size + fresh.length > MAX_CHANGED_PATHS_HINT) return false;
+        await early.captureBeforeWrite(fresh);
+        for (const file of fresh) observed.add(file);
+        return true;
+      });
+      if (handled?.value === true) return;
+    }
     await this.#exclusive(async ({ shadow, log }) => {
       const observed = this.#open?.observed;
       if (observed === undefined) return;
@@ -461,6 +544,38 @@ export class DispatchCheckpoints {
     return [...relativePaths];
   }
 
+  #assertNoneOpen(): void {
+    if (this.#open !== undefined) {
+      throw undoError(
+        'DISPATCH_ALREADY_OPEN',
+        `Dispatch ${this.#open.id} is still open; end it before beginning another.`,
+        { details: { open: this.#open.id } },
+      );
+    }
+  }
+
+  /**
+   * Runs `task` if the first baseline is still being recorded (one early task at a time, never
+   * beside the replay that ends that state); undefined when it is not, or no longer, the case.
+   */
+  async #whileEarly<Result>(
+    task: (early: EarlyDispatches, log: DispatchLog) => Promise<Result>,
+  ): Promise<{ value: Result } | undefined> {
+    if (this.workspace.readOnly || this.#closed) return undefined;
+    let log: DispatchLog;
+    try {
+      ({ log } = await this.#opened);
+    } catch {
+      return undefined; // The error surfaces on the ordinary path.
+    }
+    if (this.#early === undefined) return undefined;
+    return this.#earlyQueue.run(async () => {
+      const early = this.#early;
+      if (early === undefined || this.#closed) return undefined;
+      return { value: await task(early, log) };
+    });
+  }
+
   async #exclusive<Result>(
     task: (state: { shadow: ShadowRepository; log: DispatchLog }) => Promise<Result>,
   ): Promise<Result> {
@@ -472,7 +587,7 @@ export class DispatchCheckpoints {
     });
   }
 
-  async #initialise(): Promise<{ shadow: ShadowRepository; log: DispatchLog }> {
+  async #openRepository(): Promise<{ shadow: ShadowRepository; log: DispatchLog }> {
     let storage: string;
     let logSource: string | undefined;
     let legacyLogSource: string | undefined;
@@ -507,18 +622,58 @@ export class DispatchCheckpoints {
       // The log points at a commit that is gone (storage copied or damaged): start afresh.
       await log.reset();
     }
-    if (log.head === undefined) {
-      const snapshot = await shadow.snapshot();
-      const baseline = await shadow.commit(
-        snapshot.tree,
-        undefined,
-        'baseline: workspace when checkpoints began',
-      );
-      await shadow.makeObjectsDurable();
-      await shadow.setHead(baseline);
-      await log.setHead(baseline);
-    }
+    // A first session: file-tool dispatches run while the baseline is recorded (see #recordBaseline).
+    if (log.head === undefined && !this.workspace.readOnly) this.#early = new EarlyDispatches(shadow);
     return { shadow, log };
+  }
+
+  /**
+   * Records the workspace's first baseline: one full scan (every file hashed), then the
+   * dispatches that ran meanwhile, each as its checkpoint, in order (see EarlyDispatches).
+   */
+  async #recordBaseline(shadow: ShadowRepository, log: DispatchLog): Promise<void> {
+    await shadow.record();
+    await this.#earlyQueue.run(async () => {
+      const early = this.#early;
+      const recordBaseline = async () => {
+        const tree = await shadow.indexTree();
+        const baseline = await shadow.commit(tree, undefined, 'baseline: workspace when checkpoints began');
+        await shadow.makeObjectsDurable();
+        await shadow.setHead(baseline);
+        await log.setHead(baseline);
+      };
+      if (early === undefined) {
+        await recordBaseline();
+        return;
+      }
+      await early.replay(recordBaseline, async (dispatch) => {
+        const head = log.head!;
+        const [baseTree, tree] = await Promise.all([shadow.treeOf(head), shadow.indexTree()]);
+        const message = dispatch.label === undefined ? dispatch.id : `${dispatch.id}: ${dispatch.label}`;
+        const [commit, changedFiles] =
+          tree === baseTree
+            ? [head, []]
+            : await Promise.all([shadow.commit(tree, head, message), shadow.changedFiles(baseTree, tree)]);
+        const record: CheckpointRecord = {
+          id: dispatch.id,
+          kind: 'dispatch',
+          baseCommit: head,
+          commit,
+          startedAt: dispatch.startedAt,
+          endedAt: dispatch.endedAt,
+          changedFiles,
+        };
+        if (dispatch.label !== undefined) record.label = dispatch.label;
+        await this.#append(shadow, log, record);
+      });
+      if (this.#open?.early === true) {
+        // Still open: from here on an ordinary observed dispatch (the index holds its files as
+        // they were before it wrote them).
+        this.#open.baseCommit = log.head!;
+        delete this.#open.early;
+      }
+      this.#early = undefined;
+    });
   }
 
   async #recordIfChanged(
@@ -729,4 +884,13 @@ function conflictReason(
   if (actual === undefined) return 'deleted_since';
   if (expected === undefined) return 'recreated_since';
   return 'modified_since';
+}
+
+/**
+ * The sentence a tool result carries when its call waited for the workspace's first baseline
+ * (see {@link DispatchCheckpoints.baselinePending}), so neither a person nor a model mistakes
+ * the wait for the tool's own cost.
+ */
+export function describeBaselineWait(milliseconds: number): string {
+  return `Waited ${(milliseconds / 1000).toFixed(1)} s for this workspace's first undo baseline (every file is recorded once, in the background, the first time undo checkpoints run in a workspace).`;
 }

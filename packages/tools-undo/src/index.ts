@@ -5,6 +5,7 @@ export {
   DispatchCheckpoints,
   type DispatchCheckpointsOptions,
   type DispatchSummary,
+  describeBaselineWait,
   type EndDispatchOptions,
   type EndedDispatch,
   MAX_CHANGED_PATHS_HINT,

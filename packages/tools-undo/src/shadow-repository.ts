@@ -116,6 +116,8 @@ export class ShadowRepository {
   readonly hooksDirectory: string;
   private readonly emptyIndexFile: string;
   #ignoredChecked = false;
+  /** Paths whose recorded entries were checked against the ignore rules in this session. */
+  readonly #ignoredCheckedPaths = new Set<string>();
   /**
    * The tree the shadow index holds when known (set by write-tree and by a checkout, cleared by
    * any other index change), so a snapshot that finds nothing new needs no write-tree.
@@ -233,14 +235,25 @@ export class ShadowRepository {
     signal?: AbortSignal,
     onlyPaths?: readonly string[],
   ): Promise<Pick<WorkspaceSnapshot, 'skippedLargeFiles' | 'nestedRepositories'>> {
-    const changes = await findWorkspaceChanges(
-      this.git,
-      this.options.workTree,
-      this.emptyIndexFile,
-      this.options.maxFileBytes,
-      signal,
-      onlyPaths,
-    );
+    // A narrowed record in a session whose full check has not run yet checks its own paths
+    // (each once a session), in parallel with the listing: what it reads (recorded entries that
+    // are ignored now) does not depend on the update below, which only adds files that are not
+    // ignored. Only a changed ignore file asks for more (the full check after the update).
+    const unchecked =
+      this.#ignoredChecked || onlyPaths === undefined
+        ? []
+        : onlyPaths.filter((file) => !this.#ignoredCheckedPaths.has(file));
+    const [changes, ignoredAmongUnchecked] = await Promise.all([
+      findWorkspaceChanges(
+        this.git,
+        this.options.workTree,
+        this.emptyIndexFile,
+        this.options.maxFileBytes,
+        signal,
+        onlyPaths,
+      ),
+      unchecked.length === 0 ? [] : this.#recordedButIgnored(unchecked, signal),
+    ]);
     if (changes.update.length > BULK_RECORD_FILES) {
       this.#indexTree = undefined;
       await this.#recordInBulk(changes.update, signal);
@@ -258,25 +271,16 @@ export class ShadowRepository {
     const ignoreFileChanged =
       changes.nestedRepositories.length > 0 ||
       changes.update.some((file) => file === '.gitignore' || file.endsWith('/.gitignore'));
-    // A narrowed snapshot checks only its own paths, unless an ignore file changed (its rules
-    // reach everywhere); the session's first full snapshot checks the whole index.
-    const checkPaths = ignoreFileChanged ? undefined : onlyPaths;
-    const ignored =
-      ignoreFileChanged || !this.#ignoredChecked
-        ? splitNul(
-            await this.git.run(
-              [
-                'ls-files',
-                '-z',
-                '--cached',
-                '--ignored',
-                '--exclude-standard',
-                ...(checkPaths === undefined ? [] : ['--', ...checkPaths]),
-              ],
-              { signal },
-            ),
-          )
-        : [];
+    // A narrowed snapshot checks only its own paths (above), unless an ignore file changed (its
+    // rules reach everywhere); the session's first full snapshot checks the whole index.
+    let ignored: string[] = [];
+    if (ignoreFileChanged || (!this.#ignoredChecked && onlyPaths === undefined)) {
+      ignored = await this.#recordedButIgnored(undefined, signal);
+      this.#ignoredChecked = true;
+    } else if (!this.#ignoredChecked) {
+      ignored = ignoredAmongUnchecked;
+      for (const file of unchecked) this.#ignoredCheckedPaths.add(file);
+    }
     const forceRemove = [...changes.forceRemove, ...ignored];
     if (forceRemove.length > 0) {
       this.#indexTree = undefined;
@@ -285,8 +289,27 @@ export class ShadowRepository {
         signal,
       });
     }
-    if (checkPaths === undefined) this.#ignoredChecked = true;
     return { skippedLargeFiles: changes.skippedLargeFiles, nestedRepositories: changes.nestedRepositories };
+  }
+
+  /** Recorded files (all, or under `paths`) that the ignore rules leave out now. */
+  async #recordedButIgnored(
+    paths: readonly string[] | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<string[]> {
+    return splitNul(
+      await this.git.run(
+        [
+          'ls-files',
+          '-z',
+          '--cached',
+          '--ignored',
+          '--exclude-standard',
+          ...(paths === undefined ? [] : ['--', ...paths]),
+        ],
+        { signal },
+      ),
+    );
   }
 
   /**
@@ -311,6 +334,62 @@ export class ShadowRepository {
     } finally {
       await removePath(scratch);
     }
+  }
+
+  /**
+   * What `paths` (files or folders) hold now, under the same rules as a snapshot (ignore files,
+   * size limit, dependency folders), without touching the shadow index: the files are recorded
+   * into a throw-away index and their entries read back. Their objects are written (and flushed
+   * one by one, so an entry read here never names an object that is not on disk).
+   */
+  async captureEntries(
+    paths: readonly string[],
+  ): Promise<{ entries: Map<string, TreeEntry>; skippedLargeFiles: { path: string; size: number }[] }> {
+    const captureIndex = path.join(this.options.storageDirectory, `capture-index-${randomUUID()}`);
+    const capture = this.git.with({ GIT_INDEX_FILE: captureIndex });
+    try {
+      const changes = await findWorkspaceChanges(
+        capture,
+        this.options.workTree,
+        this.emptyIndexFile,
+        this.options.maxFileBytes,
+        undefined,
+        paths,
+      );
+      const entries = new Map<string, TreeEntry>();
+      if (changes.update.length === 0) return { entries, skippedLargeFiles: changes.skippedLargeFiles };
+      await capture.run(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
+        input: joinNul(changes.update),
+      });
+      for (const line of splitNul(await capture.run(['ls-files', '-z', '--stage']))) {
+        const tab = line.indexOf('\t');
+        const [mode, object] = line.slice(0, tab).split(' ');
+        entries.set(line.slice(tab + 1), { mode: mode!, object: object! });
+      }
+      return { entries, skippedLargeFiles: changes.skippedLargeFiles };
+    } finally {
+      await removePath(captureIndex);
+    }
+  }
+
+  /**
+   * Sets the shadow index under each of `paths` (a file, or a folder and everything in it) to
+   * exactly the given entries: recorded files there that `entries` does not name leave the index.
+   * The entries carry no stat data, so the next snapshot reads those files again.
+   */
+  async replaceEntriesUnder(
+    paths: readonly string[],
+    entries: ReadonlyMap<string, TreeEntry>,
+  ): Promise<void> {
+    if (paths.length === 0) return;
+    const lines: string[] = [];
+    for (const [file, entry] of await this.indexEntries(paths)) {
+      if (entry !== undefined && !entries.has(file)) lines.push(`0 ${'0'.repeat(40)}\t${file}`);
+    }
+    for (const [file, entry] of entries) lines.push(`${entry.mode} ${entry.object}\t${file}`);
+    if (lines.length === 0) return;
+    this.#indexTree = undefined;
+    await this.git.run(['update-index', '-z', '--index-info'], { input: joinNul(lines) });
   }
 
   /** The tree the shadow index holds now (no git process when it is already known). */

@@ -1,5 +1,5 @@
 import { defineTool, textResult } from '@assistant-kit/tool-core';
-import type { DispatchCheckpoints } from '../dispatch-checkpoints.js';
+import { type DispatchCheckpoints, describeBaselineWait } from '../dispatch-checkpoints.js';
 import { UNDO_WORKSPACE_DISPATCHES_PARAMETERS } from '../schemas.js';
 
 /**
@@ -32,7 +32,10 @@ export function createUndoWorkspaceDispatchesTool(checkpoints: DispatchCheckpoin
     execution: 'sequential',
     network: 'none',
     handler: async ({ count }, context) => {
+      const waitStarted = checkpoints.baselinePending ? performance.now() : undefined;
       const outcome = await checkpoints.undoDispatches(count, { signal: context.signal });
+      const waitedForBaselineMs =
+        waitStarted === undefined ? undefined : Math.round(performance.now() - waitStarted);
       const files = outcome.changedFiles;
       const listed = files
         .slice(0, 50)
@@ -44,8 +47,10 @@ export function createUndoWorkspaceDispatchesTool(checkpoints: DispatchCheckpoin
       const text = [
         `Undid ${outcome.reversed.length} dispatch${outcome.reversed.length === 1 ? '' : 'es'} (${outcome.reversed.join(', ')}), recorded as ${outcome.id}. ${files.length} file${files.length === 1 ? '' : 's'} changed:`,
         ...listed,
+        ...(waitedForBaselineMs === undefined ? [] : [describeBaselineWait(waitedForBaselineMs)]),
       ].join('\n');
       return textResult(text, {
+        ...(waitedForBaselineMs === undefined ? {} : { waitedForBaselineMs }),
         undo: outcome.id,
         checkpoint: outcome.commit,
         reversed: outcome.reversed,

@@ -1,5 +1,5 @@
 import { defineTool, textResult } from '@assistant-kit/tool-core';
-import type { DispatchCheckpoints } from '../dispatch-checkpoints.js';
+import { type DispatchCheckpoints, describeBaselineWait } from '../dispatch-checkpoints.js';
 import { WORKSPACE_DIFF_PARAMETERS } from '../schemas.js';
 import { diffWorkspace } from '../workspace-diff.js';
 
@@ -23,6 +23,7 @@ export function createWorkspaceDiffTool(checkpoints: DispatchCheckpoints) {
     network: 'none',
     handler: async (args, context) => {
       context.reportProgress({ progress: 0, message: 'recording the current workspace' });
+      const waitStarted = checkpoints.baselinePending ? performance.now() : undefined;
       const outcome = await diffWorkspace(checkpoints, {
         since: args.since,
         pathGlob: args.path_glob,
@@ -55,8 +56,12 @@ export function createWorkspaceDiffTool(checkpoints: DispatchCheckpoints) {
           `${count} more file${count === 1 ? ' differs' : 's differ'} only in line endings the repository converts (.gitattributes or core.autocrlf), so git would commit ${count === 1 ? 'it' : 'them'} unchanged; not listed: ${outcome.lineEndingsOnly.slice(0, 10).join(', ')}${count > 10 ? ` and ${count - 10} more` : ''}.`,
         );
       }
+      const waitedForBaselineMs =
+        waitStarted === undefined ? undefined : Math.round(performance.now() - waitStarted);
+      if (waitedForBaselineMs !== undefined) lines.push(describeBaselineWait(waitedForBaselineMs));
       const text = outcome.diff === '' ? lines.join('\n') : `${lines.join('\n')}\n\n${outcome.diff}`;
       return textResult(text, {
+        ...(waitedForBaselineMs === undefined ? {} : { waitedForBaselineMs }),
         since: outcome.since,
         baseline: outcome.baseline,
         files: outcome.files,
