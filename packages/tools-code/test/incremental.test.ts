@@ -136,7 +136,70 @@ describe.each([
   });
 });
 
+describe('repo_map after edits that add or remove no file (facts derived from paths reused)', () => {
+  it('still reads a changed manifest, instruction file and test file', async () => {
+    const root = await project(3);
+    await writeFile(path.join(root, 'README.md'), '# Incremental\n\nFirst summary line.\n');
+    await mkdir(path.join(root, 'test'));
+    await writeFile(path.join(root, 'test/file1.test.ts'), "import { feature1 } from '../src/file1.js';\n");
+    const runtime = await openFamily(root, true);
+    const sections = {
+      include: ['project', 'tests', 'instructions', 'entrypoints', 'modules', 'next_files'],
+    };
+    const first = await mapOf(runtime, sections);
+    expect(first.text).toContain('First summary line.');
+    expect(first.text).not.toContain('npm:test');
+
+    await writeFile(
+      path.join(root, 'package.json'),
+      JSON.stringify({
+        name: 'incremental',
+        type: 'module',
+        main: 'src/file2.ts',
+        scripts: { test: 'vitest run' },
+      }),
+    );
+    await writeFile(path.join(root, 'README.md'), '# Incremental\n\nSecond summary line.\n');
+    await writeFile(
+      path.join(root, 'src/file1.ts'),
+      'export function renamedOne(): number {\n  return 1;\n}\n',
+    );
+    const second = await mapOf(runtime, sections);
+    expect(second.data.files).toBe(first.data.files);
+    expect(second.text).toContain('Second summary line.');
+    expect(second.text).not.toContain('First summary line.');
+    // The changed manifest's test script is read again: npm:test appears.
+    expect(JSON.stringify(second.data.project)).toContain('"command_id":"npm:test"');
+    expect(JSON.stringify(first.data.project)).not.toContain('"command_id":"npm:test"');
+    expect(JSON.stringify(second.data.entrypoints)).toContain('src/file2.ts');
+    expect(second.text).toContain('renamedOne');
+    // The same as a map from a fresh family, which derives everything again.
+    const fresh = await mapOf(await openFamily(root, true), sections);
+    expect(second.text).toBe(fresh.text);
+  });
+});
+
 describe('syntax index', () => {
+  it('keeps the paths key while files only change, and changes it when one is added', async () => {
+    const root = await project(3);
+    const index = new SyntaxIndex(root, { watch: true, analysisWorkers: 0 });
+    cleanups.push(async () => index.close());
+    const first = await index.refresh();
+    await writeFile(path.join(root, 'src/file1.ts'), 'export const longerThanBefore = 12345;\n');
+    const changed = await index.refresh();
+    expect(index.watching).toBe(true);
+    expect(changed.fingerprint).not.toBe(first.fingerprint);
+    expect(changed.pathsKey).toBe(first.pathsKey);
+    // The listing carries the file's new size (swapped in by position, not re-walked).
+    const size = (await stat(path.join(root, 'src/file1.ts'))).size;
+    expect(changed.files.find((file) => file.relative === 'src/file1.ts')?.size).toBe(size);
+    expect(first.files.find((file) => file.relative === 'src/file1.ts')?.size).not.toBe(size);
+    await writeFile(path.join(root, 'src/file9.ts'), 'export const added = 1;\n');
+    const added = await index.refresh();
+    expect(added.pathsKey).not.toBe(first.pathsKey);
+    expect(added.files.map((file) => file.relative)).toContain('src/file9.ts');
+  });
+
   it('lists exactly what a fresh walk lists after a series of changes', async () => {
     const root = await project(5);
     const watched = new SyntaxIndex(root, { watch: true, analysisWorkers: 0 });
@@ -217,6 +280,31 @@ describe('reference graph', () => {
     const fresh = new ReferenceGraph().rank(files, second);
     expect([...patched.ranks]).toEqual([...fresh.ranks]);
     expect([...patched.importedBy].sort()).toEqual([...fresh.importedBy].sort());
+  });
+
+  it('reuses its ranking while no edge changed, and ranks afresh when one did', () => {
+    // Enough files that one changed file is patched, not rebuilt (at most a tenth of them).
+    const others = Array.from({ length: 10 }, (_, index) => `other${index}.ts`);
+    const files = ['a.ts', 'b.ts', 'c.ts', ...others];
+    const first = new Map<string, FileAnalysis>([
+      ['a.ts', analysis(['alpha'], ['beta'], ['./b.js'])],
+      ['b.ts', analysis(['beta'], [])],
+      ['c.ts', analysis(['gamma'], ['alpha'])],
+      ...others.map((file, index) => [file, analysis([`other${index}Name`], ['alpha'])] as const),
+    ]);
+    const graph = new ReferenceGraph();
+    const ranked = graph.rank(files, first, 'paths-1');
+    // b.ts now defines a name nobody uses: no edge changes, so neither do the ranks.
+    const second = new Map(first);
+    second.set('b.ts', analysis(['beta', 'unusedName'], []));
+    expect(graph.rank(files, second, 'paths-1')).toBe(ranked);
+    // c.ts now uses beta too: its edges change, and the ranks are a fresh graph's.
+    const third = new Map(second);
+    third.set('c.ts', analysis(['gamma'], ['alpha', 'beta']));
+    const reranked = graph.rank(files, third, 'paths-1');
+    expect(reranked).not.toBe(ranked);
+    expect([...reranked.ranks]).toEqual([...new ReferenceGraph().rank(files, third).ranks]);
+    expect([...reranked.ranks]).not.toEqual([...ranked.ranks]);
   });
 });
 

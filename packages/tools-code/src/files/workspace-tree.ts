@@ -80,11 +80,19 @@ export class WorkspaceTree {
   #state: 'unbuilt' | 'watching' | 'unusable' = 'unbuilt';
   #building: Promise<void> | undefined;
   #version = 0;
+  #membershipVersion = 0;
   #closed = false;
   /** Where the next mtime sweep of a large tree starts. */
   #sweepCursor = 0;
-  /** Cached listing of the whole tree in walk order, valid while `#version` is unchanged. */
-  #listing: { version: number; files: WalkedFile[] } | undefined;
+  /**
+   * Cached listing of the whole tree in walk order, valid while `#version` is unchanged; while
+   * only `#membershipVersion` is, the files touched since are swapped in by position.
+   */
+  #listing:
+    | { version: number; membershipVersion: number; files: WalkedFile[]; positionOf: Map<string, number> }
+    | undefined;
+  /** Files touched since the cached listing was made. */
+  readonly #touchedSinceListing = new Set<string>();
 
   constructor(root: string, options: WorkspaceTreeOptions = {}) {
     this.root = root;
@@ -95,6 +103,11 @@ export class WorkspaceTree {
   /** Increases whenever a file is added, removed, or may have changed. */
   get version(): number {
     return this.#version;
+  }
+
+  /** Increases whenever a file is added or removed (not when one only changes). */
+  get membershipVersion(): number {
+    return this.#membershipVersion;
   }
 
   /** False once watching failed or the workspace is too large to watch. */
@@ -133,6 +146,7 @@ export class WorkspaceTree {
       }
     }
     if (this.#pending.size === 0) return changes;
+    const fileCountBefore = this.#fileCount;
     const pending = [...this.#pending];
     this.#pending.clear();
     for (const [folder, names] of pending) {
@@ -147,6 +161,10 @@ export class WorkspaceTree {
       if (!this.usable) return undefined;
     }
     if (changes.touched.size > 0 || changes.removed.size > 0) this.#version++;
+    if (this.#listing !== undefined)
+      for (const relative of changes.touched) this.#touchedSinceListing.add(relative);
+    // Nothing removed and as many files as before: every touched file was there already.
+    if (changes.removed.size > 0 || this.#fileCount !== fileCountBefore) this.#membershipVersion++;
     return changes;
   }
 
@@ -157,8 +175,22 @@ export class WorkspaceTree {
   list(scope: string | undefined, maxFiles: number): WalkResult | undefined {
     const start = scope === undefined || scope === '.' ? '' : scope.replace(/\/+$/, '');
     if (!this.#folders.has(start)) return undefined;
-    if (start === '' && this.#listing?.version === this.#version && this.#listing.files.length <= maxFiles)
-      return { files: this.#listing.files, truncated: false };
+    const cached = this.#listing;
+    if (start === '' && cached !== undefined && cached.files.length <= maxFiles) {
+      if (cached.version === this.#version) return { files: cached.files, truncated: false };
+      if (cached.membershipVersion === this.#membershipVersion) {
+        // The same files, some changed: a copy with their new versions, no walk and no sort.
+        const files = cached.files.slice();
+        for (const relative of this.#touchedSinceListing) {
+          const position = cached.positionOf.get(relative);
+          const current = this.#fileAt(relative);
+          if (position !== undefined && current !== undefined) files[position] = current;
+        }
+        this.#listing = { ...cached, version: this.#version, files };
+        this.#touchedSinceListing.clear();
+        return { files, truncated: false };
+      }
+    }
     const files: WalkedFile[] = [];
     let truncated = false;
     const visit = (relative: string): void => {
@@ -175,8 +207,22 @@ export class WorkspaceTree {
     };
     visit(start);
     files.sort((a, b) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
-    if (start === '' && !truncated) this.#listing = { version: this.#version, files };
+    if (start === '' && !truncated) {
+      this.#listing = {
+        version: this.#version,
+        membershipVersion: this.#membershipVersion,
+        files,
+        positionOf: new Map(files.map((file, index) => [file.relative, index])),
+      };
+      this.#touchedSinceListing.clear();
+    }
     return { files, truncated };
+  }
+
+  /** The listed version of a file of the tree, if it is in it. */
+  #fileAt(relative: string): WalkedFile | undefined {
+    const slash = relative.lastIndexOf('/');
+    return this.#folders.get(slash < 0 ? '' : relative.slice(0, slash))?.files.get(relative.slice(slash + 1));
   }
 
   /** The next folders whose mtime to compare: all of a small tree, a rotating slice of a large one. */

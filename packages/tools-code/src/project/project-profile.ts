@@ -147,12 +147,7 @@ export async function readWorkspaceText(
   }
 }
 
-async function readJson(
-  workspace: Workspace,
-  relative: string,
-  version?: ListedVersion,
-): Promise<Record<string, unknown> | undefined> {
-  const text = await readWorkspaceText(workspace, relative, version);
+function parseJsonObject(text: string | undefined): Record<string, unknown> | undefined {
   if (text === undefined) return undefined;
   try {
     const value = JSON.parse(text) as unknown;
@@ -191,6 +186,52 @@ function pytestConfigured(base: string, text: string): boolean {
 export async function detectProjectProfile(
   workspace: Workspace,
   files: readonly WalkedFile[],
+  pathsKey?: string,
+): Promise<ProjectProfile> {
+  // The profile follows from the paths and the texts it read: with the same paths (`pathsKey`,
+  // see IndexSnapshot) and those files at the same size and mtime, the last one still holds. A
+  // repo map after an edit of one source file then skips a pass over every path (about 80 ms at
+  // 50,000 files).
+  const remembered = pathsKey === undefined ? undefined : rememberedProfiles.get(workspace);
+  if (
+    remembered !== undefined &&
+    remembered.pathsKey === pathsKey &&
+    readsStillCurrent(remembered.reads, files)
+  )
+    return structuredClone(remembered.profile);
+  const reads = new Map<string, ListedVersion>();
+  let readWithoutVersion = false;
+  const read = (relative: string, version: ListedVersion | undefined) => {
+    if (version === undefined) readWithoutVersion = true;
+    else reads.set(relative, { size: version.size, mtimeMs: version.mtimeMs });
+    return readWorkspaceText(workspace, relative, version);
+  };
+  const profile = await computeProjectProfile(workspace, files, read);
+  if (pathsKey !== undefined && !readWithoutVersion)
+    rememberedProfiles.set(workspace, { pathsKey, reads, profile: structuredClone(profile) });
+  return profile;
+}
+
+const rememberedProfiles = new WeakMap<
+  Workspace,
+  { pathsKey: string; reads: Map<string, ListedVersion>; profile: ProjectProfile }
+>();
+
+function readsStillCurrent(reads: ReadonlyMap<string, ListedVersion>, files: readonly WalkedFile[]): boolean {
+  let found = 0;
+  for (const file of files) {
+    const version = reads.get(file.relative);
+    if (version === undefined) continue;
+    if (version.size !== file.size || version.mtimeMs !== file.mtimeMs) return false;
+    found += 1;
+  }
+  return found === reads.size;
+}
+
+async function computeProjectProfile(
+  workspace: Workspace,
+  files: readonly WalkedFile[],
+  read: (relative: string, version: ListedVersion | undefined) => Promise<string | undefined>,
 ): Promise<ProjectProfile> {
   const root = workspace.root;
   const relativeSet = new Set(files.map((file) => file.relative));
@@ -251,7 +292,7 @@ export async function detectProjectProfile(
     const inFolder = (file: string) => (folder === '.' ? file : `${folder}/${file}`);
     const base = path.posix.basename(manifest);
     if (base === 'package.json') {
-      const json = await readJson(workspace, manifest, versions.get(manifest));
+      const json = parseJsonObject(await read(manifest, versions.get(manifest)));
       if (json === undefined) continue;
       if (folder === '.' && typeof json.name === 'string') name = json.name;
       if (folder === '.' && typeof json.description === 'string') description = json.description;
@@ -338,7 +379,7 @@ export async function detectProjectProfile(
       base === 'requirements.txt' ||
       base === 'setup.py'
     ) {
-      const text = (await readWorkspaceText(workspace, manifest, versions.get(manifest))) ?? '';
+      const text = (await read(manifest, versions.get(manifest))) ?? '';
       if (base === 'pyproject.toml') {
         const projectName = /^\s*name\s*=\s*["']([^"']+)["']/m.exec(text)?.[1];
         if (folder === '.' && projectName !== undefined && !relativeSet.has('package.json')) {
@@ -377,7 +418,7 @@ export async function detectProjectProfile(
         source: manifest,
       });
     } else if (base === 'Makefile' || base === 'makefile' || base === 'GNUmakefile') {
-      const text = (await readWorkspaceText(workspace, manifest, versions.get(manifest))) ?? '';
+      const text = (await read(manifest, versions.get(manifest))) ?? '';
       const targets = new Set<string>();
       for (const match of text.matchAll(/^([A-Za-z0-9][A-Za-z0-9_.-]*)\s*:(?!=)/gm)) targets.add(match[1]!);
       for (const target of targets) {
@@ -397,9 +438,7 @@ export async function detectProjectProfile(
   if (pythonTests.length > 0) {
     if (pythonFolders.size === 0) pythonFolders.set('.', '');
     const sample = await Promise.all(
-      pythonTests
-        .slice(0, 20)
-        .map(async (file) => (await readWorkspaceText(workspace, file.relative, file)) ?? ''),
+      pythonTests.slice(0, 20).map(async (file) => (await read(file.relative, file)) ?? ''),
     );
     const importsPytest = sample.some((text) => /^\s*(import pytest|from pytest\b)/m.test(text));
     const importsUnittest = sample.some((text) => /^\s*(import unittest|from unittest\b)/m.test(text));

@@ -67,7 +67,7 @@ export async function findRelatedTests(
   request: { paths: string[]; symbol?: string; signal?: AbortSignal },
 ): Promise<RelatedTestsResult> {
   const snapshot = await context.syntax.refresh({ signal: request.signal });
-  const profile = await detectProjectProfile(context.workspace, snapshot.files);
+  const profile = await detectProjectProfile(context.workspace, snapshot.files, snapshot.pathsKey);
   const files = snapshot.files.map((file) => file.relative);
   const resolver = await ModuleResolver.load(context.workspace, files);
   const tests = files.filter(isTestFile);

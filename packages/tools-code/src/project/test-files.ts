@@ -23,8 +23,42 @@ const EXPLICIT_TEST_NAME =
 const TEST_SUPPORT =
   /(^|\/)(fixtures?|__fixtures__|__snapshots__|__mocks__|mocks?|testdata|helpers?|support|utils?|test-utils|setup)\/|(^|\/)(_[^/]*|(setup|teardown|global-setup|global-teardown|helpers?|utils?|test-utils|mocks?|conftest|__init__|jest\.setup|vitest\.setup)(\.[^/]*)?)$/;
 
+/**
+ * Verdicts by path, kept across calls: repo_map and the test tools classify every file of the
+ * tree on each call, and at 50,000 files the regular expressions cost about 250 ms a map. A path
+ * always gets the same verdict, so the only bound needed is on memory.
+ */
+class PathVerdicts {
+  static readonly LIMIT = 200_000;
+  readonly #verdicts = new Map<string, boolean>();
+
+  constructor(private readonly decide: (relative: string) => boolean) {}
+
+  get(relative: string): boolean {
+    let verdict = this.#verdicts.get(relative);
+    if (verdict === undefined) {
+      verdict = this.decide(relative);
+      if (this.#verdicts.size >= PathVerdicts.LIMIT) this.#verdicts.clear();
+      this.#verdicts.set(relative, verdict);
+    }
+    return verdict;
+  }
+}
+
+const testFileVerdicts = new PathVerdicts(holdsTests);
+const testSupportVerdicts = new PathVerdicts(
+  (relative) =>
+    TEST_SOURCE_EXTENSIONS.test(relative) &&
+    !isTestFile(relative) &&
+    /(^|\/)(test|tests|__tests__|spec|specs|e2e)\//.test(relative),
+);
+
 /** True for files that hold tests, by the common naming conventions of each ecosystem. */
 export function isTestFile(relative: string): boolean {
+  return testFileVerdicts.get(relative);
+}
+
+function holdsTests(relative: string): boolean {
   if (!TEST_SOURCE_EXTENSIONS.test(relative)) return false;
   // A declaration file (test/types/ava.d.ts) holds types for the tests, never a test.
   if (/\.d\.[cm]?ts$/.test(relative)) return false;
@@ -39,11 +73,7 @@ export function isTestFile(relative: string): boolean {
 
 /** True for support files of a test folder (helpers, set-up, mocks): neither source nor tests. */
 export function isTestSupportFile(relative: string): boolean {
-  return (
-    TEST_SOURCE_EXTENSIONS.test(relative) &&
-    !isTestFile(relative) &&
-    /(^|\/)(test|tests|__tests__|spec|specs|e2e)\//.test(relative)
-  );
+  return testSupportVerdicts.get(relative);
 }
 
 /** The name a source file and its tests share: `math` for src/math.ts and test/math.test.ts. */

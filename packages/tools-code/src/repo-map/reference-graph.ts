@@ -74,10 +74,20 @@ export class ReferenceGraph {
   #importTargets: number[][] = [];
   #importedBy: number[] = [];
   #edges: (Map<number, number> | undefined)[] = [];
+  #fileSet: ReadonlySet<string> = new Set();
+  /** The last ranking, while no edge changed since (PageRank would give the same numbers). */
+  #ranking: FileRanking | undefined;
 
-  /** Ranks `files` (with the analyses of the parsable ones). */
-  rank(files: readonly string[], analyses: ReadonlyMap<string, FileAnalysis>): FileRanking {
-    const listKey = fileListKey(files);
+  /**
+   * Ranks `files` (with the analyses of the parsable ones). `pathsKey`, when the caller has one
+   * (IndexSnapshot.pathsKey), identifies the list without hashing every path.
+   */
+  rank(
+    files: readonly string[],
+    analyses: ReadonlyMap<string, FileAnalysis>,
+    pathsKey?: string,
+  ): FileRanking {
+    const listKey = pathsKey === undefined ? fileListKey(files) : `key:${pathsKey}`;
     const changed: number[] = [];
     if (listKey === this.#listKey && files.length === this.#files.length) {
       for (let index = 0; index < files.length; index++)
@@ -93,12 +103,14 @@ export class ReferenceGraph {
     this.#files = [...files];
     this.#listKey = listKey;
     this.#indexOf = new Map(files.map((file, index) => [file, index]));
+    this.#ranking = undefined;
     this.#analyses = files.map((file) => analyses.get(file));
     this.#definers = new Map();
     this.#users = new Map();
     this.#importedBy = new Array<number>(files.length).fill(0);
     this.#importTargets = new Array(files.length);
     const fileSet = new Set(files);
+    this.#fileSet = fileSet;
     for (let index = 0; index < files.length; index++) {
       const analysis = this.#analyses[index];
       for (const name of definedNames(analysis)) {
@@ -115,7 +127,7 @@ export class ReferenceGraph {
   }
 
   #patch(changed: readonly number[], analyses: ReadonlyMap<string, FileAnalysis>): void {
-    const fileSet = new Set(this.#files);
+    const fileSet = this.#fileSet;
     const affectedNames = new Set<string>();
     for (const index of changed) {
       const before = this.#analyses[index];
@@ -138,14 +150,20 @@ export class ReferenceGraph {
       }
       for (const name of before?.identifiers.keys() ?? []) this.#users.get(name)?.delete(index);
       this.#addUses(index, after);
-      for (const target of this.#importTargets[index]!) this.#importedBy[target]!--;
+      const targetsBefore = this.#importTargets[index]!;
+      for (const target of targetsBefore) this.#importedBy[target]!--;
       this.#importTargets[index] = this.#resolveImports(index, after, fileSet);
       for (const target of this.#importTargets[index]!) this.#importedBy[target]!++;
+      if (!sameNumbers(targetsBefore, this.#importTargets[index]!)) this.#ranking = undefined;
       this.#analyses[index] = after;
     }
     const recompute = new Set(changed);
     for (const name of affectedNames) for (const user of this.#users.get(name) ?? []) recompute.add(user);
-    for (const index of recompute) this.#computeEdges(index);
+    for (const index of recompute) {
+      const before = this.#edges[index];
+      this.#computeEdges(index);
+      if (!sameEdges(before, this.#edges[index])) this.#ranking = undefined;
+    }
   }
 
   #addUses(index: number, analysis: FileAnalysis | undefined): void {
@@ -188,6 +206,11 @@ export class ReferenceGraph {
   }
 
   #result(): FileRanking {
+    this.#ranking ??= this.#computeRanking();
+    return this.#ranking;
+  }
+
+  #computeRanking(): FileRanking {
     const ranks = new Map<string, number>();
     const importedBy = new Map<string, number>();
     const count = this.#files.length;
@@ -200,4 +223,23 @@ export class ReferenceGraph {
     }
     return { ranks, importedBy };
   }
+}
+
+function sameNumbers(left: readonly number[], right: readonly number[]): boolean {
+  return left.length === right.length && left.every((value, index) => value === right[index]);
+}
+
+function sameEdges(
+  left: ReadonlyMap<number, number> | undefined,
+  right: ReadonlyMap<number, number> | undefined,
+): boolean {
+  if (left === undefined || right === undefined) return left === right;
+  if (left.size !== right.size) return false;
+  // Insertion order matters to the bit-for-bit ranks (see the class comment): compare in order.
+  const rightEntries = right.entries();
+  for (const [target, weight] of left) {
+    const next = rightEntries.next().value;
+    if (next === undefined || next[0] !== target || next[1] !== weight) return false;
+  }
+  return true;
 }

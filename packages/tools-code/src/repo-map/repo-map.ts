@@ -41,6 +41,20 @@ export class RepoMapCache {
   readonly #graphs = new Map<string, ReferenceGraph>();
   /** The last rendered map, reused while the files and the options are the same. */
   rendered: { key: string; map: { text: string; structured: Record<string, unknown> } } | undefined;
+  /** Facts derived from the paths alone, valid while the same files are listed (see derived). */
+  #derived: { pathsKey: string; values: Map<string, unknown> } | undefined;
+
+  /**
+   * A fact computed from the listed paths only (which files are tests, how files group into
+   * modules, ...), reused while the same paths are listed: after an edit that adds or removes
+   * no file, a map does not pass over every path again for each of them.
+   */
+  derived<Value>(pathsKey: string, name: string, compute: () => Value): Value {
+    if (this.#derived?.pathsKey !== pathsKey) this.#derived = { pathsKey, values: new Map() };
+    const values = this.#derived.values;
+    if (!values.has(name)) values.set(name, compute());
+    return values.get(name) as Value;
+  }
 
   get(scope: string, fingerprint: string): Ranking | undefined {
     const ranking = this.#rankings.get(scope);
@@ -95,9 +109,18 @@ export async function buildRepoMap(
     analyze,
   });
   throwIfCancelled(options.signal);
-  const files = snapshot.files.map((file) => file.relative);
-  const fileSet = new Set(files);
-  const listed = new Map(snapshot.files.map((file) => [file.relative, file] as const));
+  const derived = <Value>(name: string, compute: () => Value) =>
+    cache.derived(snapshot.pathsKey, name, compute);
+  const files = derived('paths', () => snapshot.files.map((file) => file.relative));
+  const fileSet = derived('path set', () => new Set(files));
+  const positionOf = derived('positions', () => new Map(files.map((file, index) => [file, index] as const)));
+  // By position: the paths are those of the derived facts, the sizes and mtimes this snapshot's.
+  const listed = {
+    get: (relative: string) => {
+      const position = positionOf.get(relative);
+      return position === undefined ? undefined : snapshot.files[position];
+    },
+  };
   const scopeKey = scope ?? '.';
   const fingerprint = snapshot.fingerprint;
   const renderKey = JSON.stringify([
@@ -116,7 +139,7 @@ export async function buildRepoMap(
   }
   let ranking = cache.get(scopeKey, fingerprint);
   if (ranking === undefined && (include.has('next_files') || include.has('modules'))) {
-    ranking = { fingerprint, ...cache.graph(scopeKey).rank(files, snapshot.analyses) };
+    ranking = { fingerprint, ...cache.graph(scopeKey).rank(files, snapshot.analyses, snapshot.pathsKey) };
     cache.set(scopeKey, ranking);
   }
   const rankOf = (file: string) => ranking?.ranks.get(file) ?? 0;
@@ -127,9 +150,11 @@ export async function buildRepoMap(
     truncated: snapshot.truncated,
     reparsed_files: snapshot.reparsed,
   };
-  const testFiles = files.filter(isTestFile);
+  const testFiles = derived('test files', () => files.filter(isTestFile));
   const needsProfile = include.has('project') || include.has('tests');
-  const profile = needsProfile ? await detectProjectProfile(context.workspace, snapshot.files) : undefined;
+  const profile = needsProfile
+    ? await detectProjectProfile(context.workspace, snapshot.files, snapshot.pathsKey)
+    : undefined;
 
   const input: SectionInput = {
     context,
@@ -143,6 +168,7 @@ export async function buildRepoMap(
     rankOf,
     importedBy: (file) => ranking?.importedBy.get(file) ?? 0,
     testFiles,
+    derived,
     profile,
     structured,
     sections,

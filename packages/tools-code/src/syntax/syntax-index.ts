@@ -33,6 +33,11 @@ export interface IndexSnapshot extends WalkResult {
    * when the file list is watched (a version number), a hash of paths, sizes and mtimes when not.
    */
   fingerprint: string;
+  /**
+   * Identifies the set of files listed, whatever their contents: equal keys mean the same paths
+   * (facts derived from paths alone can be reused). A version number when the list is watched.
+   */
+  pathsKey: string;
 }
 
 export interface SyntaxIndexOptions {
@@ -153,12 +158,18 @@ export class SyntaxIndex {
       for (const relative of this.#cache.keys()) if (!present.has(relative)) this.#forget(relative);
     }
     const fingerprint = `${listing.version ?? hashListing(listing.files)}:${this.#generation}`;
+    const pathsKey = JSON.stringify([
+      listing.pathsVersion ?? hashPaths(listing.files),
+      options.scope ?? '.',
+      options.maxFiles ?? null,
+    ]);
     const snapshot: IndexSnapshot = {
       files: listing.files,
       truncated: listing.truncated,
       analyses,
       reparsed,
       fingerprint,
+      pathsKey,
     };
     if (options.filter === undefined && listing.version !== undefined) this.#lastSnapshot = { key, snapshot };
     return snapshot;
@@ -170,7 +181,7 @@ export class SyntaxIndex {
   }
 
   /** The file list: from the watched tree when it covers the request, else from a walk. */
-  async #list(options: RefreshOptions): Promise<WalkResult & { version?: string }> {
+  async #list(options: RefreshOptions): Promise<WalkResult & { version?: string; pathsVersion?: string }> {
     if (this.#tree?.usable) {
       const changes = await this.#tree.update(options.signal);
       if (changes !== undefined) {
@@ -178,7 +189,11 @@ export class SyntaxIndex {
         for (const relative of changes.touched) this.#forget(relative);
         const listed = this.#tree.list(options.scope, options.maxFiles ?? DEFAULT_WALK_FILE_CAP);
         if (listed !== undefined)
-          return { ...listed, version: `tree${this.#instance}.${this.#tree.version}` };
+          return {
+            ...listed,
+            version: `tree${this.#instance}.${this.#tree.version}`,
+            pathsVersion: `tree${this.#instance}.m${this.#tree.membershipVersion}`,
+          };
       }
     }
     return walkWorkspace(this.root, options);
@@ -232,6 +247,12 @@ export class SyntaxIndex {
   #forget(relative: string): void {
     if (this.#cache.delete(relative)) this.#generation++;
   }
+}
+
+function hashPaths(files: readonly WalkedFile[]): string {
+  const hash = createHash('sha1');
+  for (const file of files) hash.update(`${file.relative}\n`);
+  return hash.digest('hex');
 }
 
 function hashListing(files: readonly WalkedFile[]): string {

@@ -9,9 +9,17 @@ import type { SectionInput } from './section.js';
 export async function entrypointsSection(input: SectionInput): Promise<void> {
   const { context, options, scope, files, fileSet, listed, structured, sections } = input;
   const entrypoints: { path: string; reason: string }[] = [];
-  for (const manifest of files.filter(
-    (file) => path.posix.basename(file) === 'package.json' && file.split('/').length <= 3,
-  )) {
+  const relativeToScope = (file: string) => (scope === undefined ? file : file.slice(scope.length + 1));
+  const byPath = input.derived('entrypoints by path', () => ({
+    manifests: files.filter(
+      (file) => path.posix.basename(file) === 'package.json' && file.split('/').length <= 3,
+    ),
+    conventional: files.filter(
+      (file) =>
+        !isTestFile(file) && ENTRYPOINT_PATTERNS.some((pattern) => pattern.test(relativeToScope(file))),
+    ),
+  }));
+  for (const manifest of byPath.manifests) {
     const json = await readWorkspaceText(context.workspace, manifest, listed.get(manifest)).then((text) => {
       try {
         return text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
@@ -22,11 +30,8 @@ export async function entrypointsSection(input: SectionInput): Promise<void> {
     if (json !== undefined)
       entrypoints.push(...packageEntrypoints(path.posix.dirname(manifest), json, fileSet));
   }
-  const relativeToScope = (file: string) => (scope === undefined ? file : file.slice(scope.length + 1));
-  for (const file of files) {
-    if (!isTestFile(file) && ENTRYPOINT_PATTERNS.some((pattern) => pattern.test(relativeToScope(file))))
-      entrypoints.push({ path: file, reason: 'conventional entry file name' });
-  }
+  for (const file of byPath.conventional)
+    entrypoints.push({ path: file, reason: 'conventional entry file name' });
   const firstByPath = new Map<string, { path: string; reason: string }>();
   for (const entry of entrypoints) if (!firstByPath.has(entry.path)) firstByPath.set(entry.path, entry);
   const unique = [...firstByPath.values()].slice(0, options.maxResults);

@@ -8,21 +8,14 @@ import type { SectionInput } from './section.js';
 export async function instructionsSection(input: SectionInput): Promise<void> {
   const { context, options, scope, snapshot, structured, sections } = input;
   const instructions: { path: string; summary: string; bytes: number }[] = [];
-  for (const file of snapshot.files) {
-    const name = path.posix.basename(file.relative);
-    const depth = file.relative.split('/').length;
-    const isRootLevel =
-      depth === 1 ||
-      file.relative.startsWith('.github/') ||
-      (scope !== undefined && file.relative === `${scope}/${name}`);
-    if (
-      (isRootLevel && INSTRUCTION_FILES.test(name)) ||
-      NESTED_INSTRUCTION_FILES.test(name) ||
-      file.relative.startsWith('.cursor/rules/')
-    ) {
-      const text = (await readWorkspaceText(context.workspace, file.relative, file)) ?? '';
-      instructions.push({ path: file.relative, summary: proseSummary(text), bytes: file.size });
-    }
+  const candidates = input.derived('instruction files', () =>
+    snapshot.files.flatMap((file, index) => (isInstructionFile(file.relative, scope) ? [index] : [])),
+  );
+  for (const index of candidates) {
+    // By position: the paths are the same while the derived list is, the sizes may not be.
+    const file = snapshot.files[index]!;
+    const text = (await readWorkspaceText(context.workspace, file.relative, file)) ?? '';
+    instructions.push({ path: file.relative, summary: proseSummary(text), bytes: file.size });
   }
   const kept = instructions.slice(0, options.maxResults);
   structured.instructions = kept;
@@ -32,5 +25,19 @@ export async function instructionsSection(input: SectionInput): Promise<void> {
       ...kept.map((entry) => `  ${entry.path} (${entry.bytes} bytes): ${entry.summary}`),
       ...(kept.length === 0 ? ['  (none found)'] : []),
     ].join('\n'),
+  );
+}
+
+/** README, AGENTS.md and the like at the root (or the scope, or .github/), and nested agent rules. */
+function isInstructionFile(relative: string, scope: string | undefined): boolean {
+  const name = path.posix.basename(relative);
+  const isRootLevel =
+    !relative.includes('/') ||
+    relative.startsWith('.github/') ||
+    (scope !== undefined && relative === `${scope}/${name}`);
+  return (
+    (isRootLevel && INSTRUCTION_FILES.test(name)) ||
+    NESTED_INSTRUCTION_FILES.test(name) ||
+    relative.startsWith('.cursor/rules/')
   );
 }

@@ -5,17 +5,7 @@ import type { SectionInput } from './section.js';
 /** The modules section: the modules (top folders), most central first, with their most referenced symbols. */
 export async function modulesSection(input: SectionInput): Promise<void> {
   const { options, scope, files, snapshot, rankOf, structured, sections } = input;
-  const modules = new Map<string, string[]>();
-  for (const file of files) {
-    if (isAssetPath(file)) continue;
-    const inside = scope === undefined ? file : file.slice(scope.length + 1);
-    const parts = inside.split('/');
-    const moduleName = parts.length === 1 ? '.' : parts.length === 2 ? parts[0]! : `${parts[0]}/${parts[1]}`;
-    const key = scope === undefined || moduleName === '.' ? moduleName : `${scope}/${moduleName}`;
-    const list = modules.get(key) ?? [];
-    list.push(file);
-    modules.set(key, list);
-  }
+  const { modules, languagesOf } = input.derived('modules', () => groupIntoModules(files, scope));
   const moduleRank = new Map(
     [...modules].map(([name, moduleFiles]) => [
       name,
@@ -28,11 +18,7 @@ export async function modulesSection(input: SectionInput): Promise<void> {
   const lines = ['## modules'];
   const moduleRecords: unknown[] = [];
   for (const [name, moduleFiles] of ordered) {
-    const languages = [
-      ...new Set(
-        moduleFiles.map((file) => languageOfPath(file)?.name).filter((language) => language !== undefined),
-      ),
-    ];
+    const languages = languagesOf.get(name)!;
     lines.push(
       `${name === '.' ? '(root)' : `${name}/`} ${moduleFiles.length} files${languages.length > 0 ? `, ${languages.join(', ')}` : ''}`,
     );
@@ -75,4 +61,31 @@ export async function modulesSection(input: SectionInput): Promise<void> {
   }
   structured.modules = moduleRecords;
   sections.push(lines.join('\n'));
+}
+
+/** Files by module (the top one or two folders), and each module's languages; assets left out. */
+function groupIntoModules(
+  files: readonly string[],
+  scope: string | undefined,
+): { modules: Map<string, string[]>; languagesOf: Map<string, string[]> } {
+  const modules = new Map<string, string[]>();
+  for (const file of files) {
+    if (isAssetPath(file)) continue;
+    const inside = scope === undefined ? file : file.slice(scope.length + 1);
+    const parts = inside.split('/');
+    const moduleName = parts.length === 1 ? '.' : parts.length === 2 ? parts[0]! : `${parts[0]}/${parts[1]}`;
+    const key = scope === undefined || moduleName === '.' ? moduleName : `${scope}/${moduleName}`;
+    const list = modules.get(key) ?? [];
+    list.push(file);
+    modules.set(key, list);
+  }
+  const languagesOf = new Map<string, string[]>();
+  for (const [name, moduleFiles] of modules) {
+    languagesOf.set(name, [
+      ...new Set(
+        moduleFiles.map((file) => languageOfPath(file)?.name).filter((language) => language !== undefined),
+      ),
+    ]);
+  }
+  return { modules, languagesOf };
 }

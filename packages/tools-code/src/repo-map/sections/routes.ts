@@ -3,19 +3,39 @@ import { isTestFile, isTestSupportFile } from '../../project/test-files.js';
 
 import type { SectionInput } from './section.js';
 
+const TEST_FOLDER = /(^|\/)(test|tests|__tests__|spec|e2e)\//;
+
 /** The routes section: the HTTP routes the application declares (not those of test servers or helpers). */
 export async function routesSection(input: SectionInput): Promise<void> {
   const { options, files, snapshot, structured, sections } = input;
   const routes: { method: string; path: string; file: string; line?: number }[] = [];
   // Routes of test servers and test helpers are not the application's.
-  const inTests = (file: string) =>
-    isTestFile(file) || isTestSupportFile(file) || /(^|\/)(test|tests|__tests__|spec|e2e)\//.test(file);
-  for (const [file, analysis] of snapshot.analyses) {
-    if (inTests(file)) continue;
-    for (const route of analysis.routes) routes.push({ ...route, file });
+  const inTests = (file: string) => isTestFile(file) || isTestSupportFile(file) || TEST_FOLDER.test(file);
+  const applicationFiles = input.derived('files outside tests', () => files.filter((file) => !inTests(file)));
+  for (const file of applicationFiles) {
+    for (const route of snapshot.analyses.get(file)?.routes ?? []) routes.push({ ...route, file });
   }
+  routes.push(...input.derived('routes from paths', () => routesFromPaths(applicationFiles)));
+  routes.sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+  const kept = routes.slice(0, options.maxResults);
+  structured.routes = kept;
+  sections.push(
+    [
+      '## routes',
+      ...kept.map(
+        (route) =>
+          `  ${route.method} ${route.path}  ${route.file}${route.line === undefined ? '' : `:${route.line}`}`,
+      ),
+      ...(routes.length > kept.length ? [`  [${routes.length - kept.length} more: raise max_results]`] : []),
+      ...(routes.length === 0 ? ['  (none found)'] : []),
+    ].join('\n'),
+  );
+}
+
+/** Routes that files declare by their path (Next.js app and pages folders, static HTML pages). */
+function routesFromPaths(files: readonly string[]): { method: string; path: string; file: string }[] {
+  const routes: { method: string; path: string; file: string }[] = [];
   for (const file of files) {
-    if (inTests(file)) continue;
     const next = /(^|\/)app\/(.*\/)?(page|route)\.[cm]?[jt]sx?$/.exec(file);
     if (next !== null) {
       routes.push({
@@ -37,18 +57,5 @@ export async function routesSection(input: SectionInput): Promise<void> {
     if (/\.html?$/i.test(file) && !isTestFile(file))
       routes.push({ method: 'PAGE', path: `/${file.replace(/(^|\/)index\.html?$/i, '$1')}`, file });
   }
-  routes.sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
-  const kept = routes.slice(0, options.maxResults);
-  structured.routes = kept;
-  sections.push(
-    [
-      '## routes',
-      ...kept.map(
-        (route) =>
-          `  ${route.method} ${route.path}  ${route.file}${route.line === undefined ? '' : `:${route.line}`}`,
-      ),
-      ...(routes.length > kept.length ? [`  [${routes.length - kept.length} more: raise max_results]`] : []),
-      ...(routes.length === 0 ? ['  (none found)'] : []),
-    ].join('\n'),
-  );
+  return routes;
 }

@@ -13,13 +13,16 @@ export interface SectionInput {
   scope: string | undefined;
   files: readonly string[];
   fileSet: ReadonlySet<string>;
-  listed: ReadonlyMap<string, Snapshot['files'][number]>;
+  /** The listed file (size, mtime) at a path. */
+  listed: { get(relative: string): Snapshot['files'][number] | undefined };
   snapshot: Snapshot;
   /** The file's centrality in the reference graph (0 when no ranking was needed). */
   rankOf(file: string): number;
   /** How many files import the file (0 when no ranking was needed). */
   importedBy(file: string): number;
   testFiles: readonly string[];
+  /** A fact computed from the listed paths alone, reused while the same paths are listed. */
+  derived<Value>(name: string, compute: () => Value): Value;
   profile: Awaited<ReturnType<typeof detectProjectProfile>> | undefined;
   /** The structured result; each section adds its own key. */
   structured: Record<string, unknown>;
