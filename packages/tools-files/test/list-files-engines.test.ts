@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FolderReadMemory } from '../src/listing/folder-read-memory.js';
 import { relativeToRoot, type TreeListing } from '../src/listing/listing-types.js';
 import { listTreeWithRipgrep, type RipgrepListingSettings } from '../src/listing/ripgrep-listing.js';
 import { StatPool } from '../src/listing/stat-pool.js';
@@ -219,6 +220,59 @@ describe('the ripgrep listing engine', () => {
       }
     } finally {
       await pool.close();
+    }
+  });
+
+  it('reuses folder reads of an earlier listing only while the folder and the ignore rules are unchanged', async () => {
+    const pair = await Promise.all([createHarness({ rgPath: 'rg' }), createHarness({ rgPath: null })]);
+    // Counts the folders answered from memory instead of read.
+    class CountingMemory extends FolderReadMemory {
+      recalled = 0;
+      override recall(...args: Parameters<FolderReadMemory['recall']>) {
+        const subfolders = super.recall(...args);
+        if (subfolders !== undefined) this.recalled += 1;
+        return subfolders;
+      }
+    }
+    const memory = new CountingMemory();
+    const [withRipgrep, withWalker] = pair;
+    const both = async (change: (harness: Harness) => Promise<unknown>) => {
+      for (const harness of pair) await change(harness);
+    };
+    const listBoth = async () => {
+      const listing = await listTreeWithRipgrep(
+        'rg',
+        { root: withRipgrep!.root, start: withRipgrep!.root, maxEntries: 100_000 },
+        { memory },
+      );
+      const walked = await listTreeWithTypeScript({
+        root: withWalker!.root,
+        start: withWalker!.root,
+        maxEntries: 100_000,
+      });
+      expect(listing).toEqual(walked);
+      return listing!.entries.map((entry) => entry.path);
+    };
+    try {
+      // Folders whose link count sends the listing to read them: an ignored dist/ and cache/.
+      await both(async (harness) => {
+        await harness.write('.gitignore', 'dist/\ncache/\n');
+        await harness.write('app/main.ts', 'x\n');
+        await harness.write('app/dist/main.js', 'x\n');
+        await mkdir(path.join(harness.root, 'app/cache'), { recursive: true });
+      });
+      expect(await listBoth()).not.toContain('app/cache/');
+      const before = memory.recalled;
+      await listBoth();
+      expect(memory.recalled).toBeGreaterThan(before);
+      // A new empty folder changes app/'s modification time: app/ is read again.
+      await both((harness) => mkdir(path.join(harness.root, 'app/new-empty')));
+      expect(await listBoth()).toContain('app/new-empty/');
+      // A changed ignore file: nothing remembered holds (app/cache/ is no longer ignored).
+      await both((harness) => harness.write('.gitignore', 'dist/\n'));
+      expect(await listBoth()).toContain('app/cache/');
+    } finally {
+      await Promise.all(pair.map((harness) => harness.close()));
     }
   });
 

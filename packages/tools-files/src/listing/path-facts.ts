@@ -6,6 +6,8 @@ import { KIND_FILE, KIND_FOLDER, STAT_FIELDS, type StatPool } from './stat-pool.
 export interface FolderFacts {
   linkCount: number;
   device: number;
+  mtimeMs: number;
+  inode: number;
 }
 
 /**
@@ -82,7 +84,12 @@ export class PathFacts {
     const status = lstatOrUndefined(absoluteInRoot(this.#root, relative));
     if (isFolder) {
       if (status?.isDirectory() === true) {
-        this.folders.set(relative, { linkCount: status.nlink, device: status.dev });
+        this.folders.set(relative, {
+          linkCount: status.nlink,
+          device: status.dev,
+          mtimeMs: status.mtimeMs,
+          inode: status.ino,
+        });
       }
     } else {
       this.sizes.set(relative, status?.isFile() === true ? status.size : -1);
@@ -103,7 +110,12 @@ export class PathFacts {
             const kind = facts[at];
             if (isFolder[index]) {
               if (kind === KIND_FOLDER) {
-                this.folders.set(relatives[index]!, { linkCount: facts[at + 1]!, device: facts[at + 2]! });
+                this.folders.set(relatives[index]!, {
+                  linkCount: facts[at + 1]!,
+                  device: facts[at + 2]!,
+                  mtimeMs: facts[at + 3]!,
+                  inode: facts[at + 4]!,
+                });
               }
             } else {
               this.sizes.set(relatives[index]!, kind === KIND_FILE ? facts[at + 1]! : -1);

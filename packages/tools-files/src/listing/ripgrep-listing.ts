@@ -2,6 +2,7 @@ import { type Dirent, lstatSync, readdirSync, type Stats, statfsSync } from 'nod
 import { compareText, GitignoreOracle, HIGH_CHARACTERS, WALK_ALWAYS_SKIPPED } from '@assistant-kit/tool-core';
 import { type FileToolError, fileToolError } from '../errors.js';
 import { runRipgrepForNames, selectionArguments } from '../search/ripgrep-engine.js';
+import type { FolderReadMemory, RememberedSubfolder } from './folder-read-memory.js';
 import {
   absoluteInRoot,
   relativeToRoot,
@@ -40,6 +41,21 @@ function countsSubfolderLinks(absolute: string): boolean {
 function parentOf(relative: string): string {
   const slash = relative.lastIndexOf('/');
   return slash === -1 ? '' : relative.slice(0, slash);
+}
+
+/**
+ * Identifies the ignore rules of a whole-tree listing: every listed `.gitignore` and the
+ * repository's `.git/info/exclude`, by size, modification time and inode.
+ */
+function rulesSignature(root: string, ignoreFiles: string[]): string {
+  const parts: string[] = [];
+  for (const relative of [...ignoreFiles.sort(), '.git/info/exclude']) {
+    const status = lstatOrUndefined(absoluteInRoot(root, relative));
+    parts.push(
+      status === undefined ? `${relative}:-` : `${relative}:${status.size}:${status.mtimeMs}:${status.ino}`,
+    );
+  }
+  return parts.join('\n');
 }
 
 function cancelled(): FileToolError {
@@ -112,14 +128,15 @@ class FoundTree {
 
   /** Every path in walk order: a folder right before its contents, names in UTF-8 byte order. */
   ordered(): string[] {
-    const compare = this.#highCharacters
-      ? compareText
-      : (left: string, right: string) => (left < right ? -1 : left > right ? 1 : 0);
+    const highCharacters = this.#highCharacters;
     const output: string[] = [];
     const visit = (folder: string) => {
       const children = this.#children.get(folder);
       if (children === undefined) return;
-      children.sort(compare);
+      // Without characters whose UTF-16 order differs from byte order, the built-in comparison
+      // (UTF-16 code units, no callback) is byte order, and much cheaper than a comparator.
+      if (highCharacters) children.sort(compareText);
+      else children.sort();
       for (const child of children) {
         output.push(child);
         if (this.folders.has(child)) visit(child);
@@ -134,6 +151,8 @@ export interface RipgrepListingSettings {
   /** Worker threads for stats beyond the first `inProcessStats` (none: all in this thread). */
   pool?: StatPool;
   inProcessStats?: number;
+  /** What earlier whole-tree listings learnt by reading folders (see FolderReadMemory). */
+  memory?: FolderReadMemory;
   /**
    * Whether folder link counts count sub-folders; decided from the filesystem type unless
    * given (tests use false to exercise the path that reads every folder).
@@ -175,10 +194,15 @@ export async function listTreeWithRipgrep(
   if (trustLinkCounts) facts.folder(relativeStart);
 
   const tree = new FoundTree(relativeStart);
+  // Ignore files listed, for the signature of the rules a remembered folder read was made under.
+  const ignoreFiles: string[] = [];
+  const memory = relativeStart === '' && trustLinkCounts ? settings.memory : undefined;
   const args = [...selectionArguments(undefined), '--files'];
   if (relativeStart !== '') args.push('--', relativeStart);
   const outcome = await runRipgrepForNames(executable, args, root, signal, (relative) => {
     if (checkAncestors && ignoreOracle().ignoresFile(relative)) return;
+    if (memory !== undefined && (relative === '.gitignore' || relative.endsWith('/.gitignore')))
+      ignoreFiles.push(relative);
     // Sizes are read as names arrive; at most maxEntries of them go unused.
     if (tree.fileCount < maxEntries) facts.file(relative);
     tree.noteText(relative);
@@ -193,7 +217,8 @@ export async function listTreeWithRipgrep(
   if (outcome.exitCode === 2 && tree.fileCount === 0) return undefined;
   if (signal?.aborted) throw cancelled();
 
-  addFoldersWithoutFiles(root, tree, trustLinkCounts ? facts.folders : undefined, ignoreOracle);
+  memory?.begin(root, rulesSignature(root, ignoreFiles));
+  addFoldersWithoutFiles(root, tree, trustLinkCounts ? facts.folders : undefined, ignoreOracle, memory);
   if (signal?.aborted) throw cancelled();
 
   // The first maxEntries entries with their sizes; a file gone since ripgrep saw it is dropped,
@@ -235,6 +260,7 @@ function addFoldersWithoutFiles(
   tree: FoundTree,
   folderFacts: ReadonlyMap<string, FolderFacts> | undefined,
   ignoreOracle: () => GitignoreOracle,
+  memory: FolderReadMemory | undefined,
 ): void {
   const seenSubfolders = tree.subfolderCounts();
   const startFacts = folderFacts?.get(tree.start);
@@ -249,8 +275,23 @@ function addFoldersWithoutFiles(
     if (!complete) toRead.push(folder);
   }
   // Folders met here hold no listed file, so all of their sub-folders are unseen too.
+  const addUnseen = (child: string) => {
+    tree.addFolder(child);
+    tree.noteText(child);
+    toRead.push(child);
+  };
   while (toRead.length > 0) {
     const folder = toRead.pop()!;
+    const facts = memory === undefined ? undefined : folderFacts?.get(folder);
+    const recalled = facts === undefined ? undefined : memory!.recall(folder, facts);
+    if (recalled !== undefined) {
+      for (const { name, ignored } of recalled) {
+        const child = folder === '' ? name : `${folder}/${name}`;
+        if (!ignored && !tree.folders.has(child)) addUnseen(child);
+      }
+      continue;
+    }
+    const subfolders: RememberedSubfolder[] = [];
     let entries: Dirent[];
     try {
       entries = readdirSync(absoluteInRoot(root, folder), { withFileTypes: true });
@@ -268,18 +309,27 @@ function addFoldersWithoutFiles(
             entries.some((entry) => entry.name === '.gitignore' && entry.isFile()),
           );
     for (const entry of entries) {
-      if (WALK_ALWAYS_SKIPPED.has(entry.name)) continue;
       const child = folder === '' ? entry.name : `${folder}/${entry.name}`;
       let isDirectory = entry.isDirectory();
       if (!isDirectory && !entry.isFile() && !entry.isSymbolicLink()) {
         // The filesystem gave no type: ask, without following a symlink.
         isDirectory = lstatOrUndefined(absoluteInRoot(root, child))?.isDirectory() === true;
       }
-      if (!isDirectory || tree.folders.has(child)) continue;
-      if (rules === undefined ? ignoreOracle().ignoresDirectory(child) : rules.ignores(child, true)) continue;
-      tree.addFolder(child);
-      tree.noteText(child);
-      toRead.push(child);
+      if (!isDirectory) continue;
+      if (WALK_ALWAYS_SKIPPED.has(entry.name)) {
+        subfolders.push({ name: entry.name, ignored: true });
+        continue;
+      }
+      // A sub-folder with listed files is not ignored (ripgrep listed them under the same rules).
+      if (tree.folders.has(child)) {
+        subfolders.push({ name: entry.name, ignored: false });
+        continue;
+      }
+      const ignored =
+        rules === undefined ? ignoreOracle().ignoresDirectory(child) : rules.ignores(child, true);
+      subfolders.push({ name: entry.name, ignored });
+      if (!ignored) addUnseen(child);
     }
+    if (facts !== undefined) memory!.remember(folder, facts, subfolders);
   }
 }

@@ -3,9 +3,10 @@ import { Worker } from 'node:worker_threads';
 
 /**
  * What a stat worker answers for each path: kind (0 gone or neither file nor folder, 1 regular
- * file, 2 folder), then the size (files) or link count (folders), then the device number.
+ * file, 2 folder), then the size (files) or link count (folders), the device number, the
+ * modification time (ms) and the inode number.
  */
-export const STAT_FIELDS = 3;
+export const STAT_FIELDS = 5;
 export const KIND_OTHER = 0;
 export const KIND_FILE = 1;
 export const KIND_FOLDER = 2;
@@ -26,6 +27,8 @@ parentPort.on('message', ({ id, root, paths }) => {
     if (status.isFile()) { facts[at] = ${KIND_FILE}; facts[at + 1] = status.size; }
     else if (status.isDirectory()) { facts[at] = ${KIND_FOLDER}; facts[at + 1] = status.nlink; }
     facts[at + 2] = status.dev;
+    facts[at + 3] = status.mtimeMs;
+    facts[at + 4] = status.ino;
   }
   parentPort.postMessage({ id, facts }, [facts.buffer]);
 });

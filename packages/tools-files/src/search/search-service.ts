@@ -1,3 +1,4 @@
+import { FolderReadMemory } from '../listing/folder-read-memory.js';
 import type { TreeListing, TreeListingRequest } from '../listing/listing-types.js';
 import { listTreeWithRipgrep } from '../listing/ripgrep-listing.js';
 import { StatPool } from '../listing/stat-pool.js';
@@ -17,6 +18,8 @@ export class SearchService {
   #ripgrepAvailable: boolean;
   /** Worker threads reading sizes for large listings (started on first use). */
   readonly #statPool = new StatPool();
+  /** Folder reads of earlier whole-tree listings, reused while those folders are unchanged. */
+  readonly #folderReads = new FolderReadMemory();
 
   constructor(ripgrepPath: string | null) {
     this.#ripgrepPath = ripgrepPath;
@@ -55,7 +58,10 @@ export class SearchService {
   async listTree(request: TreeListingRequest): Promise<TreeListing & { engine: SearchEngineName }> {
     if (this.#ripgrepAvailable && this.#ripgrepPath !== null) {
       try {
-        const listing = await listTreeWithRipgrep(this.#ripgrepPath, request, { pool: this.#statPool });
+        const listing = await listTreeWithRipgrep(this.#ripgrepPath, request, {
+          pool: this.#statPool,
+          memory: this.#folderReads,
+        });
         if (listing !== undefined) return { ...listing, engine: 'ripgrep' };
       } catch (error) {
         if (!(error instanceof RipgrepUnavailable)) throw error;
