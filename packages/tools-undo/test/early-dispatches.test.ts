@@ -1,11 +1,16 @@
-import { createHash } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUndoTools, type UndoToolFamily } from '../src/index.js';
-import { makeTemporaryDirectory, removeDirectory, workspaceState, write } from './helpers.js';
+import {
+  makeTemporaryDirectory,
+  removeDirectory,
+  workspaceState,
+  write,
+  writeThroughWorkspace,
+} from './helpers.js';
 
 // A first session's baseline hashes every file in the background. This tree is large enough
 // that it takes far longer than a few small dispatches, which must not wait for it.
@@ -55,17 +60,7 @@ async function firstSession(): Promise<Workspace> {
   return workspace;
 }
 
-/** Writes through the Workspace, as write_file and edit_file do. */
-async function toolWrite(workspace: Workspace, relative: string, content: string): Promise<void> {
-  const current = await readFile(path.join(workspace.root, relative)).catch(() => undefined);
-  await workspace.writeFiles([
-    {
-      path: relative,
-      bytes: Buffer.from(content),
-      ...(current === undefined ? {} : { expectedHash: createHash('sha256').update(current).digest('hex') }),
-    },
-  ]);
-}
+const toolWrite = writeThroughWorkspace;
 
 describe('dispatches while the first baseline is recorded', () => {
   it('do not wait for it, and become exact checkpoints once it is recorded', async () => {

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Workspace } from '@assistant-kit/tool-core';
 
 /** Environment for the test's own git commands on the user's repository. */
 const userGitEnvironment = {
@@ -82,4 +83,20 @@ export function binaryBytes(seed: number): Buffer {
   bytes[0] = 0x89;
   bytes[1] = 0;
   return bytes;
+}
+
+/** Writes a file through the Workspace, as write_file and edit_file do (checked against the disk). */
+export async function writeThroughWorkspace(
+  workspace: Workspace,
+  relative: string,
+  content: string,
+): Promise<void> {
+  const current = await readFile(path.join(workspace.root, relative)).catch(() => undefined);
+  await workspace.writeFiles([
+    {
+      path: relative,
+      bytes: Buffer.from(content),
+      ...(current === undefined ? {} : { expectedHash: createHash('sha256').update(current).digest('hex') }),
+    },
+  ]);
 }

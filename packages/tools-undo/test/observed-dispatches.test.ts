@@ -1,11 +1,16 @@
-import { createHash } from 'node:crypto';
 import { readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { type ToolError, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUndoTools, type UndoToolFamily } from '../src/index.js';
-import { makeTemporaryDirectory, removeDirectory, workspaceState, write } from './helpers.js';
+import {
+  makeTemporaryDirectory,
+  removeDirectory,
+  workspaceState,
+  write,
+  writeThroughWorkspace,
+} from './helpers.js';
 
 let root: string;
 let workspace: Workspace;
@@ -18,15 +23,8 @@ async function open(directory: string): Promise<void> {
 }
 
 /** Writes through the Workspace, as write_file and edit_file do. */
-async function toolWrite(relative: string, content: string): Promise<void> {
-  const current = await readFile(path.join(workspace.root, relative)).catch(() => undefined);
-  await workspace.writeFiles([
-    {
-      path: relative,
-      bytes: Buffer.from(content),
-      ...(current === undefined ? {} : { expectedHash: createHash('sha256').update(current).digest('hex') }),
-    },
-  ]);
+function toolWrite(relative: string, content: string): Promise<void> {
+  return writeThroughWorkspace(workspace, relative, content);
 }
 
 describe('observed dispatches (the catalogue marks every call)', () => {
