@@ -181,7 +181,15 @@ export class DispatchCheckpoints {
     if (this.#readyPromise === undefined) {
       this.#readyPromise = this.#mutex.run(async () => {
         const state = await this.#opened;
-        if (state.log.head === undefined) await this.#recordBaseline(state.shadow, state.log);
+        if (state.log.head === undefined) {
+          try {
+            await this.#recordBaseline(state.shadow, state.log);
+          } catch (error) {
+            // No baseline, no checkpoints: calls stop being captured in memory and meet the error.
+            this.#early = undefined;
+            throw error;
+          }
+        }
         return state;
       });
       // Failures surface on the first call that needs the repository.
