@@ -34,7 +34,13 @@ export async function waitFor(
   signal: AbortSignal,
 ): Promise<WaitOutcome> {
   const started = Date.now();
-  if (args.duration_ms !== undefined) await sleep(args.duration_ms, signal);
+  if (args.duration_ms !== undefined) {
+    // A timer may fire a millisecond early by the clock the result reports (CI saw "waited 9 ms"
+    // for 10): the rest is waited out, so the duration asked for is always the least waited.
+    for (let left = args.duration_ms; left > 0; left = args.duration_ms - (Date.now() - started)) {
+      await sleep(left, signal);
+    }
+  }
   const hasCondition =
     args.selector !== undefined || args.text !== undefined || args.url_contains !== undefined;
   if (args.state !== undefined && args.selector === undefined) {
