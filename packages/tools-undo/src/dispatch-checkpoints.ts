@@ -25,6 +25,13 @@ export interface DispatchCheckpointsOptions {
   maxFileBytes?: number;
   /** Extra gitignore-style patterns never recorded (dependency folders are always left out). */
   exclude?: readonly string[];
+  /**
+   * A first baseline's scan starts only once this settles: lets tests hold it back, so what runs
+   * while it is pending is decided by the test, not by the machine's speed.
+   *
+   * @internal
+   */
+  baselineGate?: Promise<unknown>;
 }
 
 /** The dispatch that is open: begun by the host and not yet ended. */
@@ -150,6 +157,7 @@ export class DispatchCheckpoints {
   readonly workspace: Workspace;
   readonly maxFileBytes: number;
   readonly #exclude: readonly string[];
+  readonly #baselineGate: Promise<unknown> | undefined;
   readonly #mutex = new TaskQueue();
   #readyPromise: Promise<{ shadow: ShadowRepository; log: DispatchLog }> | undefined;
   #openedPromise: Promise<{ shadow: ShadowRepository; log: DispatchLog }> | undefined;
@@ -167,6 +175,7 @@ export class DispatchCheckpoints {
     this.workspace = workspace;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.#exclude = options.exclude ?? [];
+    this.#baselineGate = options.baselineGate;
     if (!workspace.readOnly) {
       // U and W: the shadow repository opens (and a first session records its baseline) in the
       // background from the start. R does nothing until a call needs it.
@@ -640,6 +649,7 @@ export class DispatchCheckpoints {
    * dispatches that ran meanwhile, each as its checkpoint, in order (see EarlyDispatches).
    */
   async #recordBaseline(shadow: ShadowRepository, log: DispatchLog): Promise<void> {
+    await this.#baselineGate?.catch(() => {});
     await shadow.record();
     await this.#earlyQueue.run(async () => {
       const early = this.#early;

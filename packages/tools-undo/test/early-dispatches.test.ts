@@ -27,6 +27,8 @@ const WRITTEN: Record<string, string | undefined> = {
 };
 let root: string;
 let family: UndoToolFamily | undefined;
+/** Lets the first baseline's scan start (it waits for this; see firstSession). */
+let releaseBaseline: () => void = () => {};
 
 beforeAll(async () => {
   // Created once (creating thousands of files is the slow part); each test then makes it a
@@ -56,7 +58,22 @@ async function firstSession(): Promise<Workspace> {
   for (const [file, content] of Object.entries(WRITTEN))
     if (content !== undefined) await write(root, file, content);
   const workspace = await Workspace.open(root);
-  family = createUndoTools({ workspace });
+  // The baseline is held back until the test lets it go, or until the test waits for it: what
+  // runs while it is pending does not depend on the machine's speed.
+  const gate = new Promise<void>((resolve) => {
+    releaseBaseline = resolve;
+  });
+  family = createUndoTools({ workspace, baselineGate: gate });
+  const ready = family.checkpoints.ready.bind(family.checkpoints);
+  family.checkpoints.ready = () => {
+    releaseBaseline();
+    return ready();
+  };
+  const close = family.close;
+  family.close = () => {
+    releaseBaseline();
+    return close();
+  };
   return workspace;
 }
 
@@ -138,6 +155,7 @@ describe('dispatches while the first baseline is recorded', () => {
     // No ready() first: the undo tool waits for the baseline and the dispatch's checkpoint, and
     // its result says why it took that long.
     const runtime = new ToolRuntime({ workspace, tools: family!.tools });
+    releaseBaseline();
     const undone = await runtime.call('undo_workspace_dispatches', { count: 1 });
     expect(undone.isError).toBeFalsy();
     const text = undone.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');
@@ -153,6 +171,7 @@ describe('dispatches while the first baseline is recorded', () => {
     await toolWrite(workspace, 'a.txt', 'a1\n');
     expect(checkpoints.baselinePending).toBe(true);
     // What the catalogue calls before a tool with the process effect.
+    releaseBaseline();
     const noted = await checkpoints.noteUnobservedChanges();
     expect(checkpoints.baselinePending).toBe(false);
     expect(noted.waitedForBaselineMs).toBeGreaterThan(0);
