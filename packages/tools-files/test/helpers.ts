@@ -1,3 +1,4 @@
+import { statSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -61,4 +62,16 @@ export function errorCodeOf(result: ToolResult): string | undefined {
 export function structured<T = Record<string, unknown>>(result: ToolResult): T {
   if (result.isError === true) throw new Error(`Expected success, got ${textOf(result)}`);
   return result.structuredContent as T;
+}
+
+/**
+ * Waits until the filesystem's clock has moved past every stamp made so far, by touching a
+ * scratch file in `folder` until its change time moves: a change made afterwards gets a later
+ * stamp. No timing is assumed; the loop ends at the kernel's next clock tick.
+ */
+export function passFilesystemTick(folder: string): void {
+  const scratch = path.join(folder, '.filesystem-tick');
+  writeFileSync(scratch, '0');
+  const first = statSync(scratch).ctimeMs;
+  for (let round = 1; statSync(scratch).ctimeMs === first; round += 1) writeFileSync(scratch, String(round));
 }

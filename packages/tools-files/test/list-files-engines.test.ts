@@ -10,7 +10,14 @@ import { relativeToRoot, type TreeListing } from '../src/listing/listing-types.j
 import { listTreeWithRipgrep, type RipgrepListingSettings } from '../src/listing/ripgrep-listing.js';
 import { StatPool } from '../src/listing/stat-pool.js';
 import { listTreeWithTypeScript } from '../src/listing/typescript-listing.js';
-import { createHarness, errorCodeOf, type Harness, structured, textOf } from './helpers.js';
+import {
+  createHarness,
+  errorCodeOf,
+  type Harness,
+  passFilesystemTick,
+  structured,
+  textOf,
+} from './helpers.js';
 
 /**
  * A tree with every case list_files must agree on between its two engines: .gitignore files at
@@ -243,7 +250,8 @@ describe('the ripgrep listing engine', () => {
       const listing = await listTreeWithRipgrep(
         'rg',
         { root: withRipgrep!.root, start: withRipgrep!.root, maxEntries: 100_000 },
-        { memory },
+        // A clock a minute ahead: stamps look old enough to be trusted (see RACY_MARGIN_MS).
+        { memory, clock: () => Date.now() + 60_000 },
       );
       const walked = await listTreeWithTypeScript({
         root: withWalker!.root,
@@ -265,10 +273,12 @@ describe('the ripgrep listing engine', () => {
       const before = memory.recalled;
       await listBoth();
       expect(memory.recalled).toBeGreaterThan(before);
-      // A new empty folder changes app/'s modification time: app/ is read again.
+      // A new empty folder changes app/'s change time: app/ is read again.
+      passFilesystemTick(withRipgrep!.base);
       await both((harness) => mkdir(path.join(harness.root, 'app/new-empty')));
       expect(await listBoth()).toContain('app/new-empty/');
       // A changed ignore file: nothing remembered holds (app/cache/ is no longer ignored).
+      passFilesystemTick(withRipgrep!.base);
       await both((harness) => harness.write('.gitignore', 'dist/\n'));
       expect(await listBoth()).toContain('app/cache/');
     } finally {

@@ -1,14 +1,41 @@
 import { lstatSync, type Stats } from 'node:fs';
 import { absoluteInRoot } from './listing-types.js';
-import { KIND_FILE, KIND_FOLDER, STAT_FIELDS, type StatPool } from './stat-pool.js';
+import { KIND_FILE, KIND_FOLDER, KIND_OTHER, STAT_FIELDS, type StatPool } from './stat-pool.js';
 
 /** What a folder's lstat tells the listing. */
 export interface FolderFacts {
   linkCount: number;
   device: number;
-  mtimeMs: number;
+  ctimeMs: number;
   inode: number;
 }
+
+/** Everything an lstat told about a path the listing asked to probe (see {@link PathFacts.probe}). */
+export interface ProbedPath {
+  /** 0 gone or neither file nor folder, 1 regular file, 2 folder. */
+  kind: number;
+  size: number;
+  device: number;
+  ctimeMs: number;
+  inode: number;
+}
+
+/**
+ * A stamp (ctime) this close to the moment its path was seen is not trusted by the listing
+ * memories: the kernel stamps changes with a clock that ticks every few milliseconds, so a change
+ * made in the same tick as the reading would leave the stamp unchanged (git's "racily clean"
+ * entries). Two seconds also covers filesystems with coarser stamps.
+ */
+export const RACY_MARGIN_MS = 2_000;
+
+/** True when a stamp read at `observedAt` cannot vouch that nothing changed after the reading. */
+export function isRacy(ctimeMs: number, observedAt: number): boolean {
+  return ctimeMs >= observedAt - RACY_MARGIN_MS;
+}
+
+const REQUEST_FILE = 0;
+const REQUEST_FOLDER = 1;
+const REQUEST_PROBE = 2;
 
 /**
  * Paths stat'ed in this thread before batches go to a pool whose workers have not started yet:
@@ -38,11 +65,13 @@ export class PathFacts {
   readonly sizes = new Map<string, number>();
   /** Facts of each folder asked for that still is a folder. */
   readonly folders = new Map<string, FolderFacts>();
+  /** What each path asked for with {@link probe} is, whatever it is (kind 0 when gone). */
+  readonly probed = new Map<string, ProbedPath>();
   readonly #root: string;
   readonly #pool: StatPool | undefined;
   #inProcessLeft: number;
   #batch: string[] = [];
-  #batchIsFolder: boolean[] = [];
+  #batchKinds: number[] = [];
   #pending: Promise<void>[] = [];
 
   constructor(root: string, pool: StatPool | undefined, inProcessLimit = IN_PROCESS_STATS) {
@@ -52,11 +81,16 @@ export class PathFacts {
   }
 
   file(relative: string): void {
-    this.#request(relative, false);
+    this.#request(relative, REQUEST_FILE);
   }
 
   folder(relative: string): void {
-    this.#request(relative, true);
+    this.#request(relative, REQUEST_FOLDER);
+  }
+
+  /** Reads the path's kind, size, device, modification time and inode, for {@link probed}. */
+  probe(relative: string): void {
+    this.#request(relative, REQUEST_PROBE);
   }
 
   /** Resolves once every fact asked for so far is known. */
@@ -69,25 +103,38 @@ export class PathFacts {
     }
   }
 
-  #request(relative: string, isFolder: boolean): void {
+  #request(relative: string, kind: number): void {
     if (this.#pool === undefined || this.#inProcessLeft > 0) {
       this.#inProcessLeft -= 1;
-      this.#readHere(relative, isFolder);
+      this.#readHere(relative, kind);
       return;
     }
     this.#batch.push(relative);
-    this.#batchIsFolder.push(isFolder);
+    this.#batchKinds.push(kind);
     if (this.#batch.length >= STAT_BATCH) this.#flush();
   }
 
-  #readHere(relative: string, isFolder: boolean): void {
+  #readHere(relative: string, kind: number): void {
     const status = lstatOrUndefined(absoluteInRoot(this.#root, relative));
-    if (isFolder) {
+    if (kind === REQUEST_PROBE) {
+      this.probed.set(
+        relative,
+        status === undefined
+          ? { kind: KIND_OTHER, size: 0, device: 0, ctimeMs: 0, inode: 0 }
+          : {
+              kind: status.isFile() ? KIND_FILE : status.isDirectory() ? KIND_FOLDER : KIND_OTHER,
+              size: status.isFile() ? status.size : status.isDirectory() ? status.nlink : 0,
+              device: status.dev,
+              ctimeMs: status.ctimeMs,
+              inode: status.ino,
+            },
+      );
+    } else if (kind === REQUEST_FOLDER) {
       if (status?.isDirectory() === true) {
         this.folders.set(relative, {
           linkCount: status.nlink,
           device: status.dev,
-          mtimeMs: status.mtimeMs,
+          ctimeMs: status.ctimeMs,
           inode: status.ino,
         });
       }
@@ -99,21 +146,29 @@ export class PathFacts {
   #flush(): void {
     if (this.#batch.length === 0 || this.#pool === undefined) return;
     const relatives = this.#batch;
-    const isFolder = this.#batchIsFolder;
+    const kinds = this.#batchKinds;
     this.#batch = [];
-    this.#batchIsFolder = [];
+    this.#batchKinds = [];
     this.#pending.push(
       this.#pool.stat(this.#root, relatives).then(
         (facts) => {
           for (let index = 0; index < relatives.length; index += 1) {
             const at = index * STAT_FIELDS;
-            const kind = facts[at];
-            if (isFolder[index]) {
+            const kind = facts[at]!;
+            if (kinds[index] === REQUEST_PROBE) {
+              this.probed.set(relatives[index]!, {
+                kind,
+                size: facts[at + 1]!,
+                device: facts[at + 2]!,
+                ctimeMs: facts[at + 3]!,
+                inode: facts[at + 4]!,
+              });
+            } else if (kinds[index] === REQUEST_FOLDER) {
               if (kind === KIND_FOLDER) {
                 this.folders.set(relatives[index]!, {
                   linkCount: facts[at + 1]!,
                   device: facts[at + 2]!,
-                  mtimeMs: facts[at + 3]!,
+                  ctimeMs: facts[at + 3]!,
                   inode: facts[at + 4]!,
                 });
               }
@@ -124,7 +179,7 @@ export class PathFacts {
         },
         () => {
           for (let index = 0; index < relatives.length; index += 1) {
-            this.#readHere(relatives[index]!, isFolder[index]!);
+            this.#readHere(relatives[index]!, kinds[index]!);
           }
         },
       ),

@@ -3,6 +3,7 @@ import { compareText, GitignoreOracle, HIGH_CHARACTERS, WALK_ALWAYS_SKIPPED } fr
 import { type FileToolError, fileToolError } from '../errors.js';
 import { runRipgrepForNames, selectionArguments } from '../search/ripgrep-engine.js';
 import type { FolderReadMemory, RememberedSubfolder } from './folder-read-memory.js';
+import type { TreeListingMemory } from './listing-memory.js';
 import {
   absoluteInRoot,
   relativeToRoot,
@@ -10,7 +11,7 @@ import {
   type TreeListing,
   type TreeListingRequest,
 } from './listing-types.js';
-import { type FolderFacts, PathFacts } from './path-facts.js';
+import { type FolderFacts, PathFacts, type ProbedPath } from './path-facts.js';
 import type { StatPool } from './stat-pool.js';
 
 /**
@@ -52,7 +53,7 @@ function rulesSignature(root: string, ignoreFiles: string[]): string {
   for (const relative of [...ignoreFiles.sort(), '.git/info/exclude']) {
     const status = lstatOrUndefined(absoluteInRoot(root, relative));
     parts.push(
-      status === undefined ? `${relative}:-` : `${relative}:${status.size}:${status.mtimeMs}:${status.ino}`,
+      status === undefined ? `${relative}:-` : `${relative}:${status.size}:${status.ctimeMs}:${status.ino}`,
     );
   }
   return parts.join('\n');
@@ -126,6 +127,11 @@ class FoundTree {
     return counts;
   }
 
+  /** Each folder's children (in walk order once {@link ordered} ran). */
+  get children(): ReadonlyMap<string, readonly string[]> {
+    return this.#children;
+  }
+
   /** Every path in walk order: a folder right before its contents, names in UTF-8 byte order. */
   ordered(): string[] {
     const highCharacters = this.#highCharacters;
@@ -153,6 +159,13 @@ export interface RipgrepListingSettings {
   inProcessStats?: number;
   /** What earlier whole-tree listings learnt by reading folders (see FolderReadMemory). */
   memory?: FolderReadMemory;
+  /**
+   * Stands in for `Date.now` when deciding which stamps are too recent to be remembered (tests
+   * use a clock ahead of real time, so every stamp is old enough).
+   */
+  clock?: () => number;
+  /** Where a whole-workspace listing is remembered, to be brought up to date next time. */
+  listingMemory?: TreeListingMemory;
   /**
    * Whether folder link counts count sub-folders; decided from the filesystem type unless
    * given (tests use false to exercise the path that reads every folder).
@@ -191,6 +204,10 @@ export async function listTreeWithRipgrep(
 
   const facts = new PathFacts(root, settings.pool, settings.inProcessStats);
   const trustLinkCounts = settings.trustLinkCounts ?? countsSubfolderLinks(request.start);
+  const startedAt = (settings.clock ?? Date.now)();
+  // The stamps a listing memory needs: each folder's (read anyway) and its .gitignore's.
+  const listingMemory = relativeStart === '' && trustLinkCounts ? settings.listingMemory : undefined;
+  if (listingMemory !== undefined) facts.probe('.gitignore');
   if (trustLinkCounts) facts.folder(relativeStart);
 
   const tree = new FoundTree(relativeStart);
@@ -209,6 +226,9 @@ export async function listTreeWithRipgrep(
     let folder = tree.addFile(relative);
     // Folders above a new one are added until one is known (folders are prefixes of files).
     while (folder !== undefined && folder.length > relativeStart.length && tree.addFolder(folder)) {
+      // The ignore file before its folder: a .gitignore removed between the two shows as a
+      // folder stamped after the walk began, whose ignore file the memory then cannot vouch for.
+      if (listingMemory !== undefined) facts.probe(`${folder}/.gitignore`);
       if (trustLinkCounts) facts.folder(folder);
       folder = parentOf(folder);
     }
@@ -217,13 +237,20 @@ export async function listTreeWithRipgrep(
   if (outcome.exitCode === 2 && tree.fileCount === 0) return undefined;
   if (signal?.aborted) throw cancelled();
 
-  memory?.begin(root, rulesSignature(root, ignoreFiles));
+  memory?.begin(root, rulesSignature(root, ignoreFiles), startedAt);
   addFoldersWithoutFiles(root, tree, trustLinkCounts ? facts.folders : undefined, ignoreOracle, memory);
   if (signal?.aborted) throw cancelled();
 
   // The first maxEntries entries with their sizes; a file gone since ripgrep saw it is dropped,
   // as the walker drops it, and the next entry takes its place.
   const ordered = tree.ordered();
+  if (listingMemory !== undefined) {
+    const ignoreFileProbes = new Map<string, ProbedPath>();
+    for (const [relative, probed] of facts.probed) ignoreFileProbes.set(parentOf(relative), probed);
+    const children = new Map<string, readonly string[]>();
+    for (const folder of [tree.start, ...tree.folders]) children.set(folder, tree.children.get(folder) ?? []);
+    listingMemory.record({ root, children, facts: facts.folders, ignoreFiles: ignoreFileProbes, startedAt });
+  }
   const entries: TreeEntry[] = [];
   let vanished = 0;
   let cursor = 0;

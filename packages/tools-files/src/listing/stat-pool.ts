@@ -1,34 +1,91 @@
+import { lstatSync, type Stats } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
 /**
  * What a stat worker answers for each path: kind (0 gone or neither file nor folder, 1 regular
  * file, 2 folder), then the size (files) or link count (folders), the device number, the
- * modification time (ms) and the inode number.
+ * status change time (ctime, ms: stamped by the kernel on every change to the entry, its content
+ * or, for a folder, its entries; unlike the modification time it cannot be set back) and the
+ * inode number.
  */
 export const STAT_FIELDS = 5;
 export const KIND_OTHER = 0;
 export const KIND_FILE = 1;
 export const KIND_FOLDER = 2;
 
-// Plain CommonJS run with `eval`, so the worker needs no file of its own next to the bundle.
+/**
+ * Writes what an lstat said about path number `index` into `facts` ({@link STAT_FIELDS} numbers
+ * per path; left at 0 when the path is gone). Self-contained, with literal numbers: its source is
+ * also the workers' (see WORKER_SOURCE), so this thread and the workers encode alike.
+ */
+export function recordStatus(
+  facts: Float64Array,
+  index: number,
+  status:
+    | {
+        isFile(): boolean;
+        isDirectory(): boolean;
+        size: number;
+        nlink: number;
+        dev: number;
+        ctimeMs: number;
+        ino: number;
+      }
+    | undefined,
+): void {
+  const at = index * 5;
+  if (status === undefined) return;
+  if (status.isFile()) {
+    facts[at] = 1;
+    facts[at + 1] = status.size;
+  } else if (status.isDirectory()) {
+    facts[at] = 2;
+    facts[at + 1] = status.nlink;
+  }
+  facts[at + 2] = status.dev;
+  facts[at + 3] = status.ctimeMs;
+  facts[at + 4] = status.ino;
+}
+
+/** Facts of each path under `root`, read in this thread (the workers' encoding). */
+export function statInThisThread(root: string, relativePaths: readonly string[]): Float64Array {
+  const prefix = root.endsWith('/') ? root : `${root}/`;
+  const facts = new Float64Array(relativePaths.length * STAT_FIELDS);
+  for (let index = 0; index < relativePaths.length; index += 1) {
+    let status: Stats | undefined;
+    try {
+      status = lstatSync(prefix + relativePaths[index], QUIET);
+    } catch {}
+    recordStatus(facts, index, status);
+  }
+  return facts;
+}
+
+const QUIET = { throwIfNoEntry: false } as const;
+
+/** Lists each worker keeps (the most recently used), so that a list stat'ed again is not sent again. */
+export const KEPT_LISTS_PER_WORKER = 4;
+
+// Plain CommonJS run with `eval`, so the worker needs no file of its own next to the bundle. A
+// message carries its paths, or names a list the worker kept (`keepAs` keeps the paths sent).
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { lstatSync } = require('node:fs');
 const quiet = { throwIfNoEntry: false };
-parentPort.on('message', ({ id, root, paths }) => {
+const recordStatus = ${recordStatus.toString()};
+const kept = new Map();
+parentPort.on('message', ({ id, root, paths, keepAs, listId, forget }) => {
+  if (forget !== undefined) { kept.delete(forget); return; }
+  if (paths === undefined) paths = kept.get(listId);
+  else if (keepAs !== undefined) kept.set(keepAs, paths);
+  if (paths === undefined) { parentPort.postMessage({ id, facts: undefined }); return; }
   const prefix = root.endsWith('/') ? root : root + '/';
   const facts = new Float64Array(paths.length * ${STAT_FIELDS});
   for (let index = 0; index < paths.length; index += 1) {
     let status;
     try { status = lstatSync(prefix + paths[index], quiet); } catch {}
-    const at = index * ${STAT_FIELDS};
-    if (status === undefined) continue;
-    if (status.isFile()) { facts[at] = ${KIND_FILE}; facts[at + 1] = status.size; }
-    else if (status.isDirectory()) { facts[at] = ${KIND_FOLDER}; facts[at + 1] = status.nlink; }
-    facts[at + 2] = status.dev;
-    facts[at + 3] = status.mtimeMs;
-    facts[at + 4] = status.ino;
+    recordStatus(facts, index, status);
   }
   parentPort.postMessage({ id, facts }, [facts.buffer]);
 });
@@ -37,6 +94,8 @@ parentPort.on('message', ({ id, root, paths }) => {
 interface PooledWorker {
   worker: Worker;
   pending: Map<number, { resolve: (facts: Float64Array) => void; reject: (error: Error) => void }>;
+  /** Lists this worker keeps, by the caller's array, least recently used first. */
+  kept: Map<readonly string[], number>;
 }
 
 /**
@@ -57,6 +116,11 @@ export class StatPool {
     this.#size = size;
   }
 
+  /** How many workers the pool runs once all have started. */
+  get size(): number {
+    return this.#size;
+  }
+
   /** True once a worker runs: sending it a batch then costs less than stat'ing here. */
   get warm(): boolean {
     return this.#workers.length > 0;
@@ -68,14 +132,44 @@ export class StatPool {
    */
   stat(root: string, relativePaths: readonly string[]): Promise<Float64Array> {
     if (this.#closed) return Promise.reject(new Error('The stat pool is closed.'));
+    return this.#ask(this.#pick(), { root, paths: relativePaths });
+  }
+
+  /**
+   * Like {@link stat}, on worker number `worker` (modulo the pool's size), which keeps the list:
+   * asked again for the same array (the caller must not change it), the worker reads its own copy
+   * and the paths are not sent again. Each worker keeps its {@link KEPT_LISTS_PER_WORKER} most
+   * recently used lists.
+   */
+  statKept(root: string, relativePaths: readonly string[], worker: number): Promise<Float64Array> {
+    if (this.#closed) return Promise.reject(new Error('The stat pool is closed.'));
+    while (this.#workers.length < this.#size) this.#workers.push(this.#start());
+    const pooled = this.#workers[worker % this.#workers.length]!;
+    const listId = pooled.kept.get(relativePaths);
+    if (listId !== undefined) {
+      pooled.kept.delete(relativePaths);
+      pooled.kept.set(relativePaths, listId);
+      return this.#ask(pooled, { root, listId });
+    }
+    const keepAs = this.#nextId;
+    this.#nextId += 1;
+    pooled.kept.set(relativePaths, keepAs);
+    if (pooled.kept.size > KEPT_LISTS_PER_WORKER) {
+      const [oldest, oldestId] = pooled.kept.entries().next().value as [readonly string[], number];
+      pooled.kept.delete(oldest);
+      pooled.worker.postMessage({ forget: oldestId });
+    }
+    return this.#ask(pooled, { root, paths: relativePaths, keepAs });
+  }
+
+  #ask(pooled: PooledWorker, message: Record<string, unknown>): Promise<Float64Array> {
     if (this.#pendingCount === 0) for (const each of this.#workers) each.worker.ref();
-    const pooled = this.#pick();
     const id = this.#nextId;
     this.#nextId += 1;
     return new Promise((resolve, reject) => {
       this.#pendingCount += 1;
       pooled.pending.set(id, { resolve, reject });
-      pooled.worker.postMessage({ id, root, paths: relativePaths });
+      pooled.worker.postMessage({ id, ...message });
     });
   }
 
@@ -106,13 +200,14 @@ export class StatPool {
     // No inherited flags: a loader such as tsx would slow the worker's start for nothing.
     // A new worker holds the event loop open (it is started to answer); idle ones are unref'ed.
     const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [] });
-    const pooled: PooledWorker = { worker, pending: new Map() };
-    worker.on('message', ({ id, facts }: { id: number; facts: Float64Array }) => {
+    const pooled: PooledWorker = { worker, pending: new Map(), kept: new Map() };
+    worker.on('message', ({ id, facts }: { id: number; facts: Float64Array | undefined }) => {
       const waiter = pooled.pending.get(id);
       if (waiter === undefined) return;
       pooled.pending.delete(id);
       this.#settle();
-      waiter.resolve(facts);
+      if (facts === undefined) waiter.reject(new Error('A stat worker no longer keeps the list asked for.'));
+      else waiter.resolve(facts);
     });
     const fail = (error: Error) => {
       const index = this.#workers.indexOf(pooled);

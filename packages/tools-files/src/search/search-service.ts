@@ -1,4 +1,5 @@
 import { FolderReadMemory } from '../listing/folder-read-memory.js';
+import { TreeListingMemory } from '../listing/listing-memory.js';
 import type { TreeListing, TreeListingRequest } from '../listing/listing-types.js';
 import { listTreeWithRipgrep } from '../listing/ripgrep-listing.js';
 import { StatPool } from '../listing/stat-pool.js';
@@ -20,8 +21,13 @@ export class SearchService {
   readonly #statPool = new StatPool();
   /** Folder reads of earlier whole-tree listings, reused while those folders are unchanged. */
   readonly #folderReads = new FolderReadMemory();
+  /** The last whole-workspace listing, brought up to date by reading only changed folders. */
+  readonly #wholeTree: TreeListingMemory;
+  /** Whole-workspace listings run one at a time: each brings the memory up to date. */
+  #wholeTreeTurn: Promise<unknown> = Promise.resolve();
 
-  constructor(ripgrepPath: string | null) {
+  constructor(ripgrepPath: string | null, listingMemory = new TreeListingMemory()) {
+    this.#wholeTree = listingMemory;
     this.#ripgrepPath = ripgrepPath;
     this.#ripgrepAvailable = ripgrepPath !== null;
   }
@@ -54,13 +60,27 @@ export class SearchService {
     return { ...(await listFilesWithTypeScript(request)), warnings: [], engine: 'typescript' };
   }
 
-  /** A recursive listing for list_files (ripgrep's walk when available, the same entries). */
+  /**
+   * A recursive listing for list_files (ripgrep's walk when available, the same entries). A
+   * listing of the whole workspace is answered from the last one, brought up to date, when
+   * there is one (see TreeListingMemory).
+   */
   async listTree(request: TreeListingRequest): Promise<TreeListing & { engine: SearchEngineName }> {
+    if (request.start !== request.root) return this.#listTree(request);
+    const turn = this.#wholeTreeTurn.then(() => this.#listTree(request));
+    this.#wholeTreeTurn = turn.catch(() => undefined);
+    return turn;
+  }
+
+  async #listTree(request: TreeListingRequest): Promise<TreeListing & { engine: SearchEngineName }> {
     if (this.#ripgrepAvailable && this.#ripgrepPath !== null) {
       try {
+        const remembered = await this.#wholeTree.list(request, this.#statPool);
+        if (remembered !== undefined) return { ...remembered, engine: 'ripgrep' };
         const listing = await listTreeWithRipgrep(this.#ripgrepPath, request, {
           pool: this.#statPool,
           memory: this.#folderReads,
+          listingMemory: this.#wholeTree,
         });
         if (listing !== undefined) return { ...listing, engine: 'ripgrep' };
       } catch (error) {

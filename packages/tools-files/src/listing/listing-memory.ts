@@ -1,0 +1,487 @@
+import { type Dirent, lstatSync, readdirSync, type Stats } from 'node:fs';
+import { compareText, GitignoreOracle, WALK_ALWAYS_SKIPPED, walkWorkspace } from '@assistant-kit/tool-core';
+import { type FileToolError, fileToolError } from '../errors.js';
+import {
+  absoluteInRoot,
+  type TreeEntry,
+  type TreeListing,
+  type TreeListingRequest,
+} from './listing-types.js';
+import { type FolderFacts, isRacy, PathFacts, type ProbedPath } from './path-facts.js';
+import {
+  KIND_FILE,
+  KIND_FOLDER,
+  KIND_OTHER,
+  STAT_FIELDS,
+  type StatPool,
+  statInThisThread,
+} from './stat-pool.js';
+
+/** An ignore file's identity when there is none. */
+const NO_IGNORE_FILE = '-';
+
+interface RememberedFolder {
+  inode: number;
+  /** Status change time; NaN when seen too close to a change to be trusted (read again next time). */
+  ctimeMs: number;
+  /** Identity of the folder's `.gitignore` (see {@link ignoreFileIdentity}). */
+  ignoreFile: string;
+  /** Listed children (files and folders), workspace-relative, in UTF-8 byte order. */
+  children: string[];
+}
+
+/** What a whole-tree listing found, handed over to be remembered. */
+export interface WholeTreeSnapshot {
+  root: string;
+  /** Every listed folder ('' for the root) and its listed children in order. */
+  children: ReadonlyMap<string, readonly string[]>;
+  /** Facts of the listed folders, read after (or while) their content was read. */
+  facts: ReadonlyMap<string, FolderFacts>;
+  /** What each listed folder's `.gitignore` path was, probed like the folders. */
+  ignoreFiles: ReadonlyMap<string, ProbedPath>;
+  /** When the walk began (ms since the epoch). */
+  startedAt: number;
+}
+
+function lstatOrUndefined(absolute: string): Stats | undefined {
+  try {
+    return lstatSync(absolute, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+function ignoreFileOf(folder: string): string {
+  return folder === '' ? '.gitignore' : `${folder}/.gitignore`;
+}
+
+/**
+ * What identifies the rules a folder's `.gitignore` gives: its kind, size, change time and inode
+ * (an edit in place or a rename over it changes the change time). A file stamped too close to the
+ * moment it was seen gets an identity no later probe can match, so the next listing starts over.
+ */
+function ignoreFileIdentity(probed: ProbedPath, observedAt: number): string {
+  if (probed.kind === KIND_OTHER && probed.ctimeMs === 0 && probed.inode === 0) return NO_IGNORE_FILE;
+  if (isRacy(probed.ctimeMs, observedAt)) return `racy:${observedAt}`;
+  return `${probed.kind}:${probed.size}:${probed.ctimeMs}:${probed.inode}`;
+}
+
+function probedOf(status: Stats | undefined): ProbedPath {
+  if (status === undefined) return { kind: KIND_OTHER, size: 0, device: 0, ctimeMs: 0, inode: 0 };
+  const kind = status.isFile() ? KIND_FILE : status.isDirectory() ? KIND_FOLDER : KIND_OTHER;
+  return {
+    kind,
+    size: kind === KIND_FILE ? status.size : kind === KIND_FOLDER ? status.nlink : 0,
+    device: status.dev,
+    ctimeMs: status.ctimeMs,
+    inode: status.ino,
+  };
+}
+
+/**
+ * A list of paths stat'ed on every listing: split into a share for this thread and one for each
+ * stat worker, which keeps its share (see StatPool.statKept), so a later listing sends no paths.
+ */
+class KeptStatList {
+  static readonly SHARED_FROM = 2_048;
+  readonly #shares: string[][] = [];
+
+  constructor(
+    readonly paths: readonly string[],
+    workers: number,
+  ) {
+    // This thread takes a smaller share: it also hears the workers' answers.
+    const here = workers === 0 ? paths.length : Math.floor((paths.length / (workers + 1)) * 0.8);
+    this.#shares.push(paths.slice(0, here));
+    const each = Math.ceil((paths.length - here) / Math.max(1, workers));
+    for (let start = here; start < paths.length; start += each)
+      this.#shares.push(paths.slice(start, start + each));
+  }
+
+  /** Facts of every path, in order ({@link STAT_FIELDS} numbers each). */
+  async stat(root: string, pool: StatPool | undefined): Promise<Float64Array> {
+    const asked = this.#shares
+      .slice(1)
+      .map((share, index) =>
+        pool === undefined
+          ? Promise.resolve(statInThisThread(root, share))
+          : pool.statKept(root, share, index).catch(() => statInThisThread(root, share)),
+      );
+    const parts = [statInThisThread(root, this.#shares[0]!), ...(await Promise.all(asked))];
+    const facts = new Float64Array(this.paths.length * STAT_FIELDS);
+    let offset = 0;
+    for (const part of parts) {
+      facts.set(part, offset);
+      offset += part.length;
+    }
+    return facts;
+  }
+}
+
+function cancelled(): FileToolError {
+  return fileToolError('CANCELLED', 'The call was cancelled.');
+}
+
+/**
+ * The last whole-tree listing of a workspace, kept up to date by reading only the folders that
+ * changed (issue #19: cost proportional to the change, not the tree).
+ *
+ * A folder's entries change only with its status change time (ctime) or inode: adding, removing
+ * or renaming an entry stamps the folder, and unlike the modification time the stamp cannot be set
+ * back. So the next listing checks every remembered folder and its `.gitignore` with one lstat
+ * each (on the stat workers), reads again only the folders whose stamp moved, walks only the
+ * sub-folders that are new, and reads the sizes as every listing does. What the ignore rules decide
+ * can change without any folder changing, so any change to an ignore file (a folder's
+ * `.gitignore` or `.git/info/exclude`), and any folder that vanished or became something else,
+ * forgets everything and the caller walks with ripgrep again. A stamp within `RACY_MARGIN_MS` of
+ * the moment it was read is not trusted. The result is the walker's: same entries, same order,
+ * same sizes.
+ *
+ * Only listings of the whole workspace are remembered, on filesystems whose folder stamps are
+ * known to behave (the caller decides), for one root at a time, up to {@link MAX_PATHS} paths.
+ */
+export class TreeListingMemory {
+  static readonly MAX_PATHS = 250_000;
+  /** Above this share of changed folders (and 64), one ripgrep walk costs less than reading them. */
+  static readonly MAX_CHANGED_SHARE = 0.125;
+  #root: string | undefined;
+  #exclude = '';
+  #device = 0;
+  readonly #folders = new Map<string, RememberedFolder>();
+  #ordered: string[] | undefined;
+  /** Each folder then its `.gitignore`, in the order of #folders; undefined after a folder came or went. */
+  #probes: KeptStatList | undefined;
+  /** The files among the first entries of #ordered, for the last cap asked. */
+  #files: { ordered: string[]; count: number; list: KeptStatList } | undefined;
+  readonly #clock: () => number;
+
+  /** Folders read again by the last {@link list} (for tests and benchmarks). */
+  lastReread = 0;
+
+  /** `clock` stands in for `Date.now` in tests (a clock ahead of real time trusts every stamp). */
+  constructor(options: { clock?: () => number } = {}) {
+    this.#clock = options.clock ?? Date.now;
+  }
+
+  /** Forgets what was remembered (returns undefined: "nothing to answer from"). */
+  forget(): undefined {
+    this.#root = undefined;
+    this.#folders.clear();
+    this.#ordered = undefined;
+    this.#probes = undefined;
+    this.#files = undefined;
+    return undefined;
+  }
+
+  /** Remembers a whole-tree listing just made (ripgrep's), replacing what was remembered. */
+  record(snapshot: WholeTreeSnapshot): void {
+    this.forget();
+    const { root, startedAt } = snapshot;
+    const rootFacts = snapshot.facts.get('');
+    if (rootFacts === undefined) return;
+    const exclude = this.#excludeIdentity(root, startedAt);
+    let paths = 0;
+    for (const [folder, children] of snapshot.children) {
+      paths += children.length;
+      let facts = snapshot.facts.get(folder);
+      let ignoreFile = snapshot.ignoreFiles.get(folder);
+      if (facts === undefined || ignoreFile === undefined) {
+        // A folder found by reading its parent (it holds no listed file): read its stamps now.
+        const status = probedOf(lstatOrUndefined(absoluteInRoot(root, folder)));
+        if (status.kind !== KIND_FOLDER) {
+          this.forget();
+          return;
+        }
+        facts = {
+          linkCount: status.size,
+          device: status.device,
+          ctimeMs: status.ctimeMs,
+          inode: status.inode,
+        };
+        ignoreFile = probedOf(lstatOrUndefined(absoluteInRoot(root, ignoreFileOf(folder))));
+      }
+      // Another filesystem mounted inside the workspace: its stamps are not vouched for.
+      if (facts.device !== rootFacts.device || paths > TreeListingMemory.MAX_PATHS) {
+        this.forget();
+        return;
+      }
+      this.#folders.set(folder, {
+        inode: facts.inode,
+        ctimeMs: isRacy(facts.ctimeMs, startedAt) ? Number.NaN : facts.ctimeMs,
+        ignoreFile: ignoreFileIdentity(ignoreFile, startedAt),
+        children: [...children],
+      });
+    }
+    this.#root = root;
+    this.#device = rootFacts.device;
+    this.#exclude = exclude;
+  }
+
+  /**
+   * The listing of the whole workspace at `request.root`, from what is remembered plus the
+   * folders that changed; undefined when nothing usable is remembered (the caller walks with
+   * ripgrep and records the result).
+   */
+  async list(request: TreeListingRequest, pool: StatPool | undefined): Promise<TreeListing | undefined> {
+    const { root, signal, maxEntries } = request;
+    this.lastReread = 0;
+    if (this.#root !== root || request.start !== root) return undefined;
+    const observedAt = this.#clock();
+    if (this.#excludeIdentity(root, observedAt) !== this.#exclude) return this.forget();
+    if (this.#probes === undefined) {
+      const paths: string[] = [];
+      for (const folder of this.#folders.keys()) paths.push(folder, ignoreFileOf(folder));
+      this.#probes = new KeptStatList(paths, pool?.size ?? 0);
+    }
+    const folders = this.#probes.paths;
+    const facts = await this.#probes.stat(root, pool);
+    if (signal?.aborted) throw cancelled();
+    const probed = (index: number): ProbedPath => {
+      const at = index * STAT_FIELDS;
+      return {
+        kind: facts[at]!,
+        size: facts[at + 1]!,
+        device: facts[at + 2]!,
+        ctimeMs: facts[at + 3]!,
+        inode: facts[at + 4]!,
+      };
+    };
+
+    const changed: { folder: string; stamp: ProbedPath }[] = [];
+    // Gone (or no longer a folder): fine when its parent changed too, and forgets it on reading.
+    const vanished: string[] = [];
+    for (let index = 0; index < folders.length; index += 2) {
+      const folder = folders[index]!;
+      const remembered = this.#folders.get(folder)!;
+      const at = index * STAT_FIELDS;
+      if (facts[at] !== KIND_FOLDER || facts[at + 2] !== this.#device) {
+        vanished.push(folder);
+        continue;
+      }
+      const ignoreFile = ignoreFileIdentity(probed(index + 1), observedAt);
+      if (ignoreFile !== remembered.ignoreFile) return this.forget();
+      if (facts[at + 4] !== remembered.inode || facts[at + 3] !== remembered.ctimeMs) {
+        changed.push({ folder, stamp: probed(index) });
+      }
+    }
+    if (changed.length > Math.max(64, this.#folders.size * TreeListingMemory.MAX_CHANGED_SHARE)) {
+      return this.forget();
+    }
+
+    if (changed.length > 0) {
+      const oracle = new GitignoreOracle(root, WALK_ALWAYS_SKIPPED);
+      // Parents before children: a folder removed with its parent's update is not read.
+      changed.sort((left, right) => left.folder.length - right.folder.length);
+      for (const { folder, stamp } of changed) {
+        const remembered = this.#folders.get(folder);
+        if (remembered === undefined) continue;
+        if (!(await this.#reread(root, folder, remembered, stamp, observedAt, oracle, signal))) {
+          return this.forget();
+        }
+        this.lastReread += 1;
+      }
+      this.#ordered = undefined;
+    }
+    if (vanished.some((folder) => this.#folders.has(folder))) return this.forget();
+    return this.#entries(root, maxEntries, pool, signal);
+  }
+
+  #excludeIdentity(root: string, observedAt: number): string {
+    return ignoreFileIdentity(
+      probedOf(lstatOrUndefined(absoluteInRoot(root, '.git/info/exclude'))),
+      observedAt,
+    );
+  }
+
+  /**
+   * Reads a changed folder again (its stamp read before): its children as the walker lists
+   * them, new sub-folders walked whole, removed ones forgotten with everything below them.
+   * False when the folder cannot be read.
+   */
+  async #reread(
+    root: string,
+    folder: string,
+    remembered: RememberedFolder,
+    stamp: ProbedPath,
+    observedAt: number,
+    oracle: GitignoreOracle,
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(absoluteInRoot(root, folder), { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    entries.sort((left, right) => compareText(left.name, right.name));
+    const rules = oracle.rulesFor(
+      folder,
+      entries.some((entry) => entry.name === '.gitignore' && entry.isFile()),
+    );
+    const children: string[] = [];
+    const childFolders = new Set<string>();
+    const added: string[] = [];
+    for (const entry of entries) {
+      if (WALK_ALWAYS_SKIPPED.has(entry.name)) continue;
+      const child = folder === '' ? entry.name : `${folder}/${entry.name}`;
+      let isDirectory = entry.isDirectory();
+      let isFile = entry.isFile();
+      if (!isDirectory && !isFile && !entry.isSymbolicLink()) {
+        // The filesystem gave no type: ask, without following a symlink.
+        const status = lstatOrUndefined(absoluteInRoot(root, child));
+        if (status === undefined) continue;
+        isDirectory = status.isDirectory();
+        isFile = status.isFile();
+      }
+      if (isDirectory) {
+        if (rules.ignores(child, true)) continue;
+        children.push(child);
+        childFolders.add(child);
+        if (!this.#folders.has(child)) added.push(child);
+      } else if (isFile && !rules.ignores(child, false)) {
+        children.push(child);
+      }
+    }
+    // A listed .gitignore that came or went without its identity changing was removed while the
+    // remembered listing was made (see the ripgrep listing's probe order): its rules may differ.
+    const ignoreFile = ignoreFileOf(folder);
+    if (remembered.children.includes(ignoreFile) !== children.includes(ignoreFile)) return false;
+    for (const child of remembered.children) {
+      if (!childFolders.has(child)) this.#forgetFolder(child);
+    }
+    remembered.children = children;
+    remembered.inode = stamp.inode;
+    remembered.ctimeMs = isRacy(stamp.ctimeMs, observedAt) ? Number.NaN : stamp.ctimeMs;
+    for (const child of added) {
+      if (!(await this.#walkNewFolder(root, child, observedAt, oracle, signal))) return false;
+    }
+    return true;
+  }
+
+  /** Adds a folder that appeared, with everything the walker lists below it. */
+  async #walkNewFolder(
+    root: string,
+    folder: string,
+    observedAt: number,
+    oracle: GitignoreOracle,
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> {
+    // Stamps are read before the content, so a change while walking shows on the next listing.
+    const stamps = new Map<string, ProbedPath>([
+      [folder, probedOf(lstatOrUndefined(absoluteInRoot(root, folder)))],
+    ]);
+    const childrenOf = new Map<string, string[]>([[folder, []]]);
+    await walkWorkspace({
+      root,
+      start: absoluteInRoot(root, folder),
+      ignoreRules: oracle,
+      ...(signal === undefined ? {} : { signal }),
+      onEntry: (entry) => {
+        childrenOf.get(entry.relative.slice(0, entry.relative.lastIndexOf('/')))?.push(entry.relative);
+        if (entry.kind === 'directory') {
+          childrenOf.set(entry.relative, []);
+          stamps.set(entry.relative, probedOf(lstatOrUndefined(entry.absolute)));
+        }
+      },
+    });
+    for (const [each, stamp] of stamps) {
+      if (stamp.kind !== KIND_FOLDER || stamp.device !== this.#device) return false;
+      const ignoreFile = probedOf(lstatOrUndefined(absoluteInRoot(root, ignoreFileOf(each))));
+      this.#probes = undefined;
+      this.#folders.set(each, {
+        inode: stamp.inode,
+        ctimeMs: isRacy(stamp.ctimeMs, observedAt) ? Number.NaN : stamp.ctimeMs,
+        ignoreFile: ignoreFileIdentity(ignoreFile, observedAt),
+        children: childrenOf.get(each)!,
+      });
+    }
+    return true;
+  }
+
+  #forgetFolder(folder: string): void {
+    const remembered = this.#folders.get(folder);
+    if (remembered === undefined) return;
+    this.#folders.delete(folder);
+    this.#probes = undefined;
+    for (const child of remembered.children) this.#forgetFolder(child);
+  }
+
+  /** Every remembered path in walk order: a folder right before its contents. */
+  #walkOrder(): string[] {
+    if (this.#ordered !== undefined) return this.#ordered;
+    const output: string[] = [];
+    const visit = (folder: string) => {
+      for (const child of this.#folders.get(folder)!.children) {
+        output.push(child);
+        if (this.#folders.has(child)) visit(child);
+      }
+    };
+    visit('');
+    this.#ordered = output;
+    return output;
+  }
+
+  async #entries(
+    root: string,
+    maxEntries: number,
+    pool: StatPool | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<TreeListing> {
+    const ordered = this.#walkOrder();
+    const entries: TreeEntry[] = [];
+    let vanished = 0;
+    // The first maxEntries entries with their sizes, read from the kept list of their files.
+    const first = Math.min(ordered.length, maxEntries);
+    const files = this.#filesAmong(ordered, first, pool);
+    const sizes = await files.stat(root, pool);
+    if (signal?.aborted) throw cancelled();
+    let file = 0;
+    for (let index = 0; index < first; index += 1) {
+      const relative = ordered[index]!;
+      if (this.#folders.has(relative)) {
+        entries.push({ path: `${relative}/`, type: 'directory' });
+        continue;
+      }
+      const at = file * STAT_FIELDS;
+      file += 1;
+      if (sizes[at] === KIND_FILE) entries.push({ path: relative, type: 'file', size: sizes[at + 1]! });
+      else vanished += 1;
+    }
+    // A file gone since is dropped, as the walker drops it, and the next entries take its place.
+    const facts = new PathFacts(root, pool);
+    let cursor = first;
+    while (entries.length < maxEntries && cursor < ordered.length) {
+      const start = cursor;
+      cursor = Math.min(ordered.length, cursor + maxEntries - entries.length);
+      for (let index = start; index < cursor; index += 1) {
+        const relative = ordered[index]!;
+        if (!this.#folders.has(relative)) facts.file(relative);
+      }
+      await facts.settled();
+      if (signal?.aborted) throw cancelled();
+      for (let index = start; index < cursor; index += 1) {
+        const relative = ordered[index]!;
+        if (this.#folders.has(relative)) {
+          entries.push({ path: `${relative}/`, type: 'directory' });
+          continue;
+        }
+        const size = facts.sizes.get(relative)!;
+        if (size < 0) vanished += 1;
+        else entries.push({ path: relative, type: 'file', size });
+      }
+    }
+    return { entries, total: ordered.length - vanished };
+  }
+
+  /** The files among the first `count` paths of `ordered`, as a kept list (made once per order and cap). */
+  #filesAmong(ordered: string[], count: number, pool: StatPool | undefined): KeptStatList {
+    if (this.#files?.ordered === ordered && this.#files.count === count) return this.#files.list;
+    const paths: string[] = [];
+    for (let index = 0; index < count; index += 1) {
+      if (!this.#folders.has(ordered[index]!)) paths.push(ordered[index]!);
+    }
+    const list = new KeptStatList(paths, pool?.size ?? 0);
+    this.#files = { ordered, count, list };
+    return list;
+  }
+}

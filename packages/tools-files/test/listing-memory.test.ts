@@ -1,0 +1,255 @@
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TreeListingMemory } from '../src/listing/listing-memory.js';
+import type { TreeListing } from '../src/listing/listing-types.js';
+import { listTreeWithRipgrep } from '../src/listing/ripgrep-listing.js';
+import { StatPool } from '../src/listing/stat-pool.js';
+import { listTreeWithTypeScript } from '../src/listing/typescript-listing.js';
+import { createHarness, passFilesystemTick as passTick, structured, textOf } from './helpers.js';
+
+/** A clock a minute ahead: every stamp looks old enough to be trusted. */
+const ahead = () => Date.now() + 60_000;
+
+let base: string;
+let root: string;
+let pool: StatPool;
+
+beforeEach(async () => {
+  base = await mkdtemp(path.join(tmpdir(), 'tools-files-memory-'));
+  root = path.join(base, 'ws');
+  mkdirSync(root);
+  pool = new StatPool(2);
+});
+
+afterEach(async () => {
+  await pool.close();
+  await rm(base, { recursive: true, force: true });
+});
+
+function write(relative: string, content = 'x'): void {
+  mkdirSync(path.dirname(path.join(root, relative)), { recursive: true });
+  writeFileSync(path.join(root, relative), content);
+}
+
+const passFilesystemTick = () => passTick(base);
+
+function buildTree(): void {
+  write('.gitignore', 'dist/\n*.log\n!keep.log\n');
+  write('.git/info/exclude', 'excluded.txt\n');
+  write('excluded.txt');
+  write('keep.log', 'kept');
+  write('debug.log');
+  write('src/app.ts', 'export const app = 1;\n');
+  write('src/dist/out.js');
+  write('src/deep/er/file.ts', 'deep');
+  write('src/nested/.gitignore', 'secret.ts\n');
+  write('src/nested/secret.ts');
+  write('src/nested/open.ts');
+  write('names/naïve ✓ 日本.txt');
+  write('names/\uE000-private.txt');
+  write('names/🙂-emoji.txt');
+  write('.assistant-kit/state.json', '{}');
+  mkdirSync(path.join(root, 'empty-chain/a/b'), { recursive: true });
+  mkdirSync(path.join(root, 'logs-only'), { recursive: true });
+  write('logs-only/trace.log');
+  // Ignores itself: ripgrep does not list it, yet its rules hold (as in .venv/ or .pytest_cache/).
+  write('cache/.gitignore', '*\n');
+  write('cache/blob.bin');
+  symlinkSync(path.join(root, 'src/app.ts'), path.join(root, 'link.ts'));
+}
+
+const request = () => ({ root, start: root, maxEntries: 100_000 });
+const walked = () => listTreeWithTypeScript(request());
+
+/** Lists with ripgrep, remembering the listing. */
+async function record(memory: TreeListingMemory, clock: () => number = ahead): Promise<TreeListing> {
+  const listing = await listTreeWithRipgrep('rg', request(), { pool, listingMemory: memory, clock });
+  expect(listing).toBeDefined();
+  return listing!;
+}
+
+describe('TreeListingMemory', () => {
+  it('answers a repeated whole-tree listing without reading any folder', async () => {
+    buildTree();
+    const memory = new TreeListingMemory({ clock: ahead });
+    expect(await record(memory)).toEqual(await walked());
+    const listing = await memory.list(request(), pool);
+    expect(listing).toEqual(await walked());
+    expect(memory.lastReread).toBe(0);
+  });
+
+  it('reads again only the folders that changed, and walks only new ones', async () => {
+    buildTree();
+    const memory = new TreeListingMemory({ clock: ahead });
+    await record(memory);
+    passFilesystemTick();
+    write('src/deep/er/new.ts', 'new');
+    write('src/fresh/inside/a.ts');
+    write('src/fresh/inside/b.log');
+    write('src/fresh/.gitignore', 'b.ts\n');
+    write('src/fresh/b.ts');
+    rmSync(path.join(root, 'empty-chain/a'), { recursive: true });
+    renameSync(path.join(root, 'names/🙂-emoji.txt'), path.join(root, 'names/renamed.txt'));
+    // In place: no folder changes, the size does.
+    writeFileSync(path.join(root, 'src/app.ts'), 'export const app = 12345;\n');
+    const listing = await memory.list(request(), pool);
+    expect(listing).toEqual(await walked());
+    const paths = listing!.entries.map((entry) => entry.path);
+    expect(paths).toContain('src/fresh/inside/a.ts');
+    expect(paths).not.toContain('src/fresh/b.ts');
+    expect(paths).not.toContain('empty-chain/a/');
+    expect(listing!.entries.find((entry) => entry.path === 'src/app.ts')?.size).toBe(26);
+    // src/deep/er, src (new sub-folder), empty-chain, names: four of twelve folders.
+    expect(memory.lastReread).toBe(4);
+    expect(await memory.list(request(), pool)).toEqual(await walked());
+    expect(memory.lastReread).toBe(0);
+  });
+
+  it.each([
+    ['the root .gitignore', () => writeFileSync(path.join(root, '.gitignore'), 'dist/\n')],
+    ['a nested .gitignore', () => writeFileSync(path.join(root, 'src/nested/.gitignore'), 'open.ts\n')],
+    ['.git/info/exclude', () => writeFileSync(path.join(root, '.git/info/exclude'), '\n')],
+    ['a new .gitignore', () => write('src/deep/.gitignore', 'er/\n')],
+    ['a .gitignore that ignores itself', () => writeFileSync(path.join(root, 'cache/.gitignore'), 'other\n')],
+  ])('forgets everything when %s changes (the ignore rules may now decide otherwise)', async (_, change) => {
+    buildTree();
+    const memory = new TreeListingMemory({ clock: ahead });
+    await record(memory);
+    passFilesystemTick();
+    change();
+    expect(await memory.list(request(), pool)).toBeUndefined();
+    // The caller walks with ripgrep again, which agrees with the walker under the new rules.
+    expect(await record(memory)).toEqual(await walked());
+  });
+
+  it('forgets folders removed or replaced by a file with their parent, and nothing else', async () => {
+    buildTree();
+    const memory = new TreeListingMemory({ clock: ahead });
+    await record(memory);
+    passFilesystemTick();
+    rmSync(path.join(root, 'src/nested'), { recursive: true });
+    rmSync(path.join(root, 'src/deep'), { recursive: true });
+    write('src/deep', 'now a file');
+    const listing = await memory.list(request(), pool);
+    expect(listing).toEqual(await walked());
+    expect(listing!.entries.map((entry) => entry.path)).toContain('src/deep');
+    expect(memory.lastReread).toBe(1);
+  });
+
+  it('does not trust a stamp made just before it was read: such folders are read again', async () => {
+    write('src/app.ts');
+    write('src/deep/file.ts');
+    mkdirSync(path.join(root, 'empty'));
+    // The real clock: every folder of this tree was stamped within the last two seconds.
+    const memory = new TreeListingMemory();
+    await record(memory, Date.now);
+    expect(await memory.list(request(), pool)).toEqual(await walked());
+    expect(memory.lastReread).toBe(4);
+    // An ignore file written just now cannot vouch for its rules: the caller walks again.
+    write('.gitignore', 'empty/\n');
+    await record(memory, Date.now);
+    expect(await memory.list(request(), pool)).toBeUndefined();
+  });
+
+  it('leaves a listing below the root and another root to ripgrep', async () => {
+    buildTree();
+    const memory = new TreeListingMemory({ clock: ahead });
+    await record(memory);
+    expect(await memory.list({ ...request(), start: path.join(root, 'src') }, pool)).toBeUndefined();
+    expect(await memory.list({ ...request(), root: base, start: base }, pool)).toBeUndefined();
+  });
+
+  it('stays equal to a fresh walk through random changes (property)', async () => {
+    const folders = ['', 'a', 'a/b', 'c', 'c/d/e'];
+    const names = ['x.ts', 'y.log', 'keep.log', 'z.txt'];
+    const operation = fc.oneof(
+      fc.record({
+        kind: fc.constant('write' as const),
+        folder: fc.constantFrom(...folders),
+        name: fc.constantFrom(...names),
+        size: fc.nat(40),
+      }),
+      fc.record({ kind: fc.constant('remove' as const), folder: fc.constantFrom(...folders.slice(1)) }),
+      fc.record({ kind: fc.constant('empty' as const), folder: fc.constantFrom(...folders.slice(1)) }),
+      fc.record({
+        kind: fc.constant('ignore' as const),
+        folder: fc.constantFrom(...folders),
+        rule: fc.constantFrom('*.log\n', 'b/\n', '!keep.log\n*.log\n', 'z.txt\n'),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 12 }), async (operations) => {
+        rmSync(root, { recursive: true, force: true });
+        mkdirSync(root);
+        write('a/b/start.ts');
+        const memory = new TreeListingMemory({ clock: ahead });
+        await record(memory);
+        for (const step of operations) {
+          passFilesystemTick();
+          const at = (name: string) => (step.folder === '' ? name : `${step.folder}/${name}`);
+          if (step.kind === 'write') write(at(step.name), 'x'.repeat(step.size));
+          else if (step.kind === 'remove')
+            rmSync(path.join(root, step.folder), { recursive: true, force: true });
+          else if (step.kind === 'empty') mkdirSync(path.join(root, step.folder), { recursive: true });
+          else write(at('.gitignore'), step.rule);
+          const listing = (await memory.list(request(), pool)) ?? (await record(memory));
+          expect(listing).toEqual(await walked());
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe('stat lists kept by the workers', () => {
+  it('read the same facts as this thread, list after list, and sizes as they change', async () => {
+    const lists = Array.from({ length: 6 }, (_, list) =>
+      Array.from({ length: 50 }, (_, index) => `d${list}/f${index}.txt`),
+    );
+    for (const [list, paths] of lists.entries()) {
+      for (const relative of paths) write(relative, 'x'.repeat(list));
+    }
+    const { statInThisThread, KEPT_LISTS_PER_WORKER } = await import('../src/listing/stat-pool.js');
+    expect(lists.length).toBeGreaterThan(KEPT_LISTS_PER_WORKER);
+    for (let round = 0; round < 2; round += 1) {
+      for (const paths of lists) {
+        expect(await pool.statKept(root, paths, 0)).toEqual(statInThisThread(root, paths));
+      }
+    }
+    write(lists[5]![0]!, 'longer now');
+    rmSync(path.join(root, lists[5]![1]!));
+    const facts = await pool.statKept(root, lists[5]!, 0);
+    expect(facts).toEqual(statInThisThread(root, lists[5]!));
+    expect([facts[0], facts[1], facts[5]]).toEqual([1, 10, 0]);
+  });
+});
+
+describe('list_files through the family', () => {
+  it('lists the same as the walker after each change, call after call', async () => {
+    const pair = await Promise.all([createHarness({ rgPath: 'rg' }), createHarness({ rgPath: null })]);
+    try {
+      const both = async (change: (harnessRoot: string) => void) => {
+        for (const harness of pair) change(harness.root);
+        const results = await Promise.all(pair.map((harness) => harness.call('list_files', {})));
+        expect(structured(results[0]!).engine).toBe('ripgrep');
+        expect(textOf(results[0]!)).toBe(textOf(results[1]!));
+        return textOf(results[0]!);
+      };
+      const put = (harnessRoot: string, relative: string, content: string) => {
+        mkdirSync(path.dirname(path.join(harnessRoot, relative)), { recursive: true });
+        writeFileSync(path.join(harnessRoot, relative), content);
+      };
+      await both((at) => put(at, 'src/a.ts', 'a'));
+      expect(await both((at) => put(at, 'src/b.ts', 'bb'))).toBe('src/\nsrc/a.ts\t1\nsrc/b.ts\t2');
+      expect(await both((at) => put(at, 'src/a.ts', 'aaaa'))).toBe('src/\nsrc/a.ts\t4\nsrc/b.ts\t2');
+      expect(await both((at) => put(at, '.gitignore', 'b.ts\n'))).toBe('.gitignore\t5\nsrc/\nsrc/a.ts\t4');
+      expect(await both((at) => rmSync(path.join(at, 'src'), { recursive: true }))).toBe('.gitignore\t5');
+    } finally {
+      await Promise.all(pair.map((harness) => harness.close()));
+    }
+  });
+});
