@@ -255,9 +255,10 @@ export class ToolCatalog {
     }
     // Files this call writes, so its result can carry what the write broke (code diagnostics).
     const written = new Set<string>();
-    const stopWatching = this.#definitions
-      .find((tool) => tool.name === name)
-      ?.effects.includes('workspace_write')
+    const writes = this.#definitions.find((tool) => tool.name === name)?.effects.includes('workspace_write');
+    // A write of many files in a workspace's first session waits for the undo baseline: said too.
+    const baselineWaitBefore = writes ? this.#checkpoints.baselineWaitMs : 0;
+    const stopWatching = writes
       ? this.workspace.onBeforeWrite((paths) => {
           for (const relative of paths) written.add(relative);
         })
@@ -276,6 +277,7 @@ export class ToolCatalog {
         (deadline.controller.signal.aborted && !callerSignal?.aborted && isCancelled(outcome));
       if (!timedOut) {
         const result = await this.#withWriteDiagnostics(outcome as ToolResult, written);
+        if (writes) baselineNotice ??= this.#checkpoints.baselineWaitNotice(baselineWaitBefore);
         if (baselineNotice === undefined) return result;
         return { ...result, content: [...result.content, { type: 'text', text: baselineNotice }] };
       }

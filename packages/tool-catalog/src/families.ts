@@ -54,6 +54,10 @@ export interface DispatchCheckpoints {
    * when it had to wait for the workspace's first undo baseline.
    */
   noteUnobservedChanges(): Promise<{ waitedForBaselineMs: number; notice?: string }>;
+  /** Milliseconds writes have waited, in all, for the workspace's first undo baseline. */
+  readonly baselineWaitMs: number;
+  /** The sentence for a call during which writes waited for that baseline (`since`: baselineWaitMs before). */
+  baselineWaitNotice(since: number): string | undefined;
 }
 
 /** The families a host may leave out of a catalogue (see `ToolCatalogOptions.omitFamilies`). */

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AuthorizationRequest, ToolResult } from '@assistant-kit/tool-core';
+import { type AuthorizationRequest, type ToolResult, Workspace } from '@assistant-kit/tool-core';
 import { CODE_INTELLIGENCE_READ_ONLY_OPERATIONS } from '@assistant-kit/tools-code';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolCatalog, type ToolCatalog } from '../src/index.js';
@@ -282,6 +282,60 @@ describe('dispatches and batches', () => {
     expect(codeOf(results[4]!.result)).toBe('TOOL_NOT_FOUND');
     expect(await readFile(path.join(root, 'batch.txt'), 'utf8')).toBe('v2\n');
   });
+});
+
+describe("a workspace's first undo baseline", () => {
+  it('a dispatch writing more than 1,000 files waits for it, and the call that waited says so', async () => {
+    const perCall = 600;
+    await Promise.all(
+      ['a', 'b'].flatMap((group) =>
+        Array.from({ length: perCall }, (_, index) =>
+          writeFile(path.join(root, `${group}-${index}.txt`), `value ${index}\n`),
+        ),
+      ),
+    );
+    const workspace = await Workspace.open(root);
+    let releaseBaseline: () => void = () => {};
+    const baselineGate = new Promise<void>((resolve) => {
+      releaseBaseline = resolve;
+    });
+    // Registered before the catalogue's families, so it runs first: the second call's write lets
+    // the baseline go, then the undo checkpoints, which cannot follow more than 1,000 files of
+    // one dispatch one by one, wait for it.
+    let writes = 0;
+    workspace.onBeforeWrite(() => {
+      writes += 1;
+      if (writes === 2) releaseBaseline();
+    });
+    const catalog = await createToolCatalog({
+      configuration: 'U',
+      workspace,
+      omitFamilies: ['browser', 'code'],
+      families: { undo: { baselineGate } },
+    });
+    opened.push(catalog);
+    const replaceAll = (glob: string) =>
+      catalog.call('replace_in_files', {
+        find: 'value',
+        replace: 'VALUE',
+        glob,
+        dry_run: false,
+        max_files: 1000,
+      });
+    await catalog.beginDispatch('replace everywhere');
+    const first = await replaceAll('a-*.txt');
+    const second = await replaceAll('b-*.txt');
+    await catalog.endDispatch();
+    expect(first.isError).toBeUndefined();
+    expect(textOf(first)).not.toMatch(/first undo baseline/);
+    expect(second.isError).toBeUndefined();
+    expect(textOf(second)).toMatch(/Waited \d+\.\d s for this workspace's first undo baseline/);
+    expect(await readFile(path.join(root, 'b-7.txt'), 'utf8')).toBe('VALUE 7\n');
+    // Undone as one dispatch, both calls' files.
+    await catalog.call('undo_workspace_dispatches', { count: 1 });
+    expect(await readFile(path.join(root, 'a-7.txt'), 'utf8')).toBe('value 7\n');
+    expect(await readFile(path.join(root, 'b-7.txt'), 'utf8')).toBe('value 7\n');
+  }, 120_000);
 });
 
 describe('batch ordering', () => {

@@ -231,6 +231,32 @@ export class DispatchCheckpoints {
     return this.#early !== undefined;
   }
 
+  /**
+   * Milliseconds that writes through the Workspace have waited, in all, for the workspace's first
+   * baseline: a dispatch that writes more than {@link MAX_CHANGED_PATHS_HINT} files while it is
+   * pending cannot follow them one by one and waits for it. A host reads it before and after a
+   * call to tell the call's result (see {@link describeBaselineWait}); the tool catalogue does.
+   */
+  get baselineWaitMs(): number {
+    return this.#baselineWaitMs;
+  }
+
+  #baselineWaitMs = 0;
+
+  /**
+   * What a call's result should say when writes made during it waited for the first baseline:
+   * `since` is {@link baselineWaitMs} read before the call. Undefined when they did not wait.
+   *
+   * @example
+   * const before = checkpoints.baselineWaitMs;
+   * await runtime.call('write_file', args);
+   * const notice = checkpoints.baselineWaitNotice(before); // "Waited 2.1 s for …" or undefined
+   */
+  baselineWaitNotice(since: number): string | undefined {
+    const waited = Math.round(this.#baselineWaitMs - since);
+    return waited >= 1 ? describeBaselineWait(waited) : undefined;
+  }
+
   /** The open dispatch, if the host has begun one and not ended it. */
   get openDispatch(): OpenDispatch | undefined {
     if (this.#open === undefined) return undefined;
@@ -382,6 +408,9 @@ export class DispatchCheckpoints {
   /** Records a file's content before an observed dispatch writes it for the first time. */
   async #beforeWorkspaceWrite(relativePaths: readonly string[]): Promise<void> {
     if (this.#open?.observed === undefined || this.#closed) return;
+    // While the baseline is pending, a write the early path cannot take waits for it (in the
+    // early queue, where the baseline's replay runs, or for the repository): that time is counted.
+    const waitStarted = this.baselinePending ? performance.now() : undefined;
     if (this.#open.early === true) {
       const handled = await this.#whileEarly(async (early) => {
         const observed = this.#open?.early === true ? this.#open.observed : undefined;
@@ -396,6 +425,7 @@ export class DispatchCheckpoints {
       if (handled?.value === true) return;
     }
     await this.#exclusive(async ({ shadow, log }) => {
+      if (waitStarted !== undefined) this.#baselineWaitMs += performance.now() - waitStarted;
       const observed = this.#open?.observed;
       if (observed === undefined) return;
       const fresh = [...new Set(relativePaths)].filter((file) => !observed.has(file));

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createUndoTools, type UndoToolFamily } from '../src/index.js';
+import { createUndoTools, MAX_CHANGED_PATHS_HINT, type UndoToolFamily } from '../src/index.js';
 import {
   makeTemporaryDirectory,
   removeDirectory,
@@ -51,13 +51,15 @@ afterEach(async () => {
 });
 
 /** The tree as a workspace whose checkpoints have never run. */
-async function firstSession(): Promise<Workspace> {
+async function firstSession(onBeforeWrite?: (relativePaths: readonly string[]) => void): Promise<Workspace> {
   await family?.close();
   await rm(path.join(root, '.assistant-kit'), { recursive: true, force: true });
   await rm(path.join(root, 'new'), { recursive: true, force: true });
   for (const [file, content] of Object.entries(WRITTEN))
     if (content !== undefined) await write(root, file, content);
   const workspace = await Workspace.open(root);
+  // Registered before the family's own listener, so it runs first.
+  if (onBeforeWrite !== undefined) workspace.onBeforeWrite(onBeforeWrite);
   // The baseline is held back until the test lets it go, or until the test waits for it: what
   // runs while it is pending does not depend on the machine's speed.
   const gate = new Promise<void>((resolve) => {
@@ -186,6 +188,33 @@ describe('dispatches while the first baseline is recorded', () => {
     await checkpoints.beginDispatch('another', { observedWrites: true });
     expect(await checkpoints.noteUnobservedChanges()).toEqual({ waitedForBaselineMs: 0 });
     await checkpoints.endDispatch();
+  }, 60_000);
+
+  it('makes a write of more than 1,000 files wait for the baseline, and counts the wait', async () => {
+    // The write reaches this listener first, which lets the baseline go; then the checkpoints'
+    // listener, which cannot follow that many files one by one, waits for it.
+    const workspace = await firstSession((paths) => {
+      if (paths.length > MAX_CHANGED_PATHS_HINT) releaseBaseline();
+    });
+    const checkpoints = family!.checkpoints;
+    const before = await workspaceState(root);
+    await checkpoints.beginDispatch('many files', { observedWrites: true });
+    const waitedBefore = checkpoints.baselineWaitMs;
+    const files = Array.from({ length: MAX_CHANGED_PATHS_HINT + 1 }, (_, index) => ({
+      path: `new/many/file-${index}.txt`,
+      bytes: Buffer.from(`${index}\n`),
+    }));
+    await workspace.writeFiles(files);
+    expect(checkpoints.baselinePending).toBe(false);
+    expect(checkpoints.baselineWaitMs).toBeGreaterThan(waitedBefore);
+    expect(checkpoints.baselineWaitNotice(waitedBefore)).toMatch(
+      /^Waited \d+\.\d s for this workspace's first undo baseline/,
+    );
+    expect(checkpoints.baselineWaitNotice(checkpoints.baselineWaitMs)).toBeUndefined();
+    const ended = await checkpoints.endDispatch();
+    expect(ended.changedFiles).toHaveLength(MAX_CHANGED_PATHS_HINT + 1);
+    await checkpoints.undoDispatches(1);
+    expect(await workspaceState(root)).toEqual(before);
   }, 60_000);
 });
 
