@@ -1,5 +1,6 @@
 import type { ToolFamily } from '@assistant-kit/tool-core';
 import type { FamilyContext } from './family-context.js';
+import { keepListingsIn } from './listing/kept-listing.js';
 import { type FileToolsOptions, resolveOptions } from './options.js';
 import { SearchService } from './search/search-service.js';
 import { EncodingMemory } from './text/encoding-memory.js';
@@ -28,7 +29,7 @@ export function createFileTools(options: FileToolsOptions): ToolFamily {
   const family: FamilyContext = {
     options: resolved,
     encodingMemory: new EncodingMemory(),
-    search: new SearchService(resolved.rgPath),
+    search: new SearchService(resolved.rgPath, { keeper: keepListingsIn(resolved.workspace) }),
   };
   const tools = [
     createWriteFileTool(family),

@@ -12,6 +12,8 @@ export interface Harness {
   workspace: Workspace;
   runtime: ToolRuntime;
   close(): Promise<void>;
+  /** Closes the family (its stat workers, the listing it keeps) and leaves the workspace. */
+  closeFamily(): Promise<void>;
   call(name: string, args: unknown): Promise<ToolResult>;
   write(relative: string, content: string | Uint8Array): Promise<string>;
 }
@@ -30,6 +32,11 @@ export async function createHarness(
   const workspace = await Workspace.open(root, workspaceOptions);
   const family = createFileTools({ workspace, ...options });
   const runtime = new ToolRuntime({ workspace, tools: family.tools });
+  let closing: Promise<void> | undefined;
+  const closeFamily = () => {
+    closing ??= family.close();
+    return closing;
+  };
   return {
     base,
     root,
@@ -43,8 +50,9 @@ export async function createHarness(
       await writeFile(target, content);
       return target;
     },
+    closeFamily,
     close: async () => {
-      await family.close();
+      await closeFamily();
       await rm(base, { recursive: true, force: true });
     },
   };

@@ -205,6 +205,98 @@ describe('TreeListingMemory', () => {
   });
 });
 
+describe('a listing kept for the next session', () => {
+  it('is taken back whole and answers without reading any folder', async () => {
+    buildTree();
+    const memory = new TreeListingMemory({ clock: ahead });
+    await record(memory);
+    const text = memory.serialize()!;
+    const next = new TreeListingMemory({ clock: ahead });
+    expect(next.restore(text, root)).toBe(true);
+    expect(await next.list(request(), pool)).toEqual(await walked());
+    expect(next.lastReread).toBe(0);
+    // Stale by the time it is taken back: the changed folders are read, as in one session.
+    passFilesystemTick();
+    write('src/deep/er/later.ts');
+    expect(next.restore(text, root)).toBe(true);
+    expect(await next.list(request(), pool)).toEqual(await walked());
+    expect(next.lastReread).toBe(1);
+  });
+
+  it('is refused whole when it is not a listing of this root, or names a path it could not hold', async () => {
+    buildTree();
+    const memory = new TreeListingMemory({ clock: ahead });
+    await record(memory);
+    const document = JSON.parse(memory.serialize()!) as {
+      root: string;
+      folders: [string, number, number | null, string, string[]][];
+    };
+    const edited = (change: (copy: typeof document) => void) => {
+      const copy = structuredClone(document);
+      change(copy);
+      return JSON.stringify(copy);
+    };
+    const rootEntry = (copy: typeof document) => copy.folders.find((entry) => entry[0] === '')!;
+    const next = new TreeListingMemory({ clock: ahead });
+    for (const text of [
+      'not json',
+      '{}',
+      edited((copy) => {
+        copy.root = base;
+      }),
+      edited((copy) => rootEntry(copy)[4].push('..')),
+      edited((copy) => rootEntry(copy)[4].push('../ws-evil')),
+      edited((copy) => rootEntry(copy)[4].push('.git')),
+      edited((copy) => rootEntry(copy)[4].push('a\0b')),
+      edited((copy) => rootEntry(copy)[4].reverse()),
+      edited((copy) => copy.folders.push(['nowhere', 1, 1, '-', []])),
+      edited((copy) => {
+        copy.folders = copy.folders.filter((entry) => entry[0] !== '');
+      }),
+    ]) {
+      expect(next.restore(text, root)).toBe(false);
+      expect(next.serialize()).toBeUndefined();
+      expect(await next.list(request(), pool)).toBeUndefined();
+    }
+    expect(next.restore(memory.serialize()!, root)).toBe(true);
+  });
+
+  it('lets a new family list without walking, through the tool', async () => {
+    const harness = await createHarness({ rgPath: 'rg' });
+    const reference = await createHarness({ rgPath: null });
+    try {
+      for (const at of [harness.root, reference.root]) {
+        for (const relative of ['src/a.ts', 'src/deep/b.ts', 'docs/c.md']) {
+          mkdirSync(path.dirname(path.join(at, relative)), { recursive: true });
+          writeFileSync(path.join(at, relative), relative);
+        }
+      }
+      expect(structured(await harness.call('list_files', {})).engine).toBe('ripgrep');
+      // A second family on the same workspace whose ripgrep fails: it answers from the kept
+      // listing (ripgrep's engine), not from the walker.
+      const failing = path.join(harness.base, 'rg-failing');
+      writeFileSync(failing, '#!/bin/sh\nexit 2\n', { mode: 0o755 });
+      const { createFileTools } = await import('../src/index.js');
+      const { ToolRuntime } = await import('@assistant-kit/tool-core');
+      await harness.closeFamily();
+      const family = createFileTools({ workspace: harness.workspace, rgPath: failing });
+      try {
+        const result = await new ToolRuntime({ workspace: harness.workspace, tools: family.tools }).call(
+          'list_files',
+          {},
+        );
+        expect(structured(result).engine).toBe('ripgrep');
+        expect(textOf(result)).toBe(textOf(await reference.call('list_files', {})));
+      } finally {
+        await family.close();
+      }
+    } finally {
+      await harness.close();
+      await reference.close();
+    }
+  });
+});
+
 describe('stat lists kept by the workers', () => {
   it('read the same facts as this thread, list after list, and sizes as they change', async () => {
     const lists = Array.from({ length: 6 }, (_, list) =>

@@ -78,6 +78,33 @@ function probedOf(status: Stats | undefined): ProbedPath {
   };
 }
 
+/** Version of the text {@link TreeListingMemory.serialize} writes. */
+const SERIALIZED_FORMAT = 'assistant-kit list_files memory 1';
+
+/** A folder as serialized: path, inode, change time (null: read again), ignore file, child names. */
+type SerializedFolder = [string, number, number | null, string, string[]];
+
+interface SerializedListing {
+  format: string;
+  root: string;
+  device: number;
+  exclude: string;
+  folders: SerializedFolder[];
+}
+
+/** A single path segment a listing can hold: not empty, `.` or `..`, no slash or NUL, not skipped. */
+function isPlainName(name: unknown): name is string {
+  return (
+    typeof name === 'string' &&
+    name !== '' &&
+    name !== '.' &&
+    name !== '..' &&
+    !name.includes('/') &&
+    !name.includes('\0') &&
+    !WALK_ALWAYS_SKIPPED.has(name)
+  );
+}
+
 /**
  * A list of paths stat'ed on every listing: split into a share for this thread and one for each
  * stat worker, which keeps its share (see StatPool.statKept), so a later listing sends no paths.
@@ -157,6 +184,8 @@ export class TreeListingMemory {
 
   /** Folders read again by the last {@link list} (for tests and benchmarks). */
   lastReread = 0;
+  /** Grows whenever what is remembered changes (a listing recorded, folders read again, restored). */
+  version = 0;
 
   /** `clock` stands in for `Date.now` in tests (a clock ahead of real time trusts every stamp). */
   constructor(options: { clock?: () => number } = {}) {
@@ -215,6 +244,7 @@ export class TreeListingMemory {
     this.#root = root;
     this.#device = rootFacts.device;
     this.#exclude = exclude;
+    this.version += 1;
   }
 
   /**
@@ -281,9 +311,109 @@ export class TreeListingMemory {
         this.lastReread += 1;
       }
       this.#ordered = undefined;
+      this.version += 1;
     }
     if (vanished.some((folder) => this.#folders.has(folder))) return this.forget();
     return this.#entries(root, maxEntries, pool, signal);
+  }
+
+  /**
+   * What is remembered, as text a later process can {@link restore} (one JSON document: each
+   * folder with its stamps and its children's names); undefined when nothing is remembered.
+   */
+  serialize(): string | undefined {
+    if (this.#root === undefined) return undefined;
+    const folders: SerializedFolder[] = [];
+    for (const [folder, remembered] of this.#folders) {
+      const prefix = folder === '' ? 0 : folder.length + 1;
+      folders.push([
+        folder,
+        remembered.inode,
+        Number.isNaN(remembered.ctimeMs) ? null : remembered.ctimeMs,
+        remembered.ignoreFile,
+        remembered.children.map((child) => child.slice(prefix)),
+      ]);
+    }
+    const document: SerializedListing = {
+      format: SERIALIZED_FORMAT,
+      root: this.#root,
+      device: this.#device,
+      exclude: this.#exclude,
+      folders,
+    };
+    return JSON.stringify(document);
+  }
+
+  /**
+   * Takes back what {@link serialize} wrote for `root`, replacing what is remembered. Text that
+   * is not such a document, is for another root, or names a path that is not a plain name below
+   * its folder (`..`, a slash, NUL, `.git`, the app's folder), out of order or not reachable from
+   * the root, is refused whole: false, nothing remembered. What is taken back is checked like any
+   * remembered listing on the next {@link list}, so a stale or forged document costs reads, never
+   * a wrong answer about what the stamps vouch for.
+   */
+  restore(text: string, root: string): boolean {
+    this.forget();
+    let document: SerializedListing;
+    try {
+      document = JSON.parse(text) as SerializedListing;
+    } catch {
+      return false;
+    }
+    if (
+      document === null ||
+      typeof document !== 'object' ||
+      document.format !== SERIALIZED_FORMAT ||
+      document.root !== root ||
+      typeof document.device !== 'number' ||
+      typeof document.exclude !== 'string' ||
+      !Array.isArray(document.folders)
+    ) {
+      return false;
+    }
+    const folders = new Map<string, RememberedFolder>();
+    let paths = 0;
+    for (const entry of document.folders) {
+      if (!Array.isArray(entry) || entry.length !== 5) return false;
+      const [folder, inode, ctimeMs, ignoreFile, names] = entry;
+      if (
+        typeof folder !== 'string' ||
+        typeof inode !== 'number' ||
+        (ctimeMs !== null && typeof ctimeMs !== 'number') ||
+        typeof ignoreFile !== 'string' ||
+        !Array.isArray(names) ||
+        folders.has(folder)
+      ) {
+        return false;
+      }
+      paths += names.length;
+      if (paths > TreeListingMemory.MAX_PATHS) return false;
+      const children: string[] = [];
+      let previous: string | undefined;
+      for (const name of names) {
+        if (!isPlainName(name)) return false;
+        if (previous !== undefined && compareText(previous, name) >= 0) return false;
+        previous = name;
+        children.push(folder === '' ? name : `${folder}/${name}`);
+      }
+      folders.set(folder, { inode, ctimeMs: ctimeMs ?? Number.NaN, ignoreFile, children });
+    }
+    // Every folder but the root is a child of a folder, and every folder is reached from the root.
+    if (!folders.has('')) return false;
+    let reached = 0;
+    const visit = (folder: string): boolean => {
+      reached += 1;
+      for (const child of folders.get(folder)!.children)
+        if (folders.has(child) && !visit(child)) return false;
+      return true;
+    };
+    if (!visit('') || reached !== folders.size) return false;
+    for (const [folder, remembered] of folders) this.#folders.set(folder, remembered);
+    this.#root = root;
+    this.#device = document.device;
+    this.#exclude = document.exclude;
+    this.version += 1;
+    return true;
   }
 
   #excludeIdentity(root: string, observedAt: number): string {

@@ -1,4 +1,5 @@
 import { FolderReadMemory } from '../listing/folder-read-memory.js';
+import type { ListingKeeper } from '../listing/kept-listing.js';
 import { TreeListingMemory } from '../listing/listing-memory.js';
 import type { TreeListing, TreeListingRequest } from '../listing/listing-types.js';
 import { listTreeWithRipgrep } from '../listing/ripgrep-listing.js';
@@ -26,8 +27,20 @@ export class SearchService {
   /** Whole-workspace listings run one at a time: each brings the memory up to date. */
   #wholeTreeTurn: Promise<unknown> = Promise.resolve();
 
-  constructor(ripgrepPath: string | null, listingMemory = new TreeListingMemory()) {
-    this.#wholeTree = listingMemory;
+  /** Where the remembered listing is kept for the next session (none: not kept). */
+  readonly #keeper: ListingKeeper | undefined;
+  /** Whether the kept listing was looked for (once per service, before its first whole listing). */
+  #keptLoaded = false;
+  /** The memory's version last kept, and the write in progress. */
+  #keptVersion = -1;
+  #keeping: Promise<void> = Promise.resolve();
+
+  constructor(
+    ripgrepPath: string | null,
+    options: { listingMemory?: TreeListingMemory; keeper?: ListingKeeper } = {},
+  ) {
+    this.#wholeTree = options.listingMemory ?? new TreeListingMemory();
+    this.#keeper = options.keeper;
     this.#ripgrepPath = ripgrepPath;
     this.#ripgrepAvailable = ripgrepPath !== null;
   }
@@ -75,13 +88,19 @@ export class SearchService {
   async #listTree(request: TreeListingRequest): Promise<TreeListing & { engine: SearchEngineName }> {
     if (this.#ripgrepAvailable && this.#ripgrepPath !== null) {
       try {
-        const remembered = await this.#wholeTree.list(request, this.#statPool);
-        if (remembered !== undefined) return { ...remembered, engine: 'ripgrep' };
+        const whole = request.start === request.root;
+        if (whole && !this.#keptLoaded) await this.#loadKept(request.root);
+        const remembered = whole ? await this.#wholeTree.list(request, this.#statPool) : undefined;
+        if (remembered !== undefined) {
+          this.#keepInBackground();
+          return { ...remembered, engine: 'ripgrep' };
+        }
         const listing = await listTreeWithRipgrep(this.#ripgrepPath, request, {
           pool: this.#statPool,
           memory: this.#folderReads,
           listingMemory: this.#wholeTree,
         });
+        if (whole) this.#keepInBackground();
         if (listing !== undefined) return { ...listing, engine: 'ripgrep' };
       } catch (error) {
         if (!(error instanceof RipgrepUnavailable)) throw error;
@@ -91,8 +110,31 @@ export class SearchService {
     return { ...(await listTreeWithTypeScript(request, this.#statPool)), engine: 'typescript' };
   }
 
-  /** Ends the stat workers. */
-  close(): Promise<void> {
-    return this.#statPool.close();
+  /** Takes back the listing a previous session kept, once, before the first whole listing. */
+  async #loadKept(root: string): Promise<void> {
+    this.#keptLoaded = true;
+    const text = await this.#keeper?.load();
+    if (text !== undefined && this.#wholeTree.restore(text, root))
+      this.#keptVersion = this.#wholeTree.version;
+  }
+
+  /** Keeps the remembered listing for the next session when it changed; the call does not wait. */
+  #keepInBackground(): void {
+    const keeper = this.#keeper;
+    const version = this.#wholeTree.version;
+    if (keeper === undefined || version === this.#keptVersion) return;
+    this.#keptVersion = version;
+    this.#keeping = this.#keeping.then(async () => {
+      // Serialised when its turn comes, so a burst of listings writes only what is current.
+      if (this.#wholeTree.version !== version) return;
+      const text = this.#wholeTree.serialize();
+      if (text !== undefined) await keeper.save(text);
+    });
+  }
+
+  /** Ends the stat workers, once the listing being kept is written. */
+  async close(): Promise<void> {
+    await this.#keeping;
+    await this.#statPool.close();
   }
 }
