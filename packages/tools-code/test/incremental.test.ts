@@ -104,6 +104,23 @@ describe.each([
     expect((await mapOf(runtime)).text).not.toContain('deepHelper');
   });
 
+  it('honours a nested .gitignore from the first walk on', async () => {
+    const root = await project(2);
+    await mkdir(path.join(root, 'packages/one/generated'), { recursive: true });
+    await writeFile(path.join(root, 'packages/one/.gitignore'), 'generated/\nscratch.ts\n');
+    await writeFile(
+      path.join(root, 'packages/one/generated/out.ts'),
+      'export function generatedOut(): void {}\n',
+    );
+    await writeFile(path.join(root, 'packages/one/scratch.ts'), 'export function scratchOnly(): void {}\n');
+    await writeFile(path.join(root, 'packages/one/kept.ts'), 'export function keptOne(): void {}\n');
+    const runtime = await openFamily(root, watchFiles);
+    const map = (await mapOf(runtime)).text;
+    expect(map).toContain('keptOne');
+    expect(map).not.toContain('generatedOut');
+    expect(map).not.toContain('scratchOnly');
+  });
+
   it('re-parses a file rewritten with the same size and mtime', async () => {
     const root = await project(2);
     const runtime = await openFamily(root, watchFiles);
