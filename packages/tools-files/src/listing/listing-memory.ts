@@ -1,6 +1,5 @@
 import { type Dirent, lstatSync, readdirSync, type Stats } from 'node:fs';
 import { compareText, GitignoreOracle, WALK_ALWAYS_SKIPPED, walkWorkspace } from '@assistant-kit/tool-core';
-import { type FileToolError, fileToolError } from '../errors.js';
 import {
   absoluteInRoot,
   type TreeEntry,
@@ -8,6 +7,7 @@ import {
   type TreeListingRequest,
 } from './listing-types.js';
 import { type FolderFacts, isRacy, PathFacts, type ProbedPath } from './path-facts.js';
+import { addSizedEntries, cancelledListing } from './sized-entries.js';
 import {
   KIND_FILE,
   KIND_FOLDER,
@@ -145,10 +145,6 @@ class KeptStatList {
   }
 }
 
-function cancelled(): FileToolError {
-  return fileToolError('CANCELLED', 'The call was cancelled.');
-}
-
 /**
  * The last whole-tree listing of a workspace, kept up to date by reading only the folders that
  * changed (issue #19: cost proportional to the change, not the tree).
@@ -265,7 +261,7 @@ export class TreeListingMemory {
     }
     const folders = this.#probes.paths;
     const facts = await this.#probes.stat(root, pool);
-    if (signal?.aborted) throw cancelled();
+    if (signal?.aborted) throw cancelledListing();
     const probed = (index: number): ProbedPath => {
       const at = index * STAT_FIELDS;
       return {
@@ -564,7 +560,7 @@ export class TreeListingMemory {
     const first = Math.min(ordered.length, maxEntries);
     const files = this.#filesAmong(ordered, first, pool);
     const sizes = await files.stat(root, pool);
-    if (signal?.aborted) throw cancelled();
+    if (signal?.aborted) throw cancelledListing();
     let file = 0;
     for (let index = 0; index < first; index += 1) {
       const relative = ordered[index]!;
@@ -578,29 +574,15 @@ export class TreeListingMemory {
       else vanished += 1;
     }
     // A file gone since is dropped, as the walker drops it, and the next entries take its place.
-    const facts = new PathFacts(root, pool);
-    let cursor = first;
-    while (entries.length < maxEntries && cursor < ordered.length) {
-      const start = cursor;
-      cursor = Math.min(ordered.length, cursor + maxEntries - entries.length);
-      for (let index = start; index < cursor; index += 1) {
-        const relative = ordered[index]!;
-        if (!this.#folders.has(relative)) facts.file(relative);
-      }
-      await facts.settled();
-      if (signal?.aborted) throw cancelled();
-      for (let index = start; index < cursor; index += 1) {
-        const relative = ordered[index]!;
-        if (this.#folders.has(relative)) {
-          entries.push({ path: `${relative}/`, type: 'directory' });
-          continue;
-        }
-        const size = facts.sizes.get(relative)!;
-        if (size < 0) vanished += 1;
-        else entries.push({ path: relative, type: 'file', size });
-      }
-    }
-    return { entries, total: ordered.length - vanished };
+    const made = await addSizedEntries(
+      ordered,
+      (relative) => this.#folders.has(relative),
+      new PathFacts(root, pool),
+      maxEntries,
+      signal,
+      { entries, vanished, cursor: first },
+    );
+    return { entries: made.entries, total: ordered.length - made.vanished };
   }
 
   /** The files among the first `count` paths of `ordered`, as a kept list (made once per order and cap). */

@@ -1,17 +1,16 @@
 import { type Dirent, lstatSync, readdirSync, type Stats, statfsSync } from 'node:fs';
 import { compareText, GitignoreOracle, HIGH_CHARACTERS, WALK_ALWAYS_SKIPPED } from '@assistant-kit/tool-core';
-import { type FileToolError, fileToolError } from '../errors.js';
 import { runRipgrepForNames, selectionArguments } from '../search/ripgrep-engine.js';
 import type { FolderReadMemory, RememberedSubfolder } from './folder-read-memory.js';
 import type { TreeListingMemory } from './listing-memory.js';
 import {
   absoluteInRoot,
   relativeToRoot,
-  type TreeEntry,
   type TreeListing,
   type TreeListingRequest,
 } from './listing-types.js';
 import { type FolderFacts, PathFacts, type ProbedPath } from './path-facts.js';
+import { addSizedEntries, cancelledListing } from './sized-entries.js';
 import type { StatPool } from './stat-pool.js';
 
 /**
@@ -57,10 +56,6 @@ function rulesSignature(root: string, ignoreFiles: string[]): string {
     );
   }
   return parts.join('\n');
-}
-
-function cancelled(): FileToolError {
-  return fileToolError('CANCELLED', 'The call was cancelled.');
 }
 
 /**
@@ -235,14 +230,12 @@ export async function listTreeWithRipgrep(
   });
   await facts.settled();
   if (outcome.exitCode === 2 && tree.fileCount === 0) return undefined;
-  if (signal?.aborted) throw cancelled();
+  if (signal?.aborted) throw cancelledListing();
 
   memory?.begin(root, rulesSignature(root, ignoreFiles), startedAt);
   addFoldersWithoutFiles(root, tree, trustLinkCounts ? facts.folders : undefined, ignoreOracle, memory);
-  if (signal?.aborted) throw cancelled();
+  if (signal?.aborted) throw cancelledListing();
 
-  // The first maxEntries entries with their sizes; a file gone since ripgrep saw it is dropped,
-  // as the walker drops it, and the next entry takes its place.
   const ordered = tree.ordered();
   if (listingMemory !== undefined) {
     const ignoreFileProbes = new Map<string, ProbedPath>();
@@ -251,28 +244,14 @@ export async function listTreeWithRipgrep(
     for (const folder of [tree.start, ...tree.folders]) children.set(folder, tree.children.get(folder) ?? []);
     listingMemory.record({ root, children, facts: facts.folders, ignoreFiles: ignoreFileProbes, startedAt });
   }
-  const entries: TreeEntry[] = [];
-  let vanished = 0;
-  let cursor = 0;
-  while (entries.length < maxEntries && cursor < ordered.length) {
-    const end = cursor + maxEntries - entries.length;
-    const window = cursor === 0 && end >= ordered.length ? ordered : ordered.slice(cursor, end);
-    cursor += window.length;
-    for (const relative of window) {
-      if (!tree.folders.has(relative) && !facts.sizes.has(relative)) facts.file(relative);
-    }
-    await facts.settled();
-    if (signal?.aborted) throw cancelled();
-    for (const relative of window) {
-      if (tree.folders.has(relative)) {
-        entries.push({ path: `${relative}/`, type: 'directory' });
-        continue;
-      }
-      const size = facts.sizes.get(relative)!;
-      if (size < 0) vanished += 1;
-      else entries.push({ path: relative, type: 'file', size });
-    }
-  }
+  // The first maxEntries entries with their sizes (most read while the names streamed in).
+  const { entries, vanished } = await addSizedEntries(
+    ordered,
+    (relative) => tree.folders.has(relative),
+    facts,
+    maxEntries,
+    signal,
+  );
   return { entries, total: ordered.length - vanished };
 }
 
