@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -259,6 +259,19 @@ describe('a listing kept for the next session', () => {
       expect(await next.list(request(), pool)).toBeUndefined();
     }
     expect(next.restore(memory.serialize()!, root)).toBe(true);
+  });
+
+  it('is never written by a read-only workspace (configuration R)', async () => {
+    const harness = await createHarness({ rgPath: 'rg' }, { readOnly: true });
+    try {
+      mkdirSync(path.join(harness.root, 'src'));
+      writeFileSync(path.join(harness.root, 'src/a.ts'), 'a');
+      expect(textOf(await harness.call('list_files', {}))).toBe('src/\nsrc/a.ts\t1');
+      await harness.closeFamily();
+      expect(existsSync(path.join(harness.root, '.assistant-kit'))).toBe(false);
+    } finally {
+      await harness.close();
+    }
   });
 
   it('lets a new family list without walking, through the tool', async () => {

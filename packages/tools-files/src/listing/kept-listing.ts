@@ -25,7 +25,8 @@ async function lstatOrUndefined(absolute: string): Promise<Stats | undefined> {
 /**
  * Keeps the listing in the workspace's hidden app folder (`.assistant-kit/list-files/`, git-ignored
  * and refused to every write tool, like kept outputs), so a new session starts from the last one's
- * listing instead of walking the whole tree. Written whole and atomically; read only through real
+ * listing instead of walking the whole tree. A read-only workspace (configuration R) takes a kept
+ * listing back but never writes one. Written whole and atomically; read only through real
  * folders (a planted symlink is not followed) and only a regular file of bounded size.
  */
 export function keepListingsIn(workspace: Workspace): ListingKeeper {
@@ -50,6 +51,8 @@ export function keepListingsIn(workspace: Workspace): ListingKeeper {
       }
     },
     async save(text) {
+      // A read-only configuration (R) leaves nothing behind: it reads a kept listing, never writes one.
+      if (workspace.readOnly) return;
       try {
         // Created component by component inside the root: a planted symlink cannot redirect it.
         const directory = await workspace.ensureHiddenDirectory(KEPT_LISTING_FOLDER);
