@@ -238,7 +238,12 @@ console.log(JSON.stringify({ saved: saved.statusCode, loaded: loaded.statusCode,
       };
       expect(called.result.isError).toBeFalsy();
     } finally {
-      child.kill();
+      // The server may still be writing its own state into the workspace: removed once it is gone.
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill();
+        await exited;
+      }
       await rm(workspace, { recursive: true, force: true });
     }
   }, 60_000);

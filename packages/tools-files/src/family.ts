@@ -29,7 +29,10 @@ export function createFileTools(options: FileToolsOptions): ToolFamily {
   const family: FamilyContext = {
     options: resolved,
     encodingMemory: new EncodingMemory(),
-    search: new SearchService(resolved.rgPath, { keeper: keepListingsIn(resolved.workspace) }),
+    search: new SearchService(resolved.rgPath, {
+      keeper: keepListingsIn(resolved.workspace),
+      keepFromPaths: resolved.keepListingFrom,
+    }),
   };
   const tools = [
     createWriteFileTool(family),

@@ -28,6 +28,12 @@ export interface FileToolsOptions {
   maxSearchFileBytes?: number;
   /** list_files: most entries listed (2000). */
   maxListEntries?: number;
+  /**
+   * list_files: a whole-workspace listing of at least this many paths is kept in the hidden folder
+   * for the next session, which then checks it instead of walking the tree (5000). Smaller trees
+   * are walked quickly and leave nothing behind; a read-only workspace never keeps one.
+   */
+  keepListingFrom?: number;
   /** replace_in_files: max_files when omitted (100), and the most ever allowed (1000). */
   defaultReplaceFiles?: number;
   maxReplaceFiles?: number;
@@ -48,6 +54,7 @@ export interface ResolvedFileToolsOptions {
   maxContextLines: number;
   maxSearchFileBytes: number;
   maxListEntries: number;
+  keepListingFrom: number;
   defaultReplaceFiles: number;
   maxReplaceFiles: number;
   maxImageBytes: number;
@@ -64,6 +71,7 @@ export const FILE_TOOL_DEFAULTS = {
   maxContextLines: 20,
   maxSearchFileBytes: 64 * 1024 * 1024,
   maxListEntries: 2000,
+  keepListingFrom: 5000,
   defaultReplaceFiles: 100,
   maxReplaceFiles: 1000,
   maxImageBytes: 5 * 1024 * 1024,

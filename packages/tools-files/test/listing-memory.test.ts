@@ -261,8 +261,21 @@ describe('a listing kept for the next session', () => {
     expect(next.restore(memory.serialize()!, root)).toBe(true);
   });
 
+  it('is not kept for a tree smaller than keepListingFrom (5,000 paths by default)', async () => {
+    const harness = await createHarness({ rgPath: 'rg' });
+    try {
+      mkdirSync(path.join(harness.root, 'src'));
+      writeFileSync(path.join(harness.root, 'src/a.ts'), 'a');
+      await harness.call('list_files', {});
+      await harness.closeFamily();
+      expect(existsSync(path.join(harness.root, '.assistant-kit'))).toBe(false);
+    } finally {
+      await harness.close();
+    }
+  });
+
   it('is never written by a read-only workspace (configuration R)', async () => {
-    const harness = await createHarness({ rgPath: 'rg' }, { readOnly: true });
+    const harness = await createHarness({ rgPath: 'rg', keepListingFrom: 1 }, { readOnly: true });
     try {
       mkdirSync(path.join(harness.root, 'src'));
       writeFileSync(path.join(harness.root, 'src/a.ts'), 'a');
@@ -275,7 +288,8 @@ describe('a listing kept for the next session', () => {
   });
 
   it('lets a new family list without walking, through the tool', async () => {
-    const harness = await createHarness({ rgPath: 'rg' });
+    // Kept from one path on: the default (5,000) would keep nothing of a tree this small.
+    const harness = await createHarness({ rgPath: 'rg', keepListingFrom: 1 });
     const reference = await createHarness({ rgPath: null });
     try {
       for (const at of [harness.root, reference.root]) {
@@ -292,7 +306,7 @@ describe('a listing kept for the next session', () => {
       const { createFileTools } = await import('../src/index.js');
       const { ToolRuntime } = await import('@assistant-kit/tool-core');
       await harness.closeFamily();
-      const family = createFileTools({ workspace: harness.workspace, rgPath: failing });
+      const family = createFileTools({ workspace: harness.workspace, rgPath: failing, keepListingFrom: 1 });
       try {
         const result = await new ToolRuntime({ workspace: harness.workspace, tools: family.tools }).call(
           'list_files',

@@ -188,6 +188,13 @@ export class TreeListingMemory {
     this.#clock = options.clock ?? Date.now;
   }
 
+  /** Paths (files and folders) the remembered listing holds; 0 when nothing is remembered. */
+  get pathCount(): number {
+    let count = 0;
+    for (const remembered of this.#folders.values()) count += remembered.children.length;
+    return count;
+  }
+
   /** Forgets what was remembered (returns undefined: "nothing to answer from"). */
   forget(): undefined {
     this.#root = undefined;

@@ -34,13 +34,16 @@ export class SearchService {
   /** The memory's version last kept, and the write in progress. */
   #keptVersion = -1;
   #keeping: Promise<void> = Promise.resolve();
+  /** Listings of fewer paths are not kept (a small tree is walked quickly). */
+  readonly #keepFromPaths: number;
 
   constructor(
     ripgrepPath: string | null,
-    options: { listingMemory?: TreeListingMemory; keeper?: ListingKeeper } = {},
+    options: { listingMemory?: TreeListingMemory; keeper?: ListingKeeper; keepFromPaths?: number } = {},
   ) {
     this.#wholeTree = options.listingMemory ?? new TreeListingMemory();
     this.#keeper = options.keeper;
+    this.#keepFromPaths = options.keepFromPaths ?? 1;
     this.#ripgrepPath = ripgrepPath;
     this.#ripgrepAvailable = ripgrepPath !== null;
   }
@@ -126,7 +129,7 @@ export class SearchService {
     this.#keptVersion = version;
     this.#keeping = this.#keeping.then(async () => {
       // Serialised when its turn comes, so a burst of listings writes only what is current.
-      if (this.#wholeTree.version !== version) return;
+      if (this.#wholeTree.version !== version || this.#wholeTree.pathCount < this.#keepFromPaths) return;
       const text = this.#wholeTree.serialize();
       if (text !== undefined) await keeper.save(text);
     });
