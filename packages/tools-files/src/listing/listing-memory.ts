@@ -6,7 +6,7 @@ import {
   type TreeListing,
   type TreeListingRequest,
 } from './listing-types.js';
-import { type FolderFacts, isRacy, PathFacts, type ProbedPath } from './path-facts.js';
+import { type FolderFacts, isRacy, PathFacts, type ProbedPath, probedAt, probedOf } from './path-facts.js';
 import { addSizedEntries, cancelledListing } from './sized-entries.js';
 import {
   KIND_FILE,
@@ -64,18 +64,6 @@ function ignoreFileIdentity(probed: ProbedPath, observedAt: number): string {
   if (probed.kind === KIND_OTHER && probed.ctimeMs === 0 && probed.inode === 0) return NO_IGNORE_FILE;
   if (isRacy(probed.ctimeMs, observedAt)) return `racy:${observedAt}`;
   return `${probed.kind}:${probed.size}:${probed.ctimeMs}:${probed.inode}`;
-}
-
-function probedOf(status: Stats | undefined): ProbedPath {
-  if (status === undefined) return { kind: KIND_OTHER, size: 0, device: 0, ctimeMs: 0, inode: 0 };
-  const kind = status.isFile() ? KIND_FILE : status.isDirectory() ? KIND_FOLDER : KIND_OTHER;
-  return {
-    kind,
-    size: kind === KIND_FILE ? status.size : kind === KIND_FOLDER ? status.nlink : 0,
-    device: status.dev,
-    ctimeMs: status.ctimeMs,
-    inode: status.ino,
-  };
 }
 
 /** Version of the text {@link TreeListingMemory.serialize} writes. */
@@ -266,35 +254,26 @@ export class TreeListingMemory {
       for (const folder of this.#folders.keys()) paths.push(folder, ignoreFileOf(folder));
       this.#probes = new KeptStatList(paths, pool?.size ?? 0);
     }
-    const folders = this.#probes.paths;
+    // Each folder, then its .gitignore (see #probes).
+    const probePaths = this.#probes.paths;
     const facts = await this.#probes.stat(root, pool);
     if (signal?.aborted) throw cancelledListing();
-    const probed = (index: number): ProbedPath => {
-      const at = index * STAT_FIELDS;
-      return {
-        kind: facts[at]!,
-        size: facts[at + 1]!,
-        device: facts[at + 2]!,
-        ctimeMs: facts[at + 3]!,
-        inode: facts[at + 4]!,
-      };
-    };
 
     const changed: { folder: string; stamp: ProbedPath }[] = [];
     // Gone (or no longer a folder): fine when its parent changed too, and forgets it on reading.
     const vanished: string[] = [];
-    for (let index = 0; index < folders.length; index += 2) {
-      const folder = folders[index]!;
+    for (let index = 0; index < probePaths.length; index += 2) {
+      const folder = probePaths[index]!;
       const remembered = this.#folders.get(folder)!;
       const at = index * STAT_FIELDS;
       if (facts[at] !== KIND_FOLDER || facts[at + 2] !== this.#device) {
         vanished.push(folder);
         continue;
       }
-      const ignoreFile = ignoreFileIdentity(probed(index + 1), observedAt);
+      const ignoreFile = ignoreFileIdentity(probedAt(facts, index + 1), observedAt);
       if (ignoreFile !== remembered.ignoreFile) return this.forget();
       if (facts[at + 4] !== remembered.inode || facts[at + 3] !== remembered.ctimeMs) {
-        changed.push({ folder, stamp: probed(index) });
+        changed.push({ folder, stamp: probedAt(facts, index) });
       }
     }
     if (changed.length > Math.max(64, this.#folders.size * TreeListingMemory.MAX_CHANGED_SHARE)) {

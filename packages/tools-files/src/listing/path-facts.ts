@@ -20,6 +20,31 @@ export interface ProbedPath {
   inode: number;
 }
 
+/** What an lstat said about a path, as a {@link ProbedPath} (kind 0 and zeros when it is gone). */
+export function probedOf(status: Stats | undefined): ProbedPath {
+  if (status === undefined) return { kind: KIND_OTHER, size: 0, device: 0, ctimeMs: 0, inode: 0 };
+  const kind = status.isFile() ? KIND_FILE : status.isDirectory() ? KIND_FOLDER : KIND_OTHER;
+  return {
+    kind,
+    size: kind === KIND_FILE ? status.size : kind === KIND_FOLDER ? status.nlink : 0,
+    device: status.dev,
+    ctimeMs: status.ctimeMs,
+    inode: status.ino,
+  };
+}
+
+/** Path number `index` of facts in the stat workers' encoding (see recordStatus), as a {@link ProbedPath}. */
+export function probedAt(facts: Float64Array, index: number): ProbedPath {
+  const at = index * STAT_FIELDS;
+  return {
+    kind: facts[at]!,
+    size: facts[at + 1]!,
+    device: facts[at + 2]!,
+    ctimeMs: facts[at + 3]!,
+    inode: facts[at + 4]!,
+  };
+}
+
 /**
  * A stamp (ctime) this close to the moment its path was seen is not trusted by the listing
  * memories: the kernel stamps changes with a clock that ticks every few milliseconds, so a change
@@ -117,18 +142,7 @@ export class PathFacts {
   #readHere(relative: string, kind: number): void {
     const status = lstatOrUndefined(absoluteInRoot(this.#root, relative));
     if (kind === REQUEST_PROBE) {
-      this.probed.set(
-        relative,
-        status === undefined
-          ? { kind: KIND_OTHER, size: 0, device: 0, ctimeMs: 0, inode: 0 }
-          : {
-              kind: status.isFile() ? KIND_FILE : status.isDirectory() ? KIND_FOLDER : KIND_OTHER,
-              size: status.isFile() ? status.size : status.isDirectory() ? status.nlink : 0,
-              device: status.dev,
-              ctimeMs: status.ctimeMs,
-              inode: status.ino,
-            },
-      );
+      this.probed.set(relative, probedOf(status));
     } else if (kind === REQUEST_FOLDER) {
       if (status?.isDirectory() === true) {
         this.folders.set(relative, {
@@ -156,13 +170,7 @@ export class PathFacts {
             const at = index * STAT_FIELDS;
             const kind = facts[at]!;
             if (kinds[index] === REQUEST_PROBE) {
-              this.probed.set(relatives[index]!, {
-                kind,
-                size: facts[at + 1]!,
-                device: facts[at + 2]!,
-                ctimeMs: facts[at + 3]!,
-                inode: facts[at + 4]!,
-              });
+              this.probed.set(relatives[index]!, probedAt(facts, index));
             } else if (kinds[index] === REQUEST_FOLDER) {
               if (kind === KIND_FOLDER) {
                 this.folders.set(relatives[index]!, {
