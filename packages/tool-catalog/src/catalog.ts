@@ -361,6 +361,40 @@ export class ToolCatalog {
   }
 
   /**
+   * Runs `work` as one dispatch like {@link dispatch}, but returns as soon as the work is done:
+   * the dispatch's checkpoint is recorded afterwards, while the host hands the result on (the
+   * MCP server answers its client the same way). Nothing can overtake that recording: a later
+   * dispatch, call, undo or Workspace write of this catalogue runs after it, and {@link close}
+   * waits for it. `checkpoint` settles once it is recorded, and rejects when it could not be
+   * (await it, or the failure goes unreported). When `work` fails, the dispatch is ended before
+   * the error is thrown, as in {@link dispatch}.
+   *
+   * @example
+   * const { value, checkpoint } = await catalog.dispatchAnswerFirst('rename', (tools) =>
+   *   tools.call('edit_file', { path: 'a.ts', old_text: 'old', new_text: 'new' }),
+   * );
+   * reply(value); // before the checkpoint is recorded
+   * await checkpoint; // { id, changedFiles, ... }
+   */
+  async dispatchAnswerFirst<Value>(
+    label: string | undefined,
+    work: (catalog: ToolCatalog) => Promise<Value>,
+  ): Promise<{ value: Value; checkpoint: Promise<EndedDispatch> }> {
+    await this.beginDispatch(label);
+    let value: Value;
+    try {
+      value = await work(this);
+    } catch (error) {
+      await this.endDispatch();
+      throw error;
+    }
+    const checkpoint = this.endDispatch();
+    // Handled here too, so a host that never awaits it does not crash the process.
+    checkpoint.catch(() => {});
+    return { value, checkpoint };
+  }
+
+  /**
    * Ends everything the families started (browsers, language servers, background processes,
    * servers). Idempotent; later calls return CATALOG_CLOSED.
    */

@@ -263,6 +263,49 @@ describe('dispatches and batches', () => {
     expect(await readFile(path.join(root, 'first.txt'), 'utf8')).toBe('one\n');
   });
 
+  it("answers first: returns the work's value, then records the checkpoint nothing overtakes", async () => {
+    const catalog = await open({ configuration: 'U' });
+    const { value, checkpoint } = await catalog.dispatchAnswerFirst('write one', async (tools) => {
+      const result = await tools.call('write_file', { path: 'one.txt', content: 'one\n' });
+      return result.isError;
+    });
+    expect(value).toBeUndefined();
+    // Called before the checkpoint above is awaited: it runs after it, as its own dispatch.
+    const second = await catalog.dispatchAnswerFirst('write two', (tools) =>
+      tools.call('write_file', { path: 'one.txt', content: 'two\n' }),
+    );
+    expect((await checkpoint).changedFiles.map((file) => [file.path, file.status])).toEqual([
+      ['one.txt', 'added'],
+    ]);
+    expect((await second.checkpoint).changedFiles.map((file) => [file.path, file.status])).toEqual([
+      ['one.txt', 'modified'],
+    ]);
+    const undo = await catalog.call('undo_workspace_dispatches', { count: 1 });
+    expect(undo.isError).toBeUndefined();
+    expect(await readFile(path.join(root, 'one.txt'), 'utf8')).toBe('one\n');
+    // Work that fails ends its dispatch before the error reaches the host.
+    await expect(
+      catalog.dispatchAnswerFirst('fails', async (tools) => {
+        await tools.call('write_file', { path: 'three.txt', content: 'three\n' });
+        throw new Error('the host gave up');
+      }),
+    ).rejects.toThrow('the host gave up');
+    await catalog.beginDispatch('after the failure');
+    await catalog.endDispatch();
+  });
+
+  it('close() records a checkpoint the host never awaited', async () => {
+    const catalog = await open({ configuration: 'U' });
+    await catalog.dispatchAnswerFirst('write one', (tools) =>
+      tools.call('write_file', { path: 'kept.txt', content: 'kept\n' }),
+    );
+    await catalog.close();
+    const reopened = await open({ configuration: 'U' });
+    const undo = await reopened.call('undo_workspace_dispatches', { count: 1 });
+    expect(undo.isError).toBeUndefined();
+    await expect(stat(path.join(root, 'kept.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('runs a batch: results in call order, sequential calls in batch order', async () => {
     const catalog = await open({ configuration: 'W' });
     const results = await catalog.runBatch([

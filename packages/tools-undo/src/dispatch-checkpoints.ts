@@ -125,6 +125,12 @@ interface OpenState extends OpenDispatch {
    * first write the shadow index holds (the rest of the index is the last recorded state).
    */
   observed?: Set<string>;
+  /**
+   * Written files the shadow's listing named when their first write was recorded (tracked, or
+   * new and not ignored): the end records them without listing them again, unless the dispatch
+   * wrote an ignore file.
+   */
+  visible?: Set<string>;
   /** Begun while the first baseline was being recorded: its files are captured in memory. */
   early?: true;
 }
@@ -170,6 +176,8 @@ export class DispatchCheckpoints {
   #closed = false;
   readonly #sessionStartedAt = new Date().toISOString();
   #stopObserving: (() => void) | undefined;
+  /** Ends called and not yet recorded (settled either way); close() waits for them. */
+  readonly #endsInProgress = new Set<Promise<void>>();
 
   constructor(workspace: Workspace, options: DispatchCheckpointsOptions = {}) {
     this.workspace = workspace;
@@ -283,6 +291,7 @@ export class DispatchCheckpoints {
           baseCommit: '',
           baseTree: undefined,
           observed: new Set(),
+          visible: new Set(),
           startedAt: new Date().toISOString(),
           early: true,
         };
@@ -299,6 +308,7 @@ export class DispatchCheckpoints {
           baseCommit: log.head!,
           baseTree: undefined,
           observed: new Set(),
+          visible: new Set(),
           startedAt: new Date().toISOString(),
         };
         if (label !== undefined && label !== '') this.#open.label = label;
@@ -327,7 +337,21 @@ export class DispatchCheckpoints {
    * Marks the end of the open dispatch and records its checkpoint. A dispatch that changed
    * nothing costs one scan and no commit (its record points at the unchanged checkpoint).
    */
-  async endDispatch(options: EndDispatchOptions = {}): Promise<EndedDispatch> {
+  endDispatch(options: EndDispatchOptions = {}): Promise<EndedDispatch> {
+    // A host may answer its caller first and not await this (the MCP server, the catalogue's
+    // dispatchAnswerFirst): every later entry point still runs after it, since each reaches the
+    // queues through the same awaits in call order, and close() waits for it.
+    const ending = this.#endDispatch(options);
+    const settled = ending.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#endsInProgress.add(settled);
+    void settled.then(() => this.#endsInProgress.delete(settled));
+    return ending;
+  }
+
+  async #endDispatch(options: EndDispatchOptions): Promise<EndedDispatch> {
     let onlyPaths = this.#narrowedScan(options.changedPaths);
     if (this.#open?.early === true && options.changedPaths === undefined) {
       // Begun before the first baseline was recorded: capture the end state now, record later.
@@ -362,14 +386,24 @@ export class DispatchCheckpoints {
         open.baseTree = baseTree;
       }
       const baseTree = open.baseTree!;
-      const snapshot = await shadow.snapshot(undefined, onlyPaths);
+      const visible = open.visible;
+      const knownVisible =
+        visible !== undefined &&
+        onlyPaths !== undefined &&
+        onlyPaths.every((file) => visible.has(file) && !isIgnoreFile(file));
+      const snapshot = await shadow.snapshot(undefined, onlyPaths, { knownVisible });
       const message = open.label === undefined ? open.id : `${open.id}: ${open.label}`;
       const head = log.head!;
       const unchanged = snapshot.tree === baseTree && (await shadow.treeOf(head)) === snapshot.tree;
       const [commit, changedFiles] = unchanged
         ? [head, []]
         : await Promise.all([
-            shadow.commit(snapshot.tree, head, message),
+            // The objects are flushed while the (read-only) diff still runs; #append then finds
+            // nothing left to flush before it names the commit.
+            shadow.commit(snapshot.tree, head, message).then(async (created) => {
+              await shadow.makeObjectsDurable();
+              return created;
+            }),
             shadow.changedFiles(baseTree, snapshot.tree),
           ]);
       const record: CheckpointRecord = {
@@ -437,8 +471,9 @@ export class DispatchCheckpoints {
         return;
       }
       // The index entries are what matters now; the tree is written when the dispatch ends.
-      await shadow.record(undefined, fresh);
+      const { visible } = await shadow.record(undefined, fresh);
       for (const file of fresh) observed.add(file);
+      for (const file of visible) this.#open?.visible?.add(file);
     });
   }
 
@@ -455,6 +490,7 @@ export class DispatchCheckpoints {
     open.baseCommit = await this.#recordIfChanged(shadow, log, baseTree, 'workspace before a dispatch');
     open.baseTree = baseTree;
     delete open.observed;
+    delete open.visible;
   }
 
   /** Forgets the open dispatch without recording it (its changes stay in the workspace). */
@@ -553,6 +589,9 @@ export class DispatchCheckpoints {
 
   /** Ends what the checkpoints started: removes the private storage of a read-only session. */
   async close(): Promise<void> {
+    if (this.#closed) return;
+    // An end the host did not await is recorded first (its dispatch is complete).
+    while (this.#endsInProgress.size > 0) await Promise.all(this.#endsInProgress);
     if (this.#closed) return;
     this.#closed = true;
     this.#stopObserving?.();
@@ -941,4 +980,9 @@ function conflictReason(
  */
 export function describeBaselineWait(milliseconds: number): string {
   return `Waited ${(milliseconds / 1000).toFixed(1)} s for this workspace's first undo baseline (every file is recorded once, in the background, the first time undo checkpoints run in a workspace).`;
+}
+
+/** A `.gitignore` anywhere: writing one can change which files are ignored. */
+function isIgnoreFile(relative: string): boolean {
+  return relative === '.gitignore' || relative.endsWith('/.gitignore');
 }

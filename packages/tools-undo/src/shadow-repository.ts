@@ -68,6 +68,15 @@ export interface WorkspaceSnapshot {
   nestedRepositories: string[];
 }
 
+/** How {@link ShadowRepository.record} may look at the paths it is given. */
+export interface RecordOptions {
+  /**
+   * Every path given was named by an earlier record's listing (its `visible`) and no ignore file
+   * changed since: they are looked at directly, without a listing of the work tree.
+   */
+  knownVisible?: boolean;
+}
+
 /** One entry of a git tree: permission mode and object id. */
 export interface TreeEntry {
   mode: string;
@@ -212,8 +221,12 @@ export class ShadowRepository {
    * folders are looked at (the host vouches that nothing else changed): the same rules apply to
    * them, and changes elsewhere wait for the next full snapshot.
    */
-  async snapshot(signal?: AbortSignal, onlyPaths?: readonly string[]): Promise<WorkspaceSnapshot> {
-    const changes = await this.record(signal, onlyPaths);
+  async snapshot(
+    signal?: AbortSignal,
+    onlyPaths?: readonly string[],
+    options: RecordOptions = {},
+  ): Promise<WorkspaceSnapshot> {
+    const changes = await this.record(signal, onlyPaths, options);
     let tree = this.#indexTree;
     if (tree === undefined) {
       tree = await this.#writeTree(undefined, signal);
@@ -234,7 +247,8 @@ export class ShadowRepository {
   async record(
     signal?: AbortSignal,
     onlyPaths?: readonly string[],
-  ): Promise<Pick<WorkspaceSnapshot, 'skippedLargeFiles' | 'nestedRepositories'>> {
+    options: RecordOptions = {},
+  ): Promise<Pick<WorkspaceSnapshot, 'skippedLargeFiles' | 'nestedRepositories'> & { visible: string[] }> {
     // A narrowed record in a session whose full check has not run yet checks its own paths
     // (each once a session), in parallel with the listing: what it reads (recorded entries that
     // are ignored now) does not depend on the update below, which only adds files that are not
@@ -251,6 +265,7 @@ export class ShadowRepository {
         this.options.maxFileBytes,
         signal,
         onlyPaths,
+        options.knownVisible === true,
       ),
       unchecked.length === 0 ? [] : this.#recordedButIgnored(unchecked, signal),
     ]);
@@ -289,7 +304,11 @@ export class ShadowRepository {
         signal,
       });
     }
-    return { skippedLargeFiles: changes.skippedLargeFiles, nestedRepositories: changes.nestedRepositories };
+    return {
+      skippedLargeFiles: changes.skippedLargeFiles,
+      nestedRepositories: changes.nestedRepositories,
+      visible: changes.visible,
+    };
   }
 
   /** Recorded files (all, or under `paths`) that the ignore rules leave out now. */

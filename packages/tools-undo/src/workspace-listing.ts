@@ -12,6 +12,12 @@ export interface WorkspaceChanges {
   skippedLargeFiles: { path: string; size: number }[];
   /** Nested repositories seen for the first time, whose files were listed through their own rules. */
   nestedRepositories: string[];
+  /**
+   * Paths the listing named themselves, so known to be recorded or recordable (tracked, or new
+   * and not ignored): until an ignore file changes, a later look at just these needs no listing
+   * (see `knownVisible`). Paths it did not name may be ignored, absent or unchanged.
+   */
+  visible: string[];
 }
 
 const STAT_BATCH = 256;
@@ -31,21 +37,36 @@ export async function findWorkspaceChanges(
   maxFileBytes: number,
   signal?: AbortSignal,
   onlyPaths?: readonly string[],
+  knownVisible = false,
 ): Promise<WorkspaceChanges> {
   const changes: WorkspaceChanges = {
     update: [],
     forceRemove: [],
     skippedLargeFiles: [],
     nestedRepositories: [],
+    visible: [],
   };
   if (onlyPaths !== undefined && onlyPaths.length === 0) return changes;
-  const output = await listChangedEntries(git, signal, onlyPaths);
   const candidates = new Set<string>();
   const nestedRepositories: string[] = [];
+  const visible = new Set<string>();
+  // Paths an earlier listing named (see WorkspaceChanges.visible) are looked at directly: their
+  // stat data decide below, and update-index passes over those it finds unchanged.
+  const output =
+    knownVisible && onlyPaths !== undefined ? '' : await listChangedEntries(git, signal, onlyPaths);
+  if (knownVisible && onlyPaths !== undefined) {
+    for (const file of onlyPaths) {
+      candidates.add(file);
+      visible.add(file);
+    }
+  }
   for (const entry of output.split('\0')) {
     if (entry.length < 3) continue;
     const tag = entry.charAt(0);
     const file = entry.slice(2);
+    if (onlyPaths !== undefined && !file.endsWith('/')) visible.add(file);
+    // Recorded and not changed (the one-path listing names every recorded file it matches).
+    if (tag === 'H') continue;
     // Without --directory, ls-files shows a folder (with a trailing slash) only when it is a
     // repository of its own that the index has nothing from yet.
     if (tag === '?' && file.endsWith('/')) {
@@ -75,7 +96,7 @@ export async function findWorkspaceChanges(
       if (status === undefined || status.isFile() || status.isSymbolicLink()) update.push(relative);
     });
   }
-  return { update, forceRemove, skippedLargeFiles, nestedRepositories };
+  return { update, forceRemove, skippedLargeFiles, nestedRepositories, visible: [...visible] };
 }
 
 /**
@@ -97,7 +118,9 @@ async function listChangedEntries(
   if (onlyPaths === undefined) return git.run(both, { signal });
   // One path: git prunes the index to it before any lstat, so one process does both halves (the
   // usual case: a file about to be written).
-  if (onlyPaths.length === 1) return git.run([...both, '--', ...onlyPaths], { signal });
+  // `--cached` names the path when it is recorded and unchanged too (tag H), which tells a
+  // later look at it that it is not ignored.
+  if (onlyPaths.length === 1) return git.run([...both, '--cached', '--', ...onlyPaths], { signal });
   // Literal pathspecs (GIT_LITERAL_PATHSPECS): a file matches itself, a folder everything in it.
   const [tracked, untracked] = await Promise.all([
     git.run(['diff-files', '--name-only', '-z', '--', ...onlyPaths], { signal }),

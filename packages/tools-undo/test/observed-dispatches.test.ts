@@ -1,4 +1,5 @@
-import { readFile, unlink } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type ToolError, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import fc from 'fast-check';
@@ -260,5 +261,119 @@ describe("workspace_diff since 'last' says which checkpoint it compares with (is
     const after = (await runtime.call('workspace_diff', {})).content[0] as { text: string };
     expect(after.text).toContain('end of dispatch-2: now');
     expect(after.text).toContain('in this session');
+  });
+});
+
+describe('the end of an observed dispatch looks only at what it wrote', () => {
+  let logFile: string;
+  const originalPath = process.env.PATH;
+  beforeEach(async () => {
+    root = await makeTemporaryDirectory('undo-end-listing-');
+    // A git in front of the real one that notes each command it runs.
+    const bin = path.join(root, '..', `${path.basename(root)}-bin`);
+    logFile = path.join(bin, 'commands.log');
+    await mkdir(bin, { recursive: true });
+    const real = execFileSync('sh', ['-c', 'command -v git']).toString().trim();
+    await writeFile(
+      path.join(bin, 'git'),
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> '${logFile}'\nexec '${real}' "$@"\n`,
+      { mode: 0o755 },
+    );
+    process.env.PATH = `${bin}:${originalPath}`;
+  });
+  afterEach(async () => {
+    process.env.PATH = originalPath;
+    await family?.close();
+    await removeDirectory(path.dirname(logFile));
+    await removeDirectory(root);
+  });
+
+  /** The git commands an end runs. */
+  async function commandsOfEnd(): Promise<{ commands: string[]; changed: string[] }> {
+    await writeFile(logFile, '');
+    const ended = await family.checkpoints.endDispatch();
+    const commands = (await readFile(logFile, 'utf8')).split('\n').filter((line) => line !== '');
+    return { commands, changed: ended.changedFiles.map((file) => `${file.status} ${file.path}`) };
+  }
+
+  it('lists nothing for files its first records named, and lists new files and ignore files', async () => {
+    await write(root, 'a.txt', 'a0\n');
+    await write(root, 'b.txt', 'b0\n');
+    await write(root, 'c.log', 'c0\n');
+    await open(root);
+    // Two recorded files: the record before each write named them.
+    await family.checkpoints.beginDispatch('edit', { observedWrites: true });
+    await toolWrite('a.txt', 'a1\n');
+    await toolWrite('b.txt', 'b1\n');
+    await unlink(path.join(root, 'b.txt'));
+    await toolWrite('b.txt', 'b2\n');
+    let end = await commandsOfEnd();
+    expect(end.commands.filter((command) => command.startsWith('ls-files'))).toEqual([]);
+    expect(end.changed.sort()).toEqual(['modified a.txt', 'modified b.txt']);
+    // A file that did not exist: whether it is ignored is only known by listing it.
+    await family.checkpoints.beginDispatch('create', { observedWrites: true });
+    await toolWrite('new.txt', 'new\n');
+    end = await commandsOfEnd();
+    expect(end.commands.some((command) => command.startsWith('ls-files'))).toBe(true);
+    expect(end.changed).toEqual(['added new.txt']);
+    await family.checkpoints.undoDispatches(2);
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a0\n');
+    expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('b0\n');
+    await expect(readFile(path.join(root, 'new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+    // An ignore file written in the dispatch can change what the others are: listed again.
+    await family.checkpoints.beginDispatch('ignore logs', { observedWrites: true });
+    await toolWrite('a.txt', 'a2\n');
+    await toolWrite('.gitignore', '*.log\n');
+    end = await commandsOfEnd();
+    expect(end.commands.some((command) => command.startsWith('ls-files'))).toBe(true);
+    // c.log is ignored now: it leaves the checkpoint, as with a full scan.
+    expect(end.changed.sort()).toEqual(['added .gitignore', 'deleted c.log', 'modified a.txt']);
+  });
+});
+
+describe('an end not awaited (the caller answers first)', () => {
+  beforeEach(async () => {
+    root = await makeTemporaryDirectory('undo-end-later-');
+  });
+  afterEach(async () => {
+    await family?.close();
+    await removeDirectory(root);
+  });
+
+  it('runs every later entry point and Workspace write after the end it was called after', async () => {
+    await write(root, 'a.txt', 'a0\n');
+    await write(root, 'b.txt', 'b0\n');
+    await open(root);
+    await family.checkpoints.beginDispatch('agent', { observedWrites: true });
+    await toolWrite('a.txt', 'a-agent\n');
+    // Not awaited: the host answers its caller and moves on at once.
+    const ended = family.checkpoints.endDispatch();
+    // A write made after the end was called belongs to no dispatch: it must not join the one
+    // that is still being recorded (undo would otherwise take it back with the agent's).
+    await toolWrite('b.txt', 'b-host\n');
+    // The next dispatch begins without DISPATCH_ALREADY_OPEN.
+    await family.checkpoints.beginDispatch('next', { observedWrites: true });
+    await toolWrite('a.txt', 'a-next\n');
+    const next = await family.checkpoints.endDispatch();
+    expect((await ended).changedFiles.map((file) => file.path)).toEqual(['a.txt']);
+    expect(next.changedFiles.map((file) => file.path)).toEqual(['a.txt']);
+    const history = await family.checkpoints.listDispatches();
+    expect(history.map((record) => record.label)).toEqual(['agent', 'next']);
+    await family.checkpoints.undoDispatches(2);
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a0\n');
+    // The host's own write stays: it was made between dispatches.
+    expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('b-host\n');
+  });
+
+  it('lets close() record an end that was not awaited', async () => {
+    await write(root, 'a.txt', 'a0\n');
+    await open(root);
+    await family.checkpoints.beginDispatch('agent', { observedWrites: true });
+    await toolWrite('a.txt', 'a-agent\n');
+    const ended = family.checkpoints.endDispatch();
+    await family.close();
+    expect((await ended).changedFiles.map((file) => file.path)).toEqual(['a.txt']);
+    family = createUndoTools({ workspace: await Workspace.open(root) });
+    expect((await family.checkpoints.listDispatches()).map((record) => record.label)).toEqual(['agent']);
   });
 });
