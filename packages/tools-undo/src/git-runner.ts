@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { constants, setPriority } from 'node:os';
 import { type UndoToolError, undoError } from './errors.js';
 import { CONFIG_OVERRIDE_VARIABLES } from './git-config-overrides.js';
 
@@ -12,6 +13,11 @@ export interface GitRunOptions {
   cwd?: string;
   /** Exit codes that are answers rather than failures (for example 1 of `rev-parse --verify`). */
   acceptExitCodes?: readonly number[];
+  /**
+   * Work nobody waits for: git runs at the lowest CPU priority, so the commands of a call that
+   * someone does wait for get the processors first.
+   */
+  background?: boolean;
 }
 
 export interface GitRunResult {
@@ -89,6 +95,7 @@ export class GitRunner {
       env: environment,
       input: options.input,
       signal: options.signal,
+      background: options.background === true,
     });
     if (options.signal?.aborted) throw cancelled(outcome.error);
     if (outcome.error !== undefined) {
@@ -129,6 +136,7 @@ function spawnGit(
     env: Record<string, string>;
     input: string | Buffer | undefined;
     signal: AbortSignal | undefined;
+    background: boolean;
   },
 ): Promise<SpawnOutcome> {
   return new Promise((resolve) => {
@@ -138,6 +146,13 @@ function spawnGit(
       stdio: ['pipe', 'pipe', 'pipe'],
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
+    if (options.background && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, constants.priority.PRIORITY_LOW);
+      } catch {
+        // Gone already, or not allowed: it runs at the usual priority.
+      }
+    }
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let stderrBytes = 0;

@@ -128,6 +128,12 @@ export class ShadowRepository {
   /** Paths whose recorded entries were checked against the ignore rules in this session. */
   readonly #ignoredCheckedPaths = new Set<string>();
   /**
+   * The session's whole-index ignore check, made in the background (see checkIgnoredInBackground):
+   * the recorded files it found ignored, once it has finished.
+   */
+  #ignoredFoundInBackground: string[] | undefined;
+  #backgroundCheck: Promise<void> | undefined;
+  /**
    * The tree the shadow index holds when known (set by write-tree and by a checkout, cleared by
    * any other index change), so a snapshot that finds nothing new needs no write-tree.
    */
@@ -244,6 +250,30 @@ export class ShadowRepository {
    * without writing its tree: for a caller that needs the index entries now and the tree later
    * (the state of a file just before a dispatch first writes it).
    */
+  /**
+   * Starts the session's check of every recorded file against the ignore rules in the background
+   * (a later session: the rules may have changed since the index was recorded). Until it has
+   * finished, each narrowed record checks its own paths; the first record after it removes what
+   * it found and checks nothing more, like the first full snapshot of a session. Reads only: the
+   * index is changed by that record, under whatever serialises the records.
+   */
+  checkIgnoredInBackground(): void {
+    if (this.#ignoredChecked || this.#backgroundCheck !== undefined) return;
+    this.#backgroundCheck = this.#recordedButIgnored(undefined, undefined, true).then(
+      (ignored) => {
+        this.#ignoredFoundInBackground = ignored;
+      },
+      () => {
+        // The per-path checks go on; a full snapshot checks everything.
+      },
+    );
+  }
+
+  /** Resolves once a background check started by checkIgnoredInBackground has finished. */
+  async ignoredCheckSettled(): Promise<void> {
+    await this.#backgroundCheck;
+  }
+
   async record(
     signal?: AbortSignal,
     onlyPaths?: readonly string[],
@@ -253,8 +283,12 @@ export class ShadowRepository {
     // (each once a session), in parallel with the listing: what it reads (recorded entries that
     // are ignored now) does not depend on the update below, which only adds files that are not
     // ignored. Only a changed ignore file asks for more (the full check after the update).
+    // Once the background check has finished, its finding stands in for that full check: only an
+    // ignore file changed since could make more recorded files ignored, and that asks for the
+    // full check below anyway.
+    const foundInBackground = this.#ignoredChecked ? undefined : this.#ignoredFoundInBackground;
     const unchecked =
-      this.#ignoredChecked || onlyPaths === undefined
+      this.#ignoredChecked || foundInBackground !== undefined || onlyPaths === undefined
         ? []
         : onlyPaths.filter((file) => !this.#ignoredCheckedPaths.has(file));
     const [changes, ignoredAmongUnchecked] = await Promise.all([
@@ -288,11 +322,11 @@ export class ShadowRepository {
       changes.update.some((file) => file === '.gitignore' || file.endsWith('/.gitignore'));
     // A narrowed snapshot checks only its own paths (above), unless an ignore file changed (its
     // rules reach everywhere); the session's first full snapshot checks the whole index.
-    let ignored: string[] = [];
+    let ignored: string[] = foundInBackground ?? [];
     if (ignoreFileChanged || (!this.#ignoredChecked && onlyPaths === undefined)) {
       ignored = await this.#recordedButIgnored(undefined, signal);
       this.#ignoredChecked = true;
-    } else if (!this.#ignoredChecked) {
+    } else if (!this.#ignoredChecked && foundInBackground === undefined) {
       ignored = ignoredAmongUnchecked;
       for (const file of unchecked) this.#ignoredCheckedPaths.add(file);
     }
@@ -304,6 +338,7 @@ export class ShadowRepository {
         signal,
       });
     }
+    if (foundInBackground !== undefined) this.#ignoredChecked = true;
     return {
       skippedLargeFiles: changes.skippedLargeFiles,
       nestedRepositories: changes.nestedRepositories,
@@ -315,6 +350,7 @@ export class ShadowRepository {
   async #recordedButIgnored(
     paths: readonly string[] | undefined,
     signal: AbortSignal | undefined,
+    background = false,
   ): Promise<string[]> {
     return splitNul(
       await this.git.run(
@@ -326,7 +362,7 @@ export class ShadowRepository {
           '--exclude-standard',
           ...(paths === undefined ? [] : ['--', ...paths]),
         ],
-        { signal },
+        { signal, background },
       ),
     );
   }

@@ -331,6 +331,38 @@ describe('the end of an observed dispatch looks only at what it wrote', () => {
   });
 });
 
+describe('a later session and ignore rules changed since the last', () => {
+  beforeEach(async () => {
+    root = await makeTemporaryDirectory('undo-later-ignored-');
+  });
+  afterEach(async () => {
+    await family?.close();
+    await removeDirectory(root);
+  });
+
+  it('checks every recorded file in the background, so a file-tool call leaves ignored ones out', async () => {
+    await write(root, 'keep.txt', 'k0\n');
+    await write(root, 'build.log', 'b0\n');
+    await open(root);
+    await family.close();
+    // Between sessions the user starts ignoring logs.
+    await write(root, '.gitignore', '*.log\n');
+    await open(root);
+    await family.checkpoints.beginDispatch('edit', { observedWrites: true });
+    await toolWrite('keep.txt', 'k1\n');
+    const ended = await family.checkpoints.endDispatch();
+    expect(ended.changedFiles.map((file) => file.path)).toEqual(['keep.txt']);
+    // The dispatch's checkpoint no longer holds the ignored file, though only keep.txt was written.
+    const recorded = execFileSync('git', ['ls-tree', '-r', '--name-only', '-z', ended.commit!], {
+      env: { PATH: process.env.PATH, GIT_DIR: await family.checkpoints.gitDirectory() },
+    })
+      .toString()
+      .split('\0')
+      .filter((name) => name !== '');
+    expect(recorded).toEqual(['keep.txt']);
+  });
+});
+
 describe('an end not awaited (the caller answers first)', () => {
   beforeEach(async () => {
     root = await makeTemporaryDirectory('undo-end-later-');
