@@ -591,11 +591,20 @@ export class DispatchCheckpoints {
     });
   }
 
-  /** Ends what the checkpoints started: removes the private storage of a read-only session. */
+  /**
+   * Ends what the checkpoints started: records ends still in progress, waits for a background
+   * check, and removes the private storage of a read-only session.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     // An end the host did not await is recorded first (its dispatch is complete).
     while (this.#endsInProgress.size > 0) await Promise.all(this.#endsInProgress);
+    if (this.#closed) return;
+    // A later session's background ignore check is read-only, but no git process outlives close().
+    await this.#openedPromise?.then(
+      ({ shadow }) => shadow.ignoredCheckSettled(),
+      () => {},
+    );
     if (this.#closed) return;
     this.#closed = true;
     this.#stopObserving?.();
