@@ -230,7 +230,7 @@ export class DispatchCheckpoints {
    */
   async ready(): Promise<void> {
     const { shadow } = await this.#ready;
-    await shadow.ignoredCheckSettled();
+    await Promise.all([shadow.ignoredCheckSettled(), shadow.recordedEntriesSettled()]);
   }
 
   /**
@@ -385,6 +385,9 @@ export class DispatchCheckpoints {
           options.changedPaths !== undefined && onlyPaths === undefined
             ? undefined
             : [...new Set([...written, ...(onlyPaths ?? [])])];
+        // Files ignored since the last session leave the index before the base is taken: their
+        // removal is not this dispatch's change.
+        await shadow.removeIgnoredFoundInBackground();
         const baseTree = await shadow.indexTree();
         open.baseCommit = await this.#recordIfChanged(shadow, log, baseTree, 'workspace before a dispatch');
         open.baseTree = baseTree;
@@ -395,7 +398,7 @@ export class DispatchCheckpoints {
         visible !== undefined &&
         onlyPaths !== undefined &&
         onlyPaths.every((file) => visible.has(file) && !isIgnoreFile(file));
-      const snapshot = await shadow.snapshot(undefined, onlyPaths, { knownVisible });
+      const snapshot = await shadow.snapshot(undefined, onlyPaths, { knownVisible, atDispatchEnd: true });
       const message = open.label === undefined ? open.id : `${open.id}: ${open.label}`;
       const head = log.head!;
       const unchanged = snapshot.tree === baseTree && (await shadow.treeOf(head)) === snapshot.tree;
@@ -409,6 +412,8 @@ export class DispatchCheckpoints {
               return created;
             }),
             shadow.changedFiles(baseTree, snapshot.tree),
+            // What the index now records for the written files, for their next first write.
+            onlyPaths === undefined ? undefined : shadow.learnRecordedEntries(onlyPaths),
           ]);
       const record: CheckpointRecord = {
         id: open.id,
@@ -474,10 +479,13 @@ export class DispatchCheckpoints {
         await this.#settleObservedBase(shadow, log);
         return;
       }
-      // The index entries are what matters now; the tree is written when the dispatch ends.
-      const { visible } = await shadow.record(undefined, fresh);
+      // The index entries are what matters now; the tree is written when the dispatch ends. Files
+      // that hold what the index records already need no record (and no git process).
+      const unchanged = await shadow.unchangedSinceRecorded(fresh);
+      const toRecord = fresh.filter((file) => !unchanged.has(file));
+      const { visible } = toRecord.length === 0 ? { visible: [] } : await shadow.record(undefined, toRecord);
       for (const file of fresh) observed.add(file);
-      for (const file of visible) this.#open?.visible?.add(file);
+      for (const file of [...unchanged, ...visible]) this.#open?.visible?.add(file);
     });
   }
 
@@ -725,7 +733,10 @@ export class DispatchCheckpoints {
     if (log.head === undefined && !this.workspace.readOnly) this.#early = new EarlyDispatches(shadow);
     // A later session: the ignore rules may have changed since the index was recorded. Checked
     // in the background, so a file-tool call's record need not check its own paths once it is done.
-    if (log.head !== undefined && !this.workspace.readOnly) shadow.checkIgnoredInBackground();
+    if (log.head !== undefined && !this.workspace.readOnly) {
+      shadow.checkIgnoredInBackground();
+      shadow.loadRecordedEntriesInBackground();
+    }
     return { shadow, log };
   }
 
@@ -777,6 +788,8 @@ export class DispatchCheckpoints {
       }
       this.#early = undefined;
     });
+    // The first session's index is complete now: what it records, for the calls to come.
+    shadow.loadRecordedEntriesInBackground();
   }
 
   async #recordIfChanged(

@@ -10,6 +10,7 @@ import {
   shadowRepositoryOverrides,
 } from './git-config-overrides.js';
 import { GitRunner } from './git-runner.js';
+import { blobObjectId, RecordedEntries, regularFileMode } from './recorded-entries.js';
 import {
   copyFileIfPresent,
   ensureFileContent,
@@ -17,6 +18,7 @@ import {
   lstatIfPresent,
   makeDirectory,
   pathExists,
+  readRegularFileIfSmall,
   removePath,
   replaceFileDurably,
 } from './storage-files.js';
@@ -75,6 +77,12 @@ export interface RecordOptions {
    * changed since: they are looked at directly, without a listing of the work tree.
    */
   knownVisible?: boolean;
+  /**
+   * The record of a dispatch's end: recorded files the background ignore check found ignored are
+   * not removed by it (that removal belongs to the dispatch's base, see
+   * removeIgnoredFoundInBackground), but by the next record.
+   */
+  atDispatchEnd?: boolean;
 }
 
 /** One entry of a git tree: permission mode and object id. */
@@ -133,6 +141,8 @@ export class ShadowRepository {
    */
   #ignoredFoundInBackground: string[] | undefined;
   #backgroundCheck: Promise<void> | undefined;
+  /** What the index records, as far as known exactly (see RecordedEntries). */
+  readonly #recorded = new RecordedEntries();
   /**
    * The tree the shadow index holds when known (set by write-tree and by a checkout, cleared by
    * any other index change), so a snapshot that finds nothing new needs no write-tree.
@@ -269,9 +279,83 @@ export class ShadowRepository {
     );
   }
 
+  /**
+   * Removes from the index the recorded files the finished background check found ignored, and
+   * counts the session's ignore check as done; nothing when it has not finished or was applied.
+   * A dispatch's end calls it before it takes its base, so the removal is not the dispatch's.
+   */
+  async removeIgnoredFoundInBackground(): Promise<void> {
+    const found = this.#ignoredChecked ? undefined : this.#ignoredFoundInBackground;
+    if (found === undefined) return;
+    if (found.length > 0) {
+      this.#indexTree = undefined;
+      this.#recorded.changed(found);
+      await this.git.run(['update-index', '--force-remove', '-z', '--stdin'], { input: joinNul(found) });
+    }
+    this.#ignoredChecked = true;
+  }
+
   /** Resolves once a background check started by checkIgnoredInBackground has finished. */
   async ignoredCheckSettled(): Promise<void> {
     await this.#backgroundCheck;
+  }
+
+  /**
+   * Reads what the index records for every path into memory, in the background at the lowest
+   * CPU priority (see RecordedEntries), unless it is known or being read.
+   */
+  loadRecordedEntriesInBackground(): void {
+    this.#recorded.load(() => this.git.run(['ls-files', '--stage', '-z'], { background: true }));
+  }
+
+  /** Resolves once a reading started by loadRecordedEntriesInBackground has finished. */
+  async recordedEntriesSettled(): Promise<void> {
+    await this.#recorded.settled();
+  }
+
+  /**
+   * Of `paths`, those whose file holds exactly what the index records for it (same bytes, same
+   * executable bit), found without git: a record of them would change nothing. Only paths known
+   * not to be ignored now qualify (the session's ignore check covers them), since a record
+   * would take an ignored one out of the index. Starts reading the table when it is not known.
+   */
+  async unchangedSinceRecorded(paths: readonly string[]): Promise<Set<string>> {
+    const unchanged = new Set<string>();
+    if (!this.#recorded.loaded) {
+      this.loadRecordedEntriesInBackground();
+      return unchanged;
+    }
+    const ignoredNow =
+      this.#ignoredChecked || this.#ignoredFoundInBackground === undefined
+        ? undefined
+        : new Set(this.#ignoredFoundInBackground);
+    const generation = this.#recorded.generation;
+    await Promise.all(
+      paths.map(async (file) => {
+        const checked =
+          this.#ignoredChecked || ignoredNow !== undefined
+            ? ignoredNow?.has(file) !== true
+            : this.#ignoredCheckedPaths.has(file);
+        const entry = this.#recorded.get(file);
+        if (!checked || entry === undefined || (entry.mode !== '100644' && entry.mode !== '100755')) return;
+        const current = await readRegularFileIfSmall(
+          path.join(this.options.workTree, file),
+          this.options.maxFileBytes,
+        );
+        if (current === undefined || regularFileMode(current.mode) !== entry.mode) return;
+        if (blobObjectId(current.bytes) === entry.object) unchanged.add(file);
+      }),
+    );
+    // The index changed while the files were read: nothing found here can be vouched for.
+    return this.#recorded.generation === generation ? unchanged : new Set();
+  }
+
+  /** Reads back what the index records for `paths` after a change of them (one `ls-files`). */
+  async learnRecordedEntries(paths: readonly string[]): Promise<void> {
+    if (!this.#recorded.loaded || paths.length === 0) return;
+    const generation = this.#recorded.generation;
+    const output = await this.git.run(['ls-files', '--stage', '-z', '--', ...paths]);
+    this.#recorded.learn(paths, output, generation);
   }
 
   async record(
@@ -286,7 +370,8 @@ export class ShadowRepository {
     // Once the background check has finished, its finding stands in for that full check: only an
     // ignore file changed since could make more recorded files ignored, and that asks for the
     // full check below anyway.
-    const foundInBackground = this.#ignoredChecked ? undefined : this.#ignoredFoundInBackground;
+    const foundInBackground =
+      this.#ignoredChecked || options.atDispatchEnd === true ? undefined : this.#ignoredFoundInBackground;
     const unchecked =
       this.#ignoredChecked || foundInBackground !== undefined || onlyPaths === undefined
         ? []
@@ -305,9 +390,11 @@ export class ShadowRepository {
     ]);
     if (changes.update.length > BULK_RECORD_FILES) {
       this.#indexTree = undefined;
+      this.#recorded.changed(changes.update);
       await this.#recordInBulk(changes.update, signal);
     } else if (changes.update.length > 0) {
       this.#indexTree = undefined;
+      this.#recorded.changed(changes.update);
       await this.git.run(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
         input: joinNul(changes.update),
         signal,
@@ -333,6 +420,7 @@ export class ShadowRepository {
     const forceRemove = [...changes.forceRemove, ...ignored];
     if (forceRemove.length > 0) {
       this.#indexTree = undefined;
+      this.#recorded.changed(forceRemove);
       await this.git.run(['update-index', '--force-remove', '-z', '--stdin'], {
         input: joinNul(forceRemove),
         signal,
@@ -444,6 +532,8 @@ export class ShadowRepository {
     for (const [file, entry] of entries) lines.push(`${entry.mode} ${entry.object}\t${file}`);
     if (lines.length === 0) return;
     this.#indexTree = undefined;
+    // Folders among `paths`: any entry below them may change.
+    this.#recorded.changed();
     await this.git.run(['update-index', '-z', '--index-info'], { input: joinNul(lines) });
   }
 
@@ -735,12 +825,14 @@ export class ShadowRepository {
     for (const blocked of statuses) if (blocked !== undefined) inTheWay.push(blocked);
     if (inTheWay.length > 0) throw inTheWayError(inTheWay);
     this.#indexTree = undefined;
+    this.#recorded.changed(paths);
     await this.git.run(['restore', `--source=${toTree}`, '--staged', '--worktree', '--', ...paths]);
     this.#indexTree = toTree;
   }
 
   async #checkoutWholeTrees(fromTree: string, toTree: string): Promise<void> {
     this.#indexTree = undefined;
+    this.#recorded.changed();
     try {
       await this.git.run(['read-tree', '-m', '-u', fromTree, toTree]);
       this.#indexTree = toTree;

@@ -3,9 +3,11 @@
  * starts a process (`sync`, see flushFileSystemOf); both are allow-listed by path. It is allowed
  * because what it touches is the undo service's own state, not the agent's files: the shadow
  * repository's storage under `.assistant-kit/undo/` (or a private temporary folder in R), the
- * dispatch log, stat-only checks of workspace paths that git reported, and the user repository's
- * top-level attribute files (read to learn which filter drivers to switch off). Tool handlers reach
- * workspace files only through the Workspace; git itself writes the work tree during an undo.
+ * dispatch log, stat-only checks of workspace paths that git reported, reads of a workspace file
+ * about to be written (never through a symlink) to compare it with what the shadow index records
+ * (see recorded-entries.ts), and the user repository's top-level attribute files (read to learn
+ * which filter drivers to switch off). Tool handlers reach workspace files only through the
+ * Workspace; git itself writes the work tree during an undo.
  *
  * Writes are durable as ARCHITECTURE.md promises: a replaced file is written to a temporary file,
  * fsynced, renamed over the old one and its folder fsynced; an appended line is fsynced before
@@ -83,6 +85,31 @@ export async function pathExists(file: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/**
+ * The bytes and permission bits of a regular file of at most `maxBytes`, opened without following
+ * a symlink at its last component; undefined for anything else (gone, a symlink, a folder, too
+ * large, unreadable).
+ */
+export async function readRegularFileIfSmall(
+  file: string,
+  maxBytes: number,
+): Promise<{ bytes: Buffer; mode: number } | undefined> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const status = await handle.stat();
+    if (!status.isFile() || status.size > maxBytes) return undefined;
+    const bytes = await handle.readFile();
+    // Changed while it was read: not a state anything can vouch for.
+    if (bytes.length !== status.size) return undefined;
+    return { bytes, mode: status.mode };
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close().catch(() => {});
+  }
 }
 
 /** lstat that answers undefined for a path that is gone (or cannot be looked at). */

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type ToolError, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import fc from 'fast-check';
@@ -123,7 +123,8 @@ type Step =
       writes: { file: number; content: number | null }[];
       unobservedAt: number;
     }
-  | { kind: 'undo'; touchAfter: number | null };
+  | { kind: 'undo'; touchAfter: number | null }
+  | { kind: 'session' };
 
 const FILES = ['a.txt', 'dir/b.txt', 'dir/deep/c.bin', 'd.txt'];
 const contentOf = (file: number, value: number): Buffer =>
@@ -148,12 +149,14 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
     kind: fc.constant('undo' as const),
     touchAfter: fc.option(fc.nat(FILES.length - 1), { nil: null }),
   }),
+  // A new session of the same workspace (what it keeps in memory starts afresh).
+  fc.record({ kind: fc.constant('session' as const) }),
 );
 
 describe('property: undo restores exactly the workspace before the dispatch', () => {
   it('matches a plain copy byte for byte, or refuses with UNDO_CONFLICT changing nothing', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(stepArbitrary, { minLength: 2, maxLength: 7 }), async (steps) => {
+      fc.asyncProperty(fc.array(stepArbitrary, { minLength: 2, maxLength: 9 }), async (steps) => {
         const directory = await makeTemporaryDirectory('undo-property-');
         try {
           for (const [index, file] of FILES.entries()) await write(directory, file, contentOf(index, 0));
@@ -164,6 +167,11 @@ describe('property: undo restores exactly the workspace before the dispatch', ()
           for (const step of steps) {
             if (step.kind === 'user') {
               await applyDirect(directory, step.file, step.content);
+              continue;
+            }
+            if (step.kind === 'session') {
+              await family.close();
+              await open(directory);
               continue;
             }
             if (step.kind === 'dispatch') {
@@ -217,7 +225,7 @@ describe('property: undo restores exactly the workspace before the dispatch', ()
           await removeDirectory(directory);
         }
       }),
-      { numRuns: 10 },
+      { numRuns: 12 },
     );
   }, 120_000);
 });
@@ -300,32 +308,43 @@ describe('the end of an observed dispatch looks only at what it wrote', () => {
     await write(root, 'a.txt', 'a0\n');
     await write(root, 'b.txt', 'b0\n');
     await write(root, 'c.log', 'c0\n');
+    await write(root, 'd.txt', 'd0\n');
     await open(root);
-    // Two recorded files: the record before each write named them.
+    // The user makes d.txt executable: same bytes, another index entry.
+    await chmod(path.join(root, 'd.txt'), 0o755);
     await family.checkpoints.beginDispatch('edit', { observedWrites: true });
+    // a.txt and b.txt hold what the index records: no git process before their first write.
+    await writeFile(logFile, '');
     await toolWrite('a.txt', 'a1\n');
     await toolWrite('b.txt', 'b1\n');
+    expect(await readFile(logFile, 'utf8')).toBe('');
     await unlink(path.join(root, 'b.txt'));
     await toolWrite('b.txt', 'b2\n');
+    await toolWrite('d.txt', 'd1\n');
+    expect(await readFile(logFile, 'utf8')).toContain('ls-files');
     let end = await commandsOfEnd();
-    expect(end.commands.filter((command) => command.startsWith('ls-files'))).toEqual([]);
-    expect(end.changed.sort()).toEqual(['modified a.txt', 'modified b.txt']);
+    // Nothing lists the work tree (`-t`): the first records named every written file.
+    expect(end.commands.filter((command) => command.startsWith('ls-files -z -t'))).toEqual([]);
+    expect(end.changed.sort()).toEqual(['modified a.txt', 'modified b.txt', 'modified d.txt']);
     // A file that did not exist: whether it is ignored is only known by listing it.
     await family.checkpoints.beginDispatch('create', { observedWrites: true });
     await toolWrite('new.txt', 'new\n');
     end = await commandsOfEnd();
-    expect(end.commands.some((command) => command.startsWith('ls-files'))).toBe(true);
+    expect(end.commands.some((command) => command.startsWith('ls-files -z -t'))).toBe(true);
     expect(end.changed).toEqual(['added new.txt']);
     await family.checkpoints.undoDispatches(2);
     expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a0\n');
     expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('b0\n');
+    // The user's version of d.txt, executable bit included.
+    expect(await readFile(path.join(root, 'd.txt'), 'utf8')).toBe('d0\n');
+    expect((await stat(path.join(root, 'd.txt'))).mode & 0o111).toBe(0o111);
     await expect(readFile(path.join(root, 'new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
     // An ignore file written in the dispatch can change what the others are: listed again.
     await family.checkpoints.beginDispatch('ignore logs', { observedWrites: true });
     await toolWrite('a.txt', 'a2\n');
     await toolWrite('.gitignore', '*.log\n');
     end = await commandsOfEnd();
-    expect(end.commands.some((command) => command.startsWith('ls-files'))).toBe(true);
+    expect(end.commands.some((command) => command.startsWith('ls-files -z -t'))).toBe(true);
     // c.log is ignored now: it leaves the checkpoint, as with a full scan.
     expect(end.changed.sort()).toEqual(['added .gitignore', 'deleted c.log', 'modified a.txt']);
   });
