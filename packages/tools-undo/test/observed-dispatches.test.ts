@@ -28,14 +28,19 @@ function toolWrite(relative: string, content: string): Promise<void> {
   return writeThroughWorkspace(workspace, relative, content);
 }
 
-describe('observed dispatches (the catalogue marks every call)', () => {
+/** A new workspace folder for each test of the enclosing describe, removed with its family after. */
+function eachTestInAFreshFolder(prefix: string): void {
   beforeEach(async () => {
-    root = await makeTemporaryDirectory('undo-observed-');
+    root = await makeTemporaryDirectory(prefix);
   });
   afterEach(async () => {
     await family?.close();
     await removeDirectory(root);
   });
+}
+
+describe('observed dispatches (the catalogue marks every call)', () => {
+  eachTestInAFreshFolder('undo-observed-');
 
   it('records only the written files, keeping earlier user edits of them in the base', async () => {
     await write(root, 'a.txt', 'a0\n');
@@ -240,13 +245,7 @@ async function applyDirect(directory: string, file: number, content: number | nu
 }
 
 describe("workspace_diff since 'last' says which checkpoint it compares with (issue 14)", () => {
-  beforeEach(async () => {
-    root = await makeTemporaryDirectory('undo-last-');
-  });
-  afterEach(async () => {
-    await family?.close();
-    await removeDirectory(root);
-  });
+  eachTestInAFreshFolder('undo-last-');
 
   it('names a checkpoint of an earlier session as such, and one of this session as such', async () => {
     await write(root, 'a.txt', 'a0\n');
@@ -351,13 +350,7 @@ describe('the end of an observed dispatch looks only at what it wrote', () => {
 });
 
 describe('a later session and ignore rules changed since the last', () => {
-  beforeEach(async () => {
-    root = await makeTemporaryDirectory('undo-later-ignored-');
-  });
-  afterEach(async () => {
-    await family?.close();
-    await removeDirectory(root);
-  });
+  eachTestInAFreshFolder('undo-later-ignored-');
 
   it('checks every recorded file in the background, so a file-tool call leaves ignored ones out', async () => {
     await write(root, 'keep.txt', 'k0\n');
@@ -383,13 +376,7 @@ describe('a later session and ignore rules changed since the last', () => {
 });
 
 describe('an end not awaited (the caller answers first)', () => {
-  beforeEach(async () => {
-    root = await makeTemporaryDirectory('undo-end-later-');
-  });
-  afterEach(async () => {
-    await family?.close();
-    await removeDirectory(root);
-  });
+  eachTestInAFreshFolder('undo-end-later-');
 
   it('runs every later entry point and Workspace write after the end it was called after', async () => {
     await write(root, 'a.txt', 'a0\n');
