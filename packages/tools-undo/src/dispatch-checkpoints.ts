@@ -13,6 +13,7 @@ import { undoError } from './errors.js';
 import {
   type ChangedFile,
   DEFAULT_MAX_FILE_BYTES,
+  isIgnoreFile,
   ShadowRepository,
   type TreeEntry,
   type WorkspaceSnapshot,
@@ -608,9 +609,10 @@ export class DispatchCheckpoints {
     // An end the host did not await is recorded first (its dispatch is complete).
     while (this.#endsInProgress.size > 0) await Promise.all(this.#endsInProgress);
     if (this.#closed) return;
-    // A later session's background ignore check is read-only, but no git process outlives close().
+    // A later session's background reads (ignore check, recorded entries) change nothing, but no
+    // git process outlives close().
     await this.#openedPromise?.then(
-      ({ shadow }) => shadow.ignoredCheckSettled(),
+      ({ shadow }) => Promise.all([shadow.ignoredCheckSettled(), shadow.recordedEntriesSettled()]),
       () => {},
     );
     if (this.#closed) return;
@@ -1009,9 +1011,4 @@ function conflictReason(
  */
 export function describeBaselineWait(milliseconds: number): string {
   return `Waited ${(milliseconds / 1000).toFixed(1)} s for this workspace's first undo baseline (every file is recorded once, in the background, the first time undo checkpoints run in a workspace).`;
-}
-
-/** A `.gitignore` anywhere: writing one can change which files are ignored. */
-function isIgnoreFile(relative: string): boolean {
-  return relative === '.gitignore' || relative.endsWith('/.gitignore');
 }

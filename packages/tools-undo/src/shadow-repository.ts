@@ -404,9 +404,7 @@ export class ShadowRepository {
     // into a nested repository's files) leave the index, like files grown over the size limit.
     // Only a changed ignore file, a new nested repository or a new session (fresh exclusion
     // rules) can make a recorded file ignored, so the check is skipped otherwise.
-    const ignoreFileChanged =
-      changes.nestedRepositories.length > 0 ||
-      changes.update.some((file) => file === '.gitignore' || file.endsWith('/.gitignore'));
+    const ignoreFileChanged = changes.nestedRepositories.length > 0 || changes.update.some(isIgnoreFile);
     // A narrowed snapshot checks only its own paths (above), unless an ignore file changed (its
     // rules reach everywhere); the session's first full snapshot checks the whole index.
     let ignored: string[] = foundInBackground ?? [];
@@ -950,3 +948,8 @@ function inTheWayError(paths: readonly string[], cause?: unknown): UndoToolError
 
 /** Files recorded by one `update-index` above which objects are flushed once, not one by one. */
 const BULK_RECORD_FILES = 2000;
+
+/** A `.gitignore` anywhere: writing one can change which files are ignored. */
+export function isIgnoreFile(relative: string): boolean {
+  return relative === '.gitignore' || relative.endsWith('/.gitignore');
+}
