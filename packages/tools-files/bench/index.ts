@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { type ToolResult, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { median } from '../../../bench-support/index.js';
 import { createFileTools } from '../src/index.js';
+import { PathFacts } from '../src/listing/path-facts.js';
+import { runRipgrepForNames, selectionArguments } from '../src/search/ripgrep-engine.js';
 import { generateRepositoryTree } from './generate-repository-tree.js';
 import { generateTree } from './generate-tree.js';
 
@@ -215,7 +217,28 @@ await measure(
   firstListing(false),
   ['rg', rgFilesArgs],
   2,
-  'new family each run, no kept listing: ripgrep walks, stat workers start',
+  'new family each run, no kept listing: ripgrep walks, stat workers start (the memory is recorded after the answer)',
+  repository.root,
+);
+// What any sized listing built on ripgrep pays before listing work starts: ripgrep's names read
+// here and one lstat per file in this thread (the cheapest way measured: a stat worker's messages
+// cost more than they save). The row above cannot go below it; see docs/decisions/tools-files.md.
+await measure(
+  'list_files 50k repository, floor: rg names + one lstat each',
+  async () => {
+    const facts = new PathFacts(repository.root, undefined, Number.POSITIVE_INFINITY);
+    await runRipgrepForNames(
+      'rg',
+      [...selectionArguments(undefined), '--files'],
+      repository.root,
+      undefined,
+      (relative) => facts.file(relative),
+    );
+    await facts.settled();
+  },
+  ['rg', rgFilesArgs],
+  null,
+  'informational: ripgrep names + lstat per file in this thread, no listing work',
   repository.root,
 );
 await measure(

@@ -65,11 +65,13 @@ function buildTree(): void {
 const request = () => ({ root, start: root, maxEntries: 100_000 });
 const walked = () => listTreeWithTypeScript(request());
 
-/** Lists with ripgrep, remembering the listing. */
+/** Lists with ripgrep, then remembers the listing (as the search service does after answering). */
 async function record(memory: TreeListingMemory, clock: () => number = ahead): Promise<TreeListing> {
   const listing = await listTreeWithRipgrep('rg', request(), { pool, listingMemory: memory, clock });
-  expect(listing).toBeDefined();
-  return listing!;
+  expect(listing?.remember).toBeDefined();
+  await listing!.remember!();
+  const { remember: _remember, ...answered } = listing!;
+  return answered;
 }
 
 describe('TreeListingMemory', () => {
@@ -153,6 +155,40 @@ describe('TreeListingMemory', () => {
     write('.gitignore', 'empty/\n');
     await record(memory, Date.now);
     expect(await memory.list(request(), pool)).toBeUndefined();
+  });
+
+  it('is recorded after the answer, not before it', async () => {
+    buildTree();
+    const memory = new TreeListingMemory({ clock: ahead });
+    const listing = await listTreeWithRipgrep('rg', request(), { pool, listingMemory: memory, clock: ahead });
+    const { remember, ...answered } = listing!;
+    expect(answered).toEqual(await walked());
+    // Nothing probed or remembered yet: the answer did not wait for it.
+    expect(memory.pathCount).toBe(0);
+    expect(await memory.list(request(), pool)).toBeUndefined();
+    await remember!();
+    expect(memory.pathCount).toBeGreaterThan(0);
+    expect(await memory.list(request(), pool)).toEqual(await walked());
+  });
+
+  it('records nothing when a folder changed between the walk and the recording', async () => {
+    // A .gitignore that ignores itself (ripgrep does not list it) and a rule for a deep file.
+    write('src/.gitignore', '.gitignore\n*.gen.ts\n');
+    write('src/app.ts');
+    write('src/deep/er/made.gen.ts');
+    write('src/deep/er/file.ts');
+    const memory = new TreeListingMemory({ clock: ahead });
+    const listing = await listTreeWithRipgrep('rg', request(), { pool, listingMemory: memory, clock: ahead });
+    expect(listing!.entries.map((entry) => entry.path)).not.toContain('src/deep/er/made.gen.ts');
+    // Removed after ripgrep applied it, before the listing is remembered: its probe finds nothing,
+    // and the rules the listing was made under would be lost with it.
+    passFilesystemTick();
+    rmSync(path.join(root, 'src/.gitignore'));
+    await listing!.remember!();
+    // Whatever answers next (the memory, or a new walk when it has nothing) lists the file now.
+    const next = (await memory.list(request(), pool)) ?? (await record(memory));
+    expect(next).toEqual(await walked());
+    expect(next.entries.map((entry) => entry.path)).toContain('src/deep/er/made.gen.ts');
   });
 
   it('leaves a listing below the root and another root to ripgrep', async () => {

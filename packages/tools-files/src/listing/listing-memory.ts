@@ -51,7 +51,8 @@ function lstatOrUndefined(absolute: string): Stats | undefined {
   }
 }
 
-function ignoreFileOf(folder: string): string {
+/** A folder's `.gitignore`, workspace-relative. */
+export function ignoreFileOf(folder: string): string {
   return folder === '' ? '.gitignore' : `${folder}/.gitignore`;
 }
 

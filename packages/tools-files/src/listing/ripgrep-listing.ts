@@ -2,7 +2,7 @@ import { type Dirent, lstatSync, readdirSync, type Stats, statfsSync } from 'nod
 import { compareText, GitignoreOracle, HIGH_CHARACTERS, WALK_ALWAYS_SKIPPED } from '@assistant-kit/tool-core';
 import { runRipgrepForNames, selectionArguments } from '../search/ripgrep-engine.js';
 import type { FolderReadMemory, RememberedSubfolder } from './folder-read-memory.js';
-import type { TreeListingMemory } from './listing-memory.js';
+import { ignoreFileOf, type TreeListingMemory } from './listing-memory.js';
 import {
   absoluteInRoot,
   relativeToRoot,
@@ -11,7 +11,7 @@ import {
 } from './listing-types.js';
 import { type FolderFacts, PathFacts, type ProbedPath } from './path-facts.js';
 import { addSizedEntries, cancelledListing } from './sized-entries.js';
-import type { StatPool } from './stat-pool.js';
+import { KIND_FOLDER, type StatPool } from './stat-pool.js';
 
 /**
  * Filesystems (statfs magic numbers) whose folders have a link count of 2 + their number of
@@ -159,7 +159,10 @@ export interface RipgrepListingSettings {
    * use a clock ahead of real time, so every stamp is old enough).
    */
   clock?: () => number;
-  /** Where a whole-workspace listing is remembered, to be brought up to date next time. */
+  /**
+   * Where a whole-workspace listing is remembered, to be brought up to date next time: the
+   * listing then carries `remember`, which the caller runs after answering.
+   */
   listingMemory?: TreeListingMemory;
   /**
    * Whether folder link counts count sub-folders; decided from the filesystem type unless
@@ -184,7 +187,7 @@ export async function listTreeWithRipgrep(
   executable: string,
   request: TreeListingRequest,
   settings: RipgrepListingSettings = {},
-): Promise<TreeListing | undefined> {
+): Promise<RipgrepTreeListing | undefined> {
   const { root, signal, maxEntries } = request;
   const relativeStart = relativeToRoot(root, request.start);
   if (relativeStart.split('/').some((segment) => WALK_ALWAYS_SKIPPED.has(segment))) return undefined;
@@ -202,7 +205,6 @@ export async function listTreeWithRipgrep(
   const startedAt = (settings.clock ?? Date.now)();
   // The stamps a listing memory needs: each folder's (read anyway) and its .gitignore's.
   const listingMemory = relativeStart === '' && trustLinkCounts ? settings.listingMemory : undefined;
-  if (listingMemory !== undefined) facts.probe('.gitignore');
   if (trustLinkCounts) facts.folder(relativeStart);
 
   const tree = new FoundTree(relativeStart);
@@ -221,9 +223,6 @@ export async function listTreeWithRipgrep(
     let folder = tree.addFile(relative);
     // Folders above a new one are added until one is known (folders are prefixes of files).
     while (folder !== undefined && folder.length > relativeStart.length && tree.addFolder(folder)) {
-      // The ignore file before its folder: a .gitignore removed between the two shows as a
-      // folder stamped after the walk began, whose ignore file the memory then cannot vouch for.
-      if (listingMemory !== undefined) facts.probe(`${folder}/.gitignore`);
       if (trustLinkCounts) facts.folder(folder);
       folder = parentOf(folder);
     }
@@ -233,17 +232,19 @@ export async function listTreeWithRipgrep(
   if (signal?.aborted) throw cancelledListing();
 
   memory?.begin(root, rulesSignature(root, ignoreFiles), startedAt);
-  addFoldersWithoutFiles(root, tree, trustLinkCounts ? facts.folders : undefined, ignoreOracle, memory);
+  // Stamps of the folders read below that the walk did not stamp, each taken before its reading.
+  const stampsBeforeReading = listingMemory === undefined ? undefined : new Map<string, FolderFacts>();
+  addFoldersWithoutFiles(
+    root,
+    tree,
+    trustLinkCounts ? facts.folders : undefined,
+    ignoreOracle,
+    memory,
+    stampsBeforeReading,
+  );
   if (signal?.aborted) throw cancelledListing();
 
   const ordered = tree.ordered();
-  if (listingMemory !== undefined) {
-    const ignoreFileProbes = new Map<string, ProbedPath>();
-    for (const [relative, probed] of facts.probed) ignoreFileProbes.set(parentOf(relative), probed);
-    const children = new Map<string, readonly string[]>();
-    for (const folder of [tree.start, ...tree.folders]) children.set(folder, tree.children.get(folder) ?? []);
-    listingMemory.record({ root, children, facts: facts.folders, ignoreFiles: ignoreFileProbes, startedAt });
-  }
   // The first maxEntries entries with their sizes (most read while the names streamed in).
   const { entries, vanished } = await addSizedEntries(
     ordered,
@@ -252,7 +253,68 @@ export async function listTreeWithRipgrep(
     maxEntries,
     signal,
   );
-  return { entries, total: ordered.length - vanished };
+  const listing: RipgrepTreeListing = { entries, total: ordered.length - vanished };
+  if (listingMemory !== undefined) {
+    const stamps = new Map([...facts.folders, ...stampsBeforeReading!]);
+    listing.remember = () => rememberListing(root, tree, stamps, startedAt, listingMemory, settings.pool);
+  }
+  return listing;
+}
+
+/** A listing made by ripgrep's walk, and how to remember it once it is answered. */
+export interface RipgrepTreeListing extends TreeListing {
+  /**
+   * Records this whole-tree listing in the listing memory given (see {@link rememberListing}); run
+   * it after answering, before the next whole-tree listing. Present only when a memory was given.
+   */
+  remember?: () => Promise<void>;
+}
+
+/**
+ * Records a whole-tree listing in the memory after it was answered (the probes the memory needs
+ * cost about as much as the listing's own stats, so they do not delay the answer). Each listed
+ * folder and its `.gitignore` are probed now; the folder stamps taken during the walk (or before
+ * a folder was read) must still hold, otherwise nothing is recorded. That check is what makes
+ * probing the ignore files late safe: adding, removing or renaming a `.gitignore` stamps its
+ * folder, and one edited in place after the walk began carries a stamp the memory treats as racy
+ * (it forgets at the next listing). Likewise every folder stamp the memory keeps is the one taken
+ * before the folder's content was read.
+ */
+async function rememberListing(
+  root: string,
+  tree: FoundTree,
+  stamps: ReadonlyMap<string, FolderFacts>,
+  startedAt: number,
+  listingMemory: TreeListingMemory,
+  pool: StatPool | undefined,
+): Promise<void> {
+  const folders = [tree.start, ...tree.folders];
+  const now = new PathFacts(root, pool);
+  for (const folder of folders) {
+    now.probe(folder);
+    now.probe(ignoreFileOf(folder));
+  }
+  await now.settled();
+  const children = new Map<string, readonly string[]>();
+  const ignoreFiles = new Map<string, ProbedPath>();
+  for (const folder of folders) {
+    const before = stamps.get(folder);
+    const after = now.probed.get(folder);
+    if (
+      before === undefined ||
+      after === undefined ||
+      after.kind !== KIND_FOLDER ||
+      after.ctimeMs !== before.ctimeMs ||
+      after.inode !== before.inode
+    ) {
+      // Changed since the walk saw it: the next whole listing walks again.
+      listingMemory.forget();
+      return;
+    }
+    children.set(folder, tree.children.get(folder) ?? []);
+    ignoreFiles.set(folder, now.probed.get(ignoreFileOf(folder))!);
+  }
+  listingMemory.record({ root, children, facts: stamps, ignoreFiles, startedAt });
 }
 
 /**
@@ -267,6 +329,7 @@ function addFoldersWithoutFiles(
   folderFacts: ReadonlyMap<string, FolderFacts> | undefined,
   ignoreOracle: () => GitignoreOracle,
   memory: FolderReadMemory | undefined,
+  stampsBeforeReading: Map<string, FolderFacts> | undefined,
 ): void {
   const seenSubfolders = tree.subfolderCounts();
   const startFacts = folderFacts?.get(tree.start);
@@ -298,6 +361,17 @@ function addFoldersWithoutFiles(
       continue;
     }
     const subfolders: RememberedSubfolder[] = [];
+    if (stampsBeforeReading !== undefined && folderFacts?.has(folder) !== true) {
+      const status = lstatOrUndefined(absoluteInRoot(root, folder));
+      if (status?.isDirectory() === true) {
+        stampsBeforeReading.set(folder, {
+          linkCount: status.nlink,
+          device: status.dev,
+          ctimeMs: status.ctimeMs,
+          inode: status.ino,
+        });
+      }
+    }
     let entries: Dirent[];
     try {
       entries = readdirSync(absoluteInRoot(root, folder), { withFileTypes: true });

@@ -84,26 +84,32 @@ export class SearchService {
   async listTree(request: TreeListingRequest): Promise<TreeListing & { engine: SearchEngineName }> {
     if (request.start !== request.root) return this.#listTree(request);
     const turn = this.#wholeTreeTurn.then(() => this.#listTree(request));
-    this.#wholeTreeTurn = turn.catch(() => undefined);
-    return turn;
+    // Answered first; the next whole listing (and close) waits until this one is remembered.
+    this.#wholeTreeTurn = turn
+      .then(async ({ remember }) => {
+        await remember?.();
+        this.#keepInBackground();
+      })
+      .catch(() => undefined);
+    const { remember: _remember, ...listing } = await turn;
+    return listing;
   }
 
-  async #listTree(request: TreeListingRequest): Promise<TreeListing & { engine: SearchEngineName }> {
+  async #listTree(
+    request: TreeListingRequest,
+  ): Promise<TreeListing & { engine: SearchEngineName; remember?: () => Promise<void> }> {
     if (this.#ripgrepAvailable && this.#ripgrepPath !== null) {
       try {
         const whole = request.start === request.root;
         if (whole && !this.#keptLoaded) await this.#loadKept(request.root);
         const remembered = whole ? await this.#wholeTree.list(request, this.#statPool) : undefined;
-        if (remembered !== undefined) {
-          this.#keepInBackground();
-          return { ...remembered, engine: 'ripgrep' };
-        }
+        if (remembered !== undefined) return { ...remembered, engine: 'ripgrep' };
         const listing = await listTreeWithRipgrep(this.#ripgrepPath, request, {
           pool: this.#statPool,
           memory: this.#folderReads,
-          listingMemory: this.#wholeTree,
+          // Only a whole-workspace listing is remembered (after it is answered, see listTree).
+          ...(whole ? { listingMemory: this.#wholeTree } : {}),
         });
-        if (whole) this.#keepInBackground();
         if (listing !== undefined) return { ...listing, engine: 'ripgrep' };
       } catch (error) {
         if (!(error instanceof RipgrepUnavailable)) throw error;
@@ -135,8 +141,9 @@ export class SearchService {
     });
   }
 
-  /** Ends the stat workers, once the listing being kept is written. */
+  /** Ends the stat workers, once the last listing is remembered and kept. */
   async close(): Promise<void> {
+    await this.#wholeTreeTurn;
     await this.#keeping;
     await this.#statPool.close();
   }
