@@ -35,9 +35,12 @@ export interface WholeTreeSnapshot {
   root: string;
   /** Every listed folder ('' for the root) and its listed children in order. */
   children: ReadonlyMap<string, readonly string[]>;
-  /** Facts of the listed folders, read after (or while) their content was read. */
+  /**
+   * Stamps of every listed folder, taken during the walk or right before the folder was read; a
+   * snapshot missing one is not remembered.
+   */
   facts: ReadonlyMap<string, FolderFacts>;
-  /** What each listed folder's `.gitignore` path was, probed like the folders. */
+  /** What every listed folder's `.gitignore` path was, probed after the walk (see rememberListing). */
   ignoreFiles: ReadonlyMap<string, ProbedPath>;
   /** When the walk began (ms since the epoch). */
   startedAt: number;
@@ -204,25 +207,16 @@ export class TreeListingMemory {
     let paths = 0;
     for (const [folder, children] of snapshot.children) {
       paths += children.length;
-      let facts = snapshot.facts.get(folder);
-      let ignoreFile = snapshot.ignoreFiles.get(folder);
-      if (facts === undefined || ignoreFile === undefined) {
-        // A folder found by reading its parent (it holds no listed file): read its stamps now.
-        const status = probedOf(lstatOrUndefined(absoluteInRoot(root, folder)));
-        if (status.kind !== KIND_FOLDER) {
-          this.forget();
-          return;
-        }
-        facts = {
-          linkCount: status.size,
-          device: status.device,
-          ctimeMs: status.ctimeMs,
-          inode: status.inode,
-        };
-        ignoreFile = probedOf(lstatOrUndefined(absoluteInRoot(root, ignoreFileOf(folder))));
-      }
-      // Another filesystem mounted inside the workspace: its stamps are not vouched for.
-      if (facts.device !== rootFacts.device || paths > TreeListingMemory.MAX_PATHS) {
+      const facts = snapshot.facts.get(folder);
+      const ignoreFile = snapshot.ignoreFiles.get(folder);
+      // Another filesystem mounted inside the workspace: its stamps are not vouched for. A folder
+      // without stamps (the snapshot must carry every listed folder's) is not either.
+      if (
+        facts === undefined ||
+        ignoreFile === undefined ||
+        facts.device !== rootFacts.device ||
+        paths > TreeListingMemory.MAX_PATHS
+      ) {
         this.forget();
         return;
       }

@@ -33,6 +33,11 @@ export function probedOf(status: Stats | undefined): ProbedPath {
   };
 }
 
+/** What a folder's lstat tells the listing, as {@link FolderFacts}. */
+export function folderFactsOf(status: Stats): FolderFacts {
+  return { linkCount: status.nlink, device: status.dev, ctimeMs: status.ctimeMs, inode: status.ino };
+}
+
 /** Path number `index` of facts in the stat workers' encoding (see recordStatus), as a {@link ProbedPath}. */
 export function probedAt(facts: Float64Array, index: number): ProbedPath {
   const at = index * STAT_FIELDS;
@@ -144,14 +149,7 @@ export class PathFacts {
     if (kind === REQUEST_PROBE) {
       this.probed.set(relative, probedOf(status));
     } else if (kind === REQUEST_FOLDER) {
-      if (status?.isDirectory() === true) {
-        this.folders.set(relative, {
-          linkCount: status.nlink,
-          device: status.dev,
-          ctimeMs: status.ctimeMs,
-          inode: status.ino,
-        });
-      }
+      if (status?.isDirectory() === true) this.folders.set(relative, folderFactsOf(status));
     } else {
       this.sizes.set(relative, status?.isFile() === true ? status.size : -1);
     }

@@ -9,7 +9,7 @@ import {
   type TreeListing,
   type TreeListingRequest,
 } from './listing-types.js';
-import { type FolderFacts, PathFacts, type ProbedPath } from './path-facts.js';
+import { type FolderFacts, folderFactsOf, PathFacts, type ProbedPath } from './path-facts.js';
 import { addSizedEntries, cancelledListing } from './sized-entries.js';
 import { KIND_FOLDER, type StatPool } from './stat-pool.js';
 
@@ -203,7 +203,8 @@ export async function listTreeWithRipgrep(
   const facts = new PathFacts(root, settings.pool, settings.inProcessStats);
   const trustLinkCounts = settings.trustLinkCounts ?? countsSubfolderLinks(request.start);
   const startedAt = (settings.clock ?? Date.now)();
-  // The stamps a listing memory needs: each folder's (read anyway) and its .gitignore's.
+  // A listing memory keeps each folder's stamp (read anyway for its link count); its
+  // .gitignore's are probed after the answer (see rememberListing).
   const listingMemory = relativeStart === '' && trustLinkCounts ? settings.listingMemory : undefined;
   if (trustLinkCounts) facts.folder(relativeStart);
 
@@ -299,10 +300,9 @@ async function rememberListing(
   const ignoreFiles = new Map<string, ProbedPath>();
   for (const folder of folders) {
     const before = stamps.get(folder);
-    const after = now.probed.get(folder);
+    const after = now.probed.get(folder)!;
     if (
       before === undefined ||
-      after === undefined ||
       after.kind !== KIND_FOLDER ||
       after.ctimeMs !== before.ctimeMs ||
       after.inode !== before.inode
@@ -363,14 +363,7 @@ function addFoldersWithoutFiles(
     const subfolders: RememberedSubfolder[] = [];
     if (stampsBeforeReading !== undefined && folderFacts?.has(folder) !== true) {
       const status = lstatOrUndefined(absoluteInRoot(root, folder));
-      if (status?.isDirectory() === true) {
-        stampsBeforeReading.set(folder, {
-          linkCount: status.nlink,
-          device: status.dev,
-          ctimeMs: status.ctimeMs,
-          inode: status.ino,
-        });
-      }
+      if (status?.isDirectory() === true) stampsBeforeReading.set(folder, folderFactsOf(status));
     }
     let entries: Dirent[];
     try {
