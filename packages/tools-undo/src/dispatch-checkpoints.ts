@@ -2,6 +2,12 @@ import path from 'node:path';
 import { TaskQueue } from '@assistant-kit/kernel';
 import { invalidArguments, type Workspace } from '@assistant-kit/tool-core';
 import {
+  type BeforeImage,
+  MAX_BEFORE_IMAGE_BYTES,
+  readBeforeImage,
+  sizeOfBeforeImage,
+} from './before-images.js';
+import {
   type CheckpointKind,
   type CheckpointRecord,
   DISPATCH_LOG_FILE,
@@ -33,6 +39,13 @@ export interface DispatchCheckpointsOptions {
    * @internal
    */
   baselineGate?: Promise<unknown>;
+  /**
+   * The shadow repository opens (after the log is read) only once this settles: lets tests show
+   * what does not wait for it.
+   *
+   * @internal
+   */
+  repositoryGate?: Promise<unknown>;
 }
 
 /** The dispatch that is open: begun by the host and not yet ended. */
@@ -134,6 +147,21 @@ interface OpenState extends OpenDispatch {
   visible?: Set<string>;
   /** Begun while the first baseline was being recorded: its files are captured in memory. */
   early?: true;
+  /**
+   * Before-images of written files read without git and not yet in the index (see
+   * #holdBeforeImages); every task that uses the index lays them first.
+   */
+  held?: Map<string, BeforeImage>;
+  /** Bytes of `held`. */
+  heldBytes?: number;
+}
+
+/** The storage folder and the dispatch log of a session (see #logOpened). */
+interface OpenedLog {
+  storage: string;
+  /** Object folders of an earlier session's repository (R borrows them). */
+  alternates: string[];
+  log: DispatchLog;
 }
 
 export interface UndoConflict {
@@ -165,9 +193,17 @@ export class DispatchCheckpoints {
   readonly maxFileBytes: number;
   readonly #exclude: readonly string[];
   readonly #baselineGate: Promise<unknown> | undefined;
+  readonly #repositoryGate: Promise<unknown> | undefined;
   readonly #mutex = new TaskQueue();
+  /** Serialises the Workspace's before-write notifications (see #holdBeforeImages). */
+  readonly #beforeWriteQueue = new TaskQueue();
+  /** The repository and log once #ready has resolved (for what may look without waiting). */
+  #readyState: { shadow: ShadowRepository; log: DispatchLog } | undefined;
   #readyPromise: Promise<{ shadow: ShadowRepository; log: DispatchLog }> | undefined;
   #openedPromise: Promise<{ shadow: ShadowRepository; log: DispatchLog }> | undefined;
+  #logOpenedPromise: Promise<OpenedLog> | undefined;
+  /** Some task has asked for the repository (see #beginBeforeTheRepositoryOpens). */
+  #exclusiveCalled = false;
   /** Present while a first session's baseline is being recorded (see EarlyDispatches). */
   #early: EarlyDispatches | undefined;
   /** Serialises the early dispatches' captures and the replay that ends them. */
@@ -185,6 +221,7 @@ export class DispatchCheckpoints {
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.#exclude = options.exclude ?? [];
     this.#baselineGate = options.baselineGate;
+    this.#repositoryGate = options.repositoryGate;
     if (!workspace.readOnly) {
       // U and W: the shadow repository opens (and a first session records its baseline) in the
       // background from the start. R does nothing until a call needs it.
@@ -208,6 +245,7 @@ export class DispatchCheckpoints {
             throw error;
           }
         }
+        this.#readyState = state;
         return state;
       });
       // Failures surface on the first call that needs the repository.
@@ -273,7 +311,15 @@ export class DispatchCheckpoints {
   /** The open dispatch, if the host has begun one and not ended it. */
   get openDispatch(): OpenDispatch | undefined {
     if (this.#open === undefined) return undefined;
-    const { baseTree: _baseTree, observed: _observed, early: _early, ...open } = this.#open;
+    const {
+      baseTree: _baseTree,
+      observed: _observed,
+      visible: _visible,
+      early: _early,
+      held: _held,
+      heldBytes: _heldBytes,
+      ...open
+    } = this.#open;
     return open;
   }
 
@@ -288,6 +334,8 @@ export class DispatchCheckpoints {
    */
   async beginDispatch(label?: string, options: BeginDispatchOptions = {}): Promise<OpenDispatch> {
     if (options.observedWrites === true) {
+      const begun = await this.#beginBeforeTheRepositoryOpens(label);
+      if (begun !== undefined) return begun;
       const early = await this.#whileEarly(async (_early, log) => {
         this.#assertNoneOpen();
         const last = _early.ended.at(-1)?.id;
@@ -449,6 +497,38 @@ export class DispatchCheckpoints {
     return { waitedForBaselineMs, notice: describeBaselineWait(waitedForBaselineMs) };
   }
 
+  /**
+   * Begins a later session's first observed dispatch as soon as the log is read, without
+   * waiting for the shadow repository to open (a folder, config files, a git process): its
+   * files' before-images are held until the index is used (see #holdBeforeImages). Only while
+   * no task has asked for the repository yet, so every entry point still runs in call order;
+   * undefined otherwise (a first session, R, or later).
+   */
+  async #beginBeforeTheRepositoryOpens(label: string | undefined): Promise<OpenDispatch | undefined> {
+    const possible = () =>
+      !this.workspace.readOnly && !this.#closed && !this.#exclusiveCalled && this.#readyState === undefined;
+    if (!possible()) return undefined;
+    let log: DispatchLog;
+    try {
+      ({ log } = await this.#logOpened);
+    } catch {
+      return undefined; // The error surfaces on the ordinary path.
+    }
+    // A first session's dispatches are captured while its baseline is recorded (#whileEarly).
+    if (log.head === undefined || !possible()) return undefined;
+    this.#assertNoneOpen();
+    this.#open = {
+      id: log.nextId('dispatch'),
+      baseCommit: log.head,
+      baseTree: undefined,
+      observed: new Set(),
+      visible: new Set(),
+      startedAt: new Date().toISOString(),
+    };
+    if (label !== undefined && label !== '') this.#open.label = label;
+    return this.openDispatch!;
+  }
+
   /** Records a file's content before an observed dispatch writes it for the first time. */
   async #beforeWorkspaceWrite(relativePaths: readonly string[]): Promise<void> {
     if (this.#open?.observed === undefined || this.#closed) return;
@@ -467,6 +547,8 @@ export class DispatchCheckpoints {
         return true;
       });
       if (handled?.value === true) return;
+    } else if (await this.#holdBeforeImages(relativePaths)) {
+      return;
     }
     await this.#exclusive(async ({ shadow, log }) => {
       if (waitStarted !== undefined) this.#baselineWaitMs += performance.now() - waitStarted;
@@ -488,6 +570,65 @@ export class DispatchCheckpoints {
       for (const file of fresh) observed.add(file);
       for (const file of [...unchanged, ...visible]) this.#open?.visible?.add(file);
     });
+  }
+
+  /**
+   * Keeps what files held before their first write in memory instead of recording them with git
+   * before the write, so a file-tool call starts no git process before its answer (and need not
+   * wait for the repository to open): the images are laid into the index by the next task that
+   * uses it (the dispatch's end, after the answer, in the usual case; see #exclusive). Files the
+   * index already holds unchanged need nothing. False when the paths need the record before the
+   * write instead: an ignore file (its rules decide what the held images are, so they are laid
+   * while the rules are still those they were read under), a path under a held one or above it,
+   * a folder, a link, a large file, a file in a nested repository, too many files, or more
+   * bytes than MAX_BEFORE_IMAGE_BYTES held.
+   */
+  async #holdBeforeImages(relativePaths: readonly string[]): Promise<boolean> {
+    // One notification at a time: a file is read before any other call may write it.
+    return this.#beforeWriteQueue.run(async () => {
+      const open = this.#open;
+      if (open?.observed === undefined) return true;
+      if (open.early === true || this.#closed) return false;
+      const observed = open.observed;
+      const fresh = [...new Set(relativePaths)].filter((file) => !observed.has(file));
+      if (fresh.length === 0) return true;
+      const held = open.held ?? new Map<string, BeforeImage>();
+      if (
+        observed.size + fresh.length > MAX_CHANGED_PATHS_HINT ||
+        fresh.some((file) => isIgnoreFile(file) || [...held.keys()].some((other) => overlaps(file, other)))
+      ) {
+        return false;
+      }
+      // With the repository open and what the index records read, unchanged files need nothing.
+      const shadow = this.#readyState?.shadow;
+      const unchanged =
+        shadow?.recordedEntriesLoaded === true
+          ? await shadow.unchangedSinceRecorded(fresh)
+          : new Set<string>();
+      const toHold = fresh.filter((file) => !unchanged.has(file));
+      const images = await Promise.all(
+        toHold.map((file) => readBeforeImage(this.workspace.root, file, this.maxFileBytes)),
+      );
+      let bytes = open.heldBytes ?? 0;
+      for (const image of images) bytes += image === undefined ? 0 : sizeOfBeforeImage(image);
+      if (images.includes(undefined) || bytes > MAX_BEFORE_IMAGE_BYTES) return false;
+      for (const [index, file] of toHold.entries()) held.set(file, images[index]!);
+      open.held = held;
+      open.heldBytes = bytes;
+      for (const file of fresh) observed.add(file);
+      for (const file of unchanged) open.visible?.add(file);
+      return true;
+    });
+  }
+
+  /** Lays the open dispatch's held before-images into the index (under the mutex). */
+  async #layHeldBeforeImages(shadow: ShadowRepository): Promise<void> {
+    const open = this.#open;
+    if (open?.held === undefined || open.held.size === 0) return;
+    const visible = await shadow.layBeforeImages(open.held);
+    for (const file of visible) open.visible?.add(file);
+    open.held = undefined;
+    open.heldBytes = 0;
   }
 
   /** Turns an observed dispatch into a scanned one whose base is what the workspace was at its start. */
@@ -689,14 +830,26 @@ export class DispatchCheckpoints {
     task: (state: { shadow: ShadowRepository; log: DispatchLog }) => Promise<Result>,
   ): Promise<Result> {
     if (this.#closed) throw undoError('INTERNAL_ERROR', 'The undo tools were closed.');
+    this.#exclusiveCalled = true;
     const state = await this.#ready;
-    return this.#mutex.run(() => {
+    return this.#mutex.run(async () => {
       if (this.#closed) throw undoError('INTERNAL_ERROR', 'The undo tools were closed.');
+      // Every task that uses the index sees the held before-images in it first.
+      await this.#layHeldBeforeImages(state.shadow);
       return task(state);
     });
   }
 
-  async #openRepository(): Promise<{ shadow: ShadowRepository; log: DispatchLog }> {
+  /** The storage folder and the dispatch log, before the repository (quick: a folder, a file). */
+  get #logOpened(): Promise<OpenedLog> {
+    if (this.#logOpenedPromise === undefined) {
+      this.#logOpenedPromise = this.#openLog();
+      this.#logOpenedPromise.catch(() => {});
+    }
+    return this.#logOpenedPromise;
+  }
+
+  async #openLog(): Promise<OpenedLog> {
     let storage: string;
     let logSource: string | undefined;
     let legacyLogSource: string | undefined;
@@ -714,6 +867,18 @@ export class DispatchCheckpoints {
     } else {
       storage = await this.workspace.ensureHiddenDirectory('undo');
     }
+    const logFile = path.join(storage, DISPATCH_LOG_FILE);
+    const log = await DispatchLog.load(
+      logFile,
+      logSource ?? logFile,
+      legacyLogSource ?? path.join(storage, LEGACY_DISPATCH_LOG_FILE),
+    );
+    return { storage, alternates, log };
+  }
+
+  async #openRepository(): Promise<{ shadow: ShadowRepository; log: DispatchLog }> {
+    const { storage, alternates, log } = await this.#logOpened;
+    await this.#repositoryGate?.catch(() => {});
     const shadow = await ShadowRepository.open({
       workTree: this.workspace.root,
       storageDirectory: storage,
@@ -721,12 +886,6 @@ export class DispatchCheckpoints {
       excludePatterns: this.#exclude,
       alternateObjectDirectories: alternates,
     });
-    const logFile = path.join(storage, DISPATCH_LOG_FILE);
-    const log = await DispatchLog.load(
-      logFile,
-      logSource ?? logFile,
-      legacyLogSource ?? path.join(storage, LEGACY_DISPATCH_LOG_FILE),
-    );
     if (log.head !== undefined && (await shadow.findCommitTree(log.head)) === undefined) {
       // The log points at a commit that is gone (storage copied or damaged): start afresh.
       await log.reset();
@@ -1011,4 +1170,9 @@ function conflictReason(
  */
 export function describeBaselineWait(milliseconds: number): string {
   return `Waited ${(milliseconds / 1000).toFixed(1)} s for this workspace's first undo baseline (every file is recorded once, in the background, the first time undo checkpoints run in a workspace).`;
+}
+
+/** One path is the other or lies under it. */
+function overlaps(one: string, other: string): boolean {
+  return one === other || one.startsWith(`${other}/`) || other.startsWith(`${one}/`);
 }

@@ -91,7 +91,7 @@ export function blobObjectId(bytes: Uint8Array): string {
 }
 
 /** The index entry a regular file with these permission bits gets (git: any owner x bit). */
-export function regularFileMode(mode: number): string {
+export function regularFileMode(mode: number): '100644' | '100755' {
   return (mode & 0o100) !== 0 ? '100755' : '100644';
 }
 

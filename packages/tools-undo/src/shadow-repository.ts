@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { writeFileAtomic } from '@assistant-kit/kernel';
 import { isToolError } from '@assistant-kit/tool-core';
+import type { BeforeImage } from './before-images.js';
 import { type UndoToolError, undoError } from './errors.js';
 import {
   commandNeutralisingOverrides,
@@ -21,6 +22,7 @@ import {
   readRegularFileIfSmall,
   removePath,
   replaceFileDurably,
+  writeScratchFiles,
 } from './storage-files.js';
 import { findWorkspaceChanges } from './workspace-listing.js';
 
@@ -308,6 +310,11 @@ export class ShadowRepository {
     this.#recorded.load(() => this.git.run(['ls-files', '--stage', '-z'], { background: true }));
   }
 
+  /** Whether what the index records is known in memory (see RecordedEntries). */
+  get recordedEntriesLoaded(): boolean {
+    return this.#recorded.loaded;
+  }
+
   /** Resolves once a reading started by loadRecordedEntriesInBackground has finished. */
   async recordedEntriesSettled(): Promise<void> {
     await this.#recorded.settled();
@@ -524,15 +531,79 @@ export class ShadowRepository {
   ): Promise<void> {
     if (paths.length === 0) return;
     const lines: string[] = [];
+    const found = new Map<string, TreeEntry>();
     for (const [file, entry] of await this.indexEntries(paths)) {
-      if (entry !== undefined && !entries.has(file)) lines.push(`0 ${'0'.repeat(40)}\t${file}`);
+      if (entry === undefined) continue;
+      found.set(file, entry);
+      if (!entries.has(file)) lines.push(`0 ${'0'.repeat(40)}\t${file}`);
     }
     for (const [file, entry] of entries) lines.push(`${entry.mode} ${entry.object}\t${file}`);
     if (lines.length === 0) return;
     this.#indexTree = undefined;
-    // Folders among `paths`: any entry below them may change.
-    this.#recorded.changed();
+    // Exactly the entries found under `paths` and those set change.
+    this.#recorded.changed([...found.keys(), ...entries.keys()]);
     await this.git.run(['update-index', '-z', '--index-info'], { input: joinNul(lines) });
+  }
+
+  /**
+   * Lays into the index what paths held just before an observed dispatch first wrote them (read
+   * then without git, see before-images.ts): the entries a record of each path made at that
+   * moment would have left. A file the ignore rules leave out, or a path where nothing was, has
+   * no entry at the path or under it; any other file has its bytes and mode. The rules are read
+   * now, which gives the answer of then as long as no ignore file changed in between: the
+   * checkpoints lay held images before a dispatch writes an ignore file (and before anything
+   * else that uses the index). Returns the paths known not to be ignored (see
+   * WorkspaceChanges.visible).
+   */
+  async layBeforeImages(images: ReadonlyMap<string, BeforeImage>): Promise<string[]> {
+    const paths = [...images.keys()];
+    if (paths.length === 0) return [];
+    const files = paths.filter((file) => images.get(file)!.kind === 'file');
+    const [ignoredOutput, objects] = await Promise.all([
+      // Rules only, index or not, as `ls-files --ignored` and `--others` apply them (leading
+      // folders included); exit code 1 says that none is ignored. check-ignore refuses literal
+      // pathspecs, so each path is written `./path`: a path, never magic (`:(…)`), echoed back.
+      this.git.run(['check-ignore', '--no-index', '-z', '--stdin'], {
+        input: joinNul(paths.map((file) => `./${file}`)),
+        acceptExitCodes: [1],
+        env: { GIT_LITERAL_PATHSPECS: undefined },
+      }),
+      this.#writeBlobs(files.map((file) => (images.get(file) as { bytes: Buffer }).bytes)),
+    ]);
+    const ignored = new Set(splitNul(ignoredOutput).map((file) => file.replace(/^\.\//, '')));
+    const entries = new Map<string, TreeEntry>();
+    files.forEach((file, index) => {
+      const image = images.get(file)!;
+      if (image.kind === 'file' && !ignored.has(file)) {
+        entries.set(file, { mode: image.mode, object: objects[index]! });
+      }
+    });
+    await this.replaceEntriesUnder(paths, entries);
+    // Checked against the rules of this session, like a narrowed record's own check.
+    for (const file of paths) this.#ignoredCheckedPaths.add(file);
+    return paths.filter((file) => !ignored.has(file));
+  }
+
+  /** Writes each of `contents` as a blob object (durably, like a record's) and returns their ids. */
+  async #writeBlobs(contents: readonly Buffer[]): Promise<string[]> {
+    if (contents.length === 0) return [];
+    const scratch = path.join(this.options.storageDirectory, `before-images-${randomUUID()}`);
+    try {
+      await makeDirectory(scratch);
+      const files = contents.map((_, index) => path.join(scratch, String(index)));
+      await writeScratchFiles(files.map((file, index) => ({ file, bytes: contents[index]! })));
+      // --no-filters: the bytes as they are, whatever attributes a path would have.
+      const output = await this.git.run(['hash-object', '-w', '--no-filters', '--stdin-paths'], {
+        input: `${files.join('\n')}\n`,
+      });
+      const objects = output.split('\n').filter((line) => line !== '');
+      if (objects.length !== contents.length) {
+        throw undoError('GIT_FAILED', 'git hash-object named fewer objects than it was given files.');
+      }
+      return objects;
+    } finally {
+      await removePath(scratch);
+    }
   }
 
   /** The tree the shadow index holds now (no git process when it is already known). */

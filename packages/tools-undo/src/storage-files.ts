@@ -5,7 +5,7 @@
  * repository's storage under `.assistant-kit/undo/` (or a private temporary folder in R), the
  * dispatch log, stat-only checks of workspace paths that git reported, reads of a workspace file
  * about to be written (never through a symlink) to compare it with what the shadow index records
- * (see recorded-entries.ts), and the user repository's top-level attribute files (read to learn
+ * (see recorded-entries.ts) or to keep its before-image (see before-images.ts), and the user repository's top-level attribute files (read to learn
  * which filter drivers to switch off). Tool handlers reach workspace files only through the
  * Workspace; git itself writes the work tree during an undo.
  *
@@ -16,7 +16,18 @@
 
 import { execFile } from 'node:child_process';
 import { constants, type Stats } from 'node:fs';
-import { access, copyFile, lstat, mkdir, mkdtemp, open, readFile, rename, rm } from 'node:fs/promises';
+import {
+  access,
+  copyFile,
+  lstat,
+  mkdir,
+  mkdtemp,
+  open,
+  readFile,
+  rename,
+  rm,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { syncDirectory, writeFileAtomic } from '@assistant-kit/kernel';
@@ -110,6 +121,21 @@ export async function readRegularFileIfSmall(
   } finally {
     await handle?.close().catch(() => {});
   }
+}
+
+/**
+ * lstat that tells a path where nothing is (`'absent'`: gone, or a file where a folder on its
+ * way should be) from one that cannot be looked at (undefined).
+ */
+export async function lstatOrAbsent(file: string): Promise<Stats | 'absent' | undefined> {
+  return lstat(file).catch((error: NodeJS.ErrnoException) =>
+    error.code === 'ENOENT' || error.code === 'ENOTDIR' ? 'absent' : undefined,
+  );
+}
+
+/** Writes scratch files in the service's storage (removed by the caller; no durability needed). */
+export async function writeScratchFiles(files: readonly { file: string; bytes: Buffer }[]): Promise<void> {
+  await Promise.all(files.map(({ file, bytes }) => writeFile(file, bytes)));
 }
 
 /** lstat that answers undefined for a path that is gone (or cannot be looked at). */

@@ -175,8 +175,11 @@ describe('property: undo restores exactly the workspace before the dispatch', ()
               continue;
             }
             if (step.kind === 'session') {
+              // A new session, used at once: its first dispatch begins before the repository
+              // has opened and holds its before-images until the end.
               await family.close();
-              await open(directory);
+              workspace = await Workspace.open(directory);
+              family = createUndoTools({ workspace });
               continue;
             }
             if (step.kind === 'dispatch') {
@@ -312,24 +315,30 @@ describe('the end of an observed dispatch looks only at what it wrote', () => {
     // The user makes d.txt executable: same bytes, another index entry.
     await chmod(path.join(root, 'd.txt'), 0o755);
     await family.checkpoints.beginDispatch('edit', { observedWrites: true });
-    // a.txt and b.txt hold what the index records: no git process before their first write.
+    // a.txt and b.txt hold what the index records: nothing to keep before their first write.
+    // d.txt does not (the user changed its mode): its before-image is held in memory and laid
+    // into the index by the end. No git process runs before any of the writes.
     await writeFile(logFile, '');
     await toolWrite('a.txt', 'a1\n');
     await toolWrite('b.txt', 'b1\n');
-    expect(await readFile(logFile, 'utf8')).toBe('');
     await unlink(path.join(root, 'b.txt'));
     await toolWrite('b.txt', 'b2\n');
     await toolWrite('d.txt', 'd1\n');
-    expect(await readFile(logFile, 'utf8')).toContain('ls-files');
+    expect(await readFile(logFile, 'utf8')).toBe('');
     let end = await commandsOfEnd();
-    // Nothing lists the work tree (`-t`): the first records named every written file.
+    // Nothing lists the work tree (`-t`): the table and the ignore check of the held image named
+    // every written file; the held image took one check-ignore.
     expect(end.commands.filter((command) => command.startsWith('ls-files -z -t'))).toEqual([]);
+    expect(end.commands.filter((command) => command.startsWith('check-ignore'))).toHaveLength(1);
     expect(end.changed.sort()).toEqual(['modified a.txt', 'modified b.txt', 'modified d.txt']);
-    // A file that did not exist: whether it is ignored is only known by listing it.
+    // A file that did not exist: held as absent, and the end's check of the rules tells that it
+    // is not ignored, so it is recorded without a listing either.
     await family.checkpoints.beginDispatch('create', { observedWrites: true });
+    await writeFile(logFile, '');
     await toolWrite('new.txt', 'new\n');
+    expect(await readFile(logFile, 'utf8')).toBe('');
     end = await commandsOfEnd();
-    expect(end.commands.some((command) => command.startsWith('ls-files -z -t'))).toBe(true);
+    expect(end.commands.filter((command) => command.startsWith('ls-files -z -t'))).toEqual([]);
     expect(end.changed).toEqual(['added new.txt']);
     await family.checkpoints.undoDispatches(2);
     expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a0\n');
@@ -346,6 +355,104 @@ describe('the end of an observed dispatch looks only at what it wrote', () => {
     expect(end.commands.some((command) => command.startsWith('ls-files -z -t'))).toBe(true);
     // c.log is ignored now: it leaves the checkpoint, as with a full scan.
     expect(end.changed.sort()).toEqual(['added .gitignore', 'deleted c.log', 'modified a.txt']);
+  });
+});
+
+describe('before-images held in memory until the index is used (issue 19)', () => {
+  eachTestInAFreshFolder('undo-held-images-');
+
+  it('are laid under the rules they were read under, and ignored files stay out', async () => {
+    await write(root, 'p.log', 'p0\n');
+    await write(root, 'build/.gitignore', '*\n');
+    await write(root, 'build/out.txt', 'out0\n');
+    await open(root);
+    // The user changes p.log: the index does not hold it, so its before-image is held.
+    await write(root, 'p.log', 'p-user\n');
+    await family.checkpoints.beginDispatch('logs', { observedWrites: true });
+    await toolWrite('build/out.txt', 'out1\n');
+    await toolWrite('p.log', 'p1\n');
+    // An ignore file that ignores p.log: the held image is laid before it is written, while
+    // p.log is not ignored yet, so the dispatch's base holds the user's version.
+    await toolWrite('.gitignore', '*.log\n');
+    const ended = await family.checkpoints.endDispatch();
+    // The ignored output file is in neither the base nor the end; p.log leaves the checkpoint.
+    expect(ended.changedFiles.map((file) => `${file.status} ${file.path}`).sort()).toEqual([
+      'added .gitignore',
+      'deleted p.log',
+    ]);
+    const shadowGit = (...args: string[]) =>
+      execFileSync('git', args, { env: { PATH: process.env.PATH, GIT_DIR: gitDirectory } }).toString();
+    const gitDirectory = await family.checkpoints.gitDirectory();
+    expect(shadowGit('show', `${ended.commit}~1:p.log`)).toBe('p-user\n');
+    expect(shadowGit('ls-tree', '-r', '--name-only', `${ended.commit}~1`).split('\n')).not.toContain(
+      'build/out.txt',
+    );
+  });
+});
+
+describe("a later session's first dispatch begins before the repository opens (issue 19)", () => {
+  eachTestInAFreshFolder('undo-first-of-later-');
+
+  it('begins and writes while the repository is held back, then records an exact checkpoint', async () => {
+    await write(root, 'a.txt', 'a0\n');
+    await write(root, 'b.txt', 'b0\n');
+    await open(root);
+    await family.checkpoints.beginDispatch('earlier', { observedWrites: true });
+    await toolWrite('a.txt', 'a1\n');
+    const earlier = await family.checkpoints.endDispatch();
+    await family.close();
+    // Between sessions the user edits b.txt.
+    await write(root, 'b.txt', 'b-user\n');
+    let release!: () => void;
+    workspace = await Workspace.open(root);
+    family = createUndoTools({
+      workspace,
+      repositoryGate: new Promise<void>((resolve) => (release = resolve)),
+    });
+    // Neither the begin nor the writes wait for the repository (it stays closed until released).
+    const begun = await family.checkpoints.beginDispatch('first of the session', { observedWrites: true });
+    expect(begun).toMatchObject({ id: 'dispatch-2', baseCommit: earlier.commit });
+    await toolWrite('b.txt', 'b1\n');
+    await toolWrite('c.txt', 'c1\n');
+    release();
+    const ended = await family.checkpoints.endDispatch();
+    expect(ended.changedFiles.map((file) => `${file.status} ${file.path}`).sort()).toEqual([
+      'added c.txt',
+      'modified b.txt',
+    ]);
+    await family.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a1\n');
+    expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('b-user\n');
+    await expect(readFile(path.join(root, 'c.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('keeps call order: a call made before the begin still runs before it', async () => {
+    await write(root, 'a.txt', 'a0\n');
+    await open(root);
+    await family.checkpoints.beginDispatch('earlier', { observedWrites: true });
+    await toolWrite('a.txt', 'a1\n');
+    await family.checkpoints.endDispatch();
+    await family.close();
+    let release!: () => void;
+    workspace = await Workspace.open(root);
+    family = createUndoTools({
+      workspace,
+      repositoryGate: new Promise<void>((resolve) => (release = resolve)),
+    });
+    // The undo is called first and waits for the repository; the dispatch begun after it must
+    // not run ahead of it (it would then refuse: an undo inside a dispatch that wrote).
+    const undone = family.checkpoints.undoDispatches(1);
+    const wrote = family.checkpoints
+      .beginDispatch('after the undo', { observedWrites: true })
+      .then(() => toolWrite('a.txt', 'a2\n'));
+    // Were the begin to run ahead, the write would be done before the repository opens.
+    await Promise.race([wrote, new Promise((resolve) => setTimeout(resolve, 300))]);
+    release();
+    await undone;
+    await wrote;
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a2\n');
+    const ended = await family.checkpoints.endDispatch();
+    expect(ended.changedFiles).toEqual([{ path: 'a.txt', status: 'modified' }]);
   });
 });
 
