@@ -223,12 +223,27 @@ export class DispatchCheckpoints {
     this.#baselineGate = options.baselineGate;
     this.#repositoryGate = options.repositoryGate;
     if (!workspace.readOnly) {
-      // U and W: the shadow repository opens (and a first session records its baseline) in the
-      // background from the start. R does nothing until a call needs it.
-      void this.#opened;
-      void this.#ready;
+      // U and W: the log is read at once, and the shadow repository opens (and a first session
+      // records its baseline) in the background right after, unless a later session's first
+      // dispatch has begun by then (see #beginBeforeTheRepositoryOpens): the repository then
+      // opens when that dispatch's end, or any other task, needs it, so none of its work (files,
+      // git processes, the background reads) competes with the call being answered. R does
+      // nothing until a call needs it.
+      this.#logOpened.then(
+        // After the continuations of a begin that waited for the log, which run first.
+        () => setImmediate(() => this.#openUnlessADispatchBegan()),
+        () => this.#openUnlessADispatchBegan(),
+      );
       this.#stopObserving = workspace.onBeforeWrite((paths) => this.#beforeWorkspaceWrite(paths));
     }
+  }
+
+  /** Starts opening the repository unless a dispatch began before it (it opens on first use then). */
+  #openUnlessADispatchBegan(): void {
+    if (this.#closed) return;
+    const begunBeforeTheRepository =
+      this.#open !== undefined && this.#open.early !== true && !this.#exclusiveCalled;
+    if (!begunBeforeTheRepository) void this.#ready;
   }
 
   /** The open repository and log with a baseline recorded, on first use. */

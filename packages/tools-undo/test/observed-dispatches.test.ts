@@ -426,6 +426,49 @@ describe("a later session's first dispatch begins before the repository opens (i
     await expect(readFile(path.join(root, 'c.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('opens the repository only when the end needs it: no git process runs before the end', async () => {
+    await write(root, 'a.txt', 'a0\n');
+    await open(root);
+    await family.close();
+    await write(root, 'a.txt', 'a-user\n');
+    // A git in front of the real one that notes each command it runs.
+    const bin = `${root}-bin`;
+    const logFile = path.join(bin, 'commands.log');
+    await mkdir(bin, { recursive: true });
+    const real = execFileSync('sh', ['-c', 'command -v git']).toString().trim();
+    await writeFile(
+      path.join(bin, 'git'),
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> '${logFile}'\nexec '${real}' "$@"\n`,
+      {
+        mode: 0o755,
+      },
+    );
+    await writeFile(logFile, '');
+    const originalPath = process.env.PATH;
+    process.env.PATH = `${bin}:${originalPath}`;
+    try {
+      workspace = await Workspace.open(root);
+      family = createUndoTools({ workspace });
+      await family.checkpoints.beginDispatch('first', { observedWrites: true });
+      await toolWrite('a.txt', 'a1\n');
+      await toolWrite('b.txt', 'b1\n');
+      // Time for a repository opened in the background to show itself (it would run git).
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await readFile(logFile, 'utf8')).toBe('');
+      const ended = await family.checkpoints.endDispatch();
+      expect(await readFile(logFile, 'utf8')).not.toBe('');
+      expect(ended.changedFiles.map((file) => `${file.status} ${file.path}`).sort()).toEqual([
+        'added b.txt',
+        'modified a.txt',
+      ]);
+      await family.checkpoints.undoDispatches(1);
+      expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a-user\n');
+    } finally {
+      process.env.PATH = originalPath;
+      await removeDirectory(bin);
+    }
+  });
+
   it('keeps call order: a call made before the begin still runs before it', async () => {
     await write(root, 'a.txt', 'a0\n');
     await open(root);
