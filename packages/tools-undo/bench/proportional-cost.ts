@@ -35,6 +35,7 @@ const run = promisify(execFile);
 const FILE_COUNT = Number(process.env.UNDO_BENCH_FILES ?? 28_000);
 const CALL_RUNS = 15;
 const LATER_RUNS = 9;
+const LATER_SESSIONS = 5;
 const SCANNED_RUNS = 3;
 const UNDO_RUNS = 5;
 const userEnvironment = {
@@ -222,18 +223,35 @@ try {
   });
   await family!.close();
 
-  // 3 (second part): a later session of the same workspace.
+  // 3 (second part): later sessions of the same workspace, each used right after construction
+  // (a single first call swings with a garbage collection or a slow fsync: the median of several
+  // sessions is shown, the slowest beside it).
   let laterStartMs = 0;
-  const laterWorkspace = await Workspace.open(root);
-  laterStartMs = await timeOnce(async () => {
-    family = createUndoTools({ workspace: laterWorkspace });
-  });
-  // Like row 1: what an MCP client waits for (begin + write), then the end after the answer.
-  const laterFirstAnswerMs = await timeOnce(async () => {
-    await family!.checkpoints.beginDispatch('later first call', { observedWrites: true });
-    await workspaceWrite(laterWorkspace, pick(), 'later first call\n');
-  });
-  const laterFirstEndMs = await timeOnce(() => family!.checkpoints.endDispatch());
+  let laterWorkspace!: Workspace;
+  const laterFirstAnswers: number[] = [];
+  const laterFirstEnds: number[] = [];
+  for (let session = 0; session < LATER_SESSIONS; session += 1) {
+    if (session > 0) {
+      await family!.checkpoints.ready();
+      await family!.close();
+    }
+    laterWorkspace = await Workspace.open(root);
+    const workspaceOfSession = laterWorkspace;
+    const constructionMs = await timeOnce(async () => {
+      family = createUndoTools({ workspace: workspaceOfSession });
+    });
+    if (session === 0) laterStartMs = constructionMs;
+    // Like row 1: what an MCP client waits for (begin + write), then the end after the answer.
+    laterFirstAnswers.push(
+      await timeOnce(async () => {
+        await family!.checkpoints.beginDispatch('later first call', { observedWrites: true });
+        await workspaceWrite(workspaceOfSession, pick(), `later first call ${session}\n`);
+      }),
+    );
+    laterFirstEnds.push(await timeOnce(() => family!.checkpoints.endDispatch()));
+  }
+  const laterFirstAnswerMs = median(laterFirstAnswers);
+  const laterFirstEndMs = median(laterFirstEnds);
   const laterFirstCallMs = laterFirstAnswerMs + laterFirstEndMs;
   // The session's steady state: its background check of the ignore rules done, W alternated.
   await family!.checkpoints.ready();
@@ -267,7 +285,7 @@ try {
     name: `first call of a workspace's first session, begin + write + end while the first baseline is recorded (${firstCallBeforeBaseline ? 'it was still pending after the call' : 'the baseline was already done'}) (ms, once)`,
     value: firstCallMs,
     unit: 'ms',
-    reference: 'first call of a later session',
+    reference: 'first call of a later session (median, begin + write + end)',
     referenceValue: laterFirstCallMs,
     ratio: firstCallMs / laterFirstCallMs,
     target: 'answered before the baseline is recorded (never blocked by it)',
@@ -296,7 +314,7 @@ try {
     met: null,
   });
   rows.push({
-    name: 'first call of a later session as an MCP client waits for it (begin + write; its repository opens in the background from construction) (ms, once)',
+    name: `first call of a later session right after construction, as an MCP client waits for it (begin + write; the repository opens for its end) (median of ${LATER_SESSIONS} sessions, ms; slowest ${Math.max(...laterFirstAnswers).toFixed(1)})`,
     value: laterFirstAnswerMs,
     unit: 'ms',
     reference: 'the W write (median)',
@@ -306,7 +324,7 @@ try {
     met: laterFirstAnswerMs <= 1.5 * wMs + 15,
   });
   rows.push({
-    name: 'end of that dispatch, recorded after the answer (ms, once)',
+    name: `end of that dispatch, recorded after the answer (median of ${LATER_SESSIONS} sessions, ms)`,
     value: laterFirstEndMs,
     unit: 'ms',
     reference: 'the answer above',
