@@ -765,8 +765,10 @@ export class DispatchCheckpoints {
     // An end the host did not await is recorded first (its dispatch is complete).
     while (this.#endsInProgress.size > 0) await Promise.all(this.#endsInProgress);
     if (this.#closed) return;
-    // A later session's background reads (ignore check, recorded entries) change nothing, but no
-    // git process outlives close().
+    // Nothing outlives close(): the log's reading (it creates the hidden folder) and, once
+    // started, the repository's open and a later session's background reads (ignore check,
+    // recorded entries), which change nothing but run git.
+    await this.#logOpenedPromise?.catch(() => {});
     await this.#openedPromise?.then(
       ({ shadow }) => Promise.all([shadow.ignoredCheckSettled(), shadow.recordedEntriesSettled()]),
       () => {},

@@ -293,6 +293,19 @@ describe('dispatches in a git repository', () => {
     const next = await dispatch('after restart', async () => write(root, 'later.txt', 'later\n'));
     expect(next.id).toBe('dispatch-2');
   });
+
+  it('leaves nothing running after close(), even right after construction', async () => {
+    await family.close();
+    const other = await makeTemporaryDirectory('undo-closed-at-once-');
+    await write(other, 'a.txt', 'a\n');
+    const closedAtOnce = createUndoTools({ workspace: await Workspace.open(other) });
+    await closedAtOnce.close();
+    // What the constructor started has finished: the log's reading, which creates the hidden
+    // folder (had close() not waited for it, the folder would appear only later, and a caller
+    // removing the workspace after close() would race it).
+    await access(path.join(other, '.assistant-kit', 'undo'));
+    await rm(other, { recursive: true, force: true });
+  });
 });
 
 describe('workspaces that are not plain repositories', () => {
