@@ -352,36 +352,15 @@ export class DispatchCheckpoints {
       const begun = await this.#beginBeforeTheRepositoryOpens(label);
       if (begun !== undefined) return begun;
       const early = await this.#whileEarly(async (_early, log) => {
-        this.#assertNoneOpen();
         const last = _early.ended.at(-1)?.id;
-        this.#open = {
-          id: log.nextId('dispatch', last),
-          baseCommit: '',
-          baseTree: undefined,
-          observed: new Set(),
-          visible: new Set(),
-          startedAt: new Date().toISOString(),
-          early: true,
-        };
-        if (label !== undefined && label !== '') this.#open.label = label;
-        return this.openDispatch!;
+        return this.#openObservedDispatch(log.nextId('dispatch', last), '', label, true);
       });
       if (early !== undefined) return early.value;
     }
     return this.#exclusive(async ({ shadow, log }) => {
+      if (options.observedWrites === true)
+        return this.#openObservedDispatch(log.nextId('dispatch'), log.head!, label);
       this.#assertNoneOpen();
-      if (options.observedWrites === true) {
-        this.#open = {
-          id: log.nextId('dispatch'),
-          baseCommit: log.head!,
-          baseTree: undefined,
-          observed: new Set(),
-          visible: new Set(),
-          startedAt: new Date().toISOString(),
-        };
-        if (label !== undefined && label !== '') this.#open.label = label;
-        return this.openDispatch!;
-      }
       const snapshot = await shadow.snapshot();
       const baseCommit = await this.#recordIfChanged(
         shadow,
@@ -531,15 +510,26 @@ export class DispatchCheckpoints {
     }
     // A first session's dispatches are captured while its baseline is recorded (#whileEarly).
     if (log.head === undefined || !possible()) return undefined;
+    return this.#openObservedDispatch(log.nextId('dispatch'), log.head, label);
+  }
+
+  /** Opens an observed dispatch (see BeginDispatchOptions.observedWrites): nothing is scanned. */
+  #openObservedDispatch(
+    id: string,
+    baseCommit: string,
+    label: string | undefined,
+    early?: true,
+  ): OpenDispatch {
     this.#assertNoneOpen();
     this.#open = {
-      id: log.nextId('dispatch'),
-      baseCommit: log.head,
+      id,
+      baseCommit,
       baseTree: undefined,
       observed: new Set(),
       visible: new Set(),
       startedAt: new Date().toISOString(),
     };
+    if (early === true) this.#open.early = true;
     if (label !== undefined && label !== '') this.#open.label = label;
     return this.openDispatch!;
   }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type ToolError, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createUndoTools, type UndoToolFamily } from '../src/index.js';
+import { createUndoTools, type EndedDispatch, type UndoToolFamily } from '../src/index.js';
 import {
   makeTemporaryDirectory,
   removeDirectory,
@@ -37,6 +37,33 @@ function eachTestInAFreshFolder(prefix: string): void {
     await family?.close();
     await removeDirectory(root);
   });
+}
+
+/**
+ * Puts a git in front of the real one on PATH, noting each command it runs in the returned log
+ * file; `restore` puts PATH back and removes it.
+ */
+async function installLoggingGit(folder: string): Promise<{ logFile: string; restore: () => Promise<void> }> {
+  const logFile = path.join(folder, 'commands.log');
+  await mkdir(folder, { recursive: true });
+  const real = execFileSync('sh', ['-c', 'command -v git']).toString().trim();
+  await writeFile(
+    path.join(folder, 'git'),
+    `#!/bin/sh\nprintf '%s\\n' "$*" >> '${logFile}'\nexec '${real}' "$@"\n`,
+    {
+      mode: 0o755,
+    },
+  );
+  await writeFile(logFile, '');
+  const originalPath = process.env.PATH;
+  process.env.PATH = `${folder}:${originalPath}`;
+  return {
+    logFile,
+    restore: async () => {
+      process.env.PATH = originalPath;
+      await removeDirectory(folder);
+    },
+  };
 }
 
 describe('observed dispatches (the catalogue marks every call)', () => {
@@ -276,25 +303,14 @@ describe("workspace_diff since 'last' says which checkpoint it compares with (is
 
 describe('the end of an observed dispatch looks only at what it wrote', () => {
   let logFile: string;
-  const originalPath = process.env.PATH;
+  let restoreGit: () => Promise<void>;
   beforeEach(async () => {
     root = await makeTemporaryDirectory('undo-end-listing-');
-    // A git in front of the real one that notes each command it runs.
-    const bin = path.join(root, '..', `${path.basename(root)}-bin`);
-    logFile = path.join(bin, 'commands.log');
-    await mkdir(bin, { recursive: true });
-    const real = execFileSync('sh', ['-c', 'command -v git']).toString().trim();
-    await writeFile(
-      path.join(bin, 'git'),
-      `#!/bin/sh\nprintf '%s\\n' "$*" >> '${logFile}'\nexec '${real}' "$@"\n`,
-      { mode: 0o755 },
-    );
-    process.env.PATH = `${bin}:${originalPath}`;
+    ({ logFile, restore: restoreGit } = await installLoggingGit(`${root}-bin`));
   });
   afterEach(async () => {
-    process.env.PATH = originalPath;
+    await restoreGit();
     await family?.close();
-    await removeDirectory(path.dirname(logFile));
     await removeDirectory(root);
   });
 
@@ -393,22 +409,34 @@ describe('before-images held in memory until the index is used (issue 19)', () =
 describe("a later session's first dispatch begins before the repository opens (issue 19)", () => {
   eachTestInAFreshFolder('undo-first-of-later-');
 
-  it('begins and writes while the repository is held back, then records an exact checkpoint', async () => {
+  /** A first session with one dispatch that wrote a.txt (a0 to a1); its end, once closed. */
+  async function earlierSession(): Promise<EndedDispatch> {
     await write(root, 'a.txt', 'a0\n');
     await write(root, 'b.txt', 'b0\n');
     await open(root);
     await family.checkpoints.beginDispatch('earlier', { observedWrites: true });
     await toolWrite('a.txt', 'a1\n');
-    const earlier = await family.checkpoints.endDispatch();
+    const ended = await family.checkpoints.endDispatch();
     await family.close();
-    // Between sessions the user edits b.txt.
-    await write(root, 'b.txt', 'b-user\n');
+    return ended;
+  }
+
+  /** A new session used at once; its repository opens only once `release` is called. */
+  async function laterSessionHeldBack(): Promise<{ release: () => void }> {
     let release!: () => void;
     workspace = await Workspace.open(root);
     family = createUndoTools({
       workspace,
       repositoryGate: new Promise<void>((resolve) => (release = resolve)),
     });
+    return { release };
+  }
+
+  it('begins and writes while the repository is held back, then records an exact checkpoint', async () => {
+    const earlier = await earlierSession();
+    // Between sessions the user edits b.txt.
+    await write(root, 'b.txt', 'b-user\n');
+    const { release } = await laterSessionHeldBack();
     // Neither the begin nor the writes wait for the repository (it stays closed until released).
     const begun = await family.checkpoints.beginDispatch('first of the session', { observedWrites: true });
     expect(begun).toMatchObject({ id: 'dispatch-2', baseCommit: earlier.commit });
@@ -427,61 +455,34 @@ describe("a later session's first dispatch begins before the repository opens (i
   });
 
   it('opens the repository only when the end needs it: no git process runs before the end', async () => {
-    await write(root, 'a.txt', 'a0\n');
-    await open(root);
-    await family.close();
+    await earlierSession();
     await write(root, 'a.txt', 'a-user\n');
-    // A git in front of the real one that notes each command it runs.
-    const bin = `${root}-bin`;
-    const logFile = path.join(bin, 'commands.log');
-    await mkdir(bin, { recursive: true });
-    const real = execFileSync('sh', ['-c', 'command -v git']).toString().trim();
-    await writeFile(
-      path.join(bin, 'git'),
-      `#!/bin/sh\nprintf '%s\\n' "$*" >> '${logFile}'\nexec '${real}' "$@"\n`,
-      {
-        mode: 0o755,
-      },
-    );
-    await writeFile(logFile, '');
-    const originalPath = process.env.PATH;
-    process.env.PATH = `${bin}:${originalPath}`;
+    const { logFile, restore } = await installLoggingGit(`${root}-bin`);
     try {
       workspace = await Workspace.open(root);
       family = createUndoTools({ workspace });
       await family.checkpoints.beginDispatch('first', { observedWrites: true });
-      await toolWrite('a.txt', 'a1\n');
-      await toolWrite('b.txt', 'b1\n');
+      await toolWrite('a.txt', 'a2\n');
+      await toolWrite('c.txt', 'c1\n');
       // Time for a repository opened in the background to show itself (it would run git).
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await readFile(logFile, 'utf8')).toBe('');
       const ended = await family.checkpoints.endDispatch();
       expect(await readFile(logFile, 'utf8')).not.toBe('');
       expect(ended.changedFiles.map((file) => `${file.status} ${file.path}`).sort()).toEqual([
-        'added b.txt',
+        'added c.txt',
         'modified a.txt',
       ]);
       await family.checkpoints.undoDispatches(1);
       expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a-user\n');
     } finally {
-      process.env.PATH = originalPath;
-      await removeDirectory(bin);
+      await restore();
     }
   });
 
   it('keeps call order: a call made before the begin still runs before it', async () => {
-    await write(root, 'a.txt', 'a0\n');
-    await open(root);
-    await family.checkpoints.beginDispatch('earlier', { observedWrites: true });
-    await toolWrite('a.txt', 'a1\n');
-    await family.checkpoints.endDispatch();
-    await family.close();
-    let release!: () => void;
-    workspace = await Workspace.open(root);
-    family = createUndoTools({
-      workspace,
-      repositoryGate: new Promise<void>((resolve) => (release = resolve)),
-    });
+    await earlierSession();
+    const { release } = await laterSessionHeldBack();
     // The undo is called first and waits for the repository; the dispatch begun after it must
     // not run ahead of it (it would then refuse: an undo inside a dispatch that wrote).
     const undone = family.checkpoints.undoDispatches(1);
