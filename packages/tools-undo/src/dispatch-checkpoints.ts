@@ -152,8 +152,6 @@ interface OpenState extends OpenDispatch {
    * #holdBeforeImages); every task that uses the index lays them first.
    */
   held?: Map<string, BeforeImage>;
-  /** Bytes of `held`. */
-  heldBytes?: number;
 }
 
 /** The storage folder and the dispatch log of a session (see #logOpened). */
@@ -332,7 +330,6 @@ export class DispatchCheckpoints {
       visible: _visible,
       early: _early,
       held: _held,
-      heldBytes: _heldBytes,
       ...open
     } = this.#open;
     return open;
@@ -614,12 +611,12 @@ export class DispatchCheckpoints {
       const images = await Promise.all(
         toHold.map((file) => readBeforeImage(this.workspace.root, file, this.maxFileBytes)),
       );
-      let bytes = open.heldBytes ?? 0;
-      for (const image of images) bytes += image === undefined ? 0 : sizeOfBeforeImage(image);
+      let bytes = 0;
+      for (const image of [...held.values(), ...images])
+        bytes += image === undefined ? 0 : sizeOfBeforeImage(image);
       if (images.includes(undefined) || bytes > MAX_BEFORE_IMAGE_BYTES) return false;
       for (const [index, file] of toHold.entries()) held.set(file, images[index]!);
       open.held = held;
-      open.heldBytes = bytes;
       for (const file of fresh) observed.add(file);
       for (const file of unchanged) open.visible?.add(file);
       return true;
@@ -633,7 +630,6 @@ export class DispatchCheckpoints {
     const visible = await shadow.layBeforeImages(open.held);
     for (const file of visible) open.visible?.add(file);
     open.held = undefined;
-    open.heldBytes = 0;
   }
 
   /** Turns an observed dispatch into a scanned one whose base is what the workspace was at its start. */

@@ -558,7 +558,7 @@ export class ShadowRepository {
   async layBeforeImages(images: ReadonlyMap<string, BeforeImage>): Promise<string[]> {
     const paths = [...images.keys()];
     if (paths.length === 0) return [];
-    const files = paths.filter((file) => images.get(file)!.kind === 'file');
+    const files = [...images].flatMap(([file, image]) => (image.kind === 'file' ? [{ file, image }] : []));
     const [ignoredOutput, objects] = await Promise.all([
       // Rules only, index or not, as `ls-files --ignored` and `--others` apply them (leading
       // folders included); exit code 1 says that none is ignored. check-ignore refuses literal
@@ -568,16 +568,13 @@ export class ShadowRepository {
         acceptExitCodes: [1],
         env: { GIT_LITERAL_PATHSPECS: undefined },
       }),
-      this.#writeBlobs(files.map((file) => (images.get(file) as { bytes: Buffer }).bytes)),
+      this.#writeBlobs(files.map(({ image }) => image.bytes)),
     ]);
     const ignored = new Set(splitNul(ignoredOutput).map((file) => file.replace(/^\.\//, '')));
     const entries = new Map<string, TreeEntry>();
-    files.forEach((file, index) => {
-      const image = images.get(file)!;
-      if (image.kind === 'file' && !ignored.has(file)) {
-        entries.set(file, { mode: image.mode, object: objects[index]! });
-      }
-    });
+    for (const [index, { file, image }] of files.entries()) {
+      if (!ignored.has(file)) entries.set(file, { mode: image.mode, object: objects[index]! });
+    }
     await this.replaceEntriesUnder(paths, entries);
     // Checked against the rules of this session, like a narrowed record's own check.
     for (const file of paths) this.#ignoredCheckedPaths.add(file);
@@ -592,9 +589,11 @@ export class ShadowRepository {
       await makeDirectory(scratch);
       const files = contents.map((_, index) => path.join(scratch, String(index)));
       await writeScratchFiles(files.map((file, index) => ({ file, bytes: contents[index]! })));
-      // --no-filters: the bytes as they are, whatever attributes a path would have.
+      // --no-filters: the bytes as they are, whatever attributes a path would have. The list is
+      // one path a line, so each is given relative to git's folder (the work tree), where no
+      // part of the name can hold a line break.
       const output = await this.git.run(['hash-object', '-w', '--no-filters', '--stdin-paths'], {
-        input: `${files.join('\n')}\n`,
+        input: `${files.map((file) => path.relative(this.options.workTree, file)).join('\n')}\n`,
       });
       const objects = output.split('\n').filter((line) => line !== '');
       if (objects.length !== contents.length) {
