@@ -1,6 +1,8 @@
 // Prints the closing line `N passed, N failed` from one or more vitest JSON reports (one per Node
 // line in CI) and exits non-zero when any test failed, any suite failed to load, or a report is
-// missing. Each report's own counts come first, in a form that is not mistaken for the total.
+// missing. Each report's own counts come first, in a form that is not mistaken for the total;
+// then every failed test by file and name with the start of its message, because CI keeps only the
+// tail of its output and a failure that cannot be named cannot be mended.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -9,6 +11,7 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 let success = true;
+const failureLines = [];
 for (const reportPath of reportPaths) {
   let report;
   try {
@@ -25,6 +28,18 @@ for (const reportPath of reportPaths) {
     (suite) =>
       suite.status === 'failed' && (suite.assertionResults ?? []).every((test) => test.status !== 'failed'),
   ).length;
+  for (const suite of report.testResults ?? []) {
+    const file = path.relative(process.cwd(), suite.name ?? '');
+    const failedInSuite = (suite.assertionResults ?? []).filter((test) => test.status === 'failed');
+    if (suite.status === 'failed' && failedInSuite.length === 0) {
+      failureLines.push(`FAILED ${path.basename(reportPath, '.json')} ${file}: ${firstLines(suite.message)}`);
+    }
+    for (const test of failedInSuite) {
+      failureLines.push(
+        `FAILED ${path.basename(reportPath, '.json')} ${file} > ${test.fullName}: ${firstLines((test.failureMessages ?? []).join('\n'))}`,
+      );
+    }
+  }
   const reportPassed = report.numPassedTests ?? 0;
   const reportFailed = failedTests + failedSuites;
   const reportSkipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
@@ -38,5 +53,20 @@ for (const reportPath of reportPaths) {
   skipped += reportSkipped;
   if (report.success === false) success = false;
 }
+for (const line of failureLines) console.log(line);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(failed > 0 || !success ? 1 : 0);
+
+/** The first three non-empty lines of a failure message, on one line, without terminal colours. */
+function firstLines(message) {
+  return (
+    String(message ?? '')
+      .replace(/\u001b\[[0-9;]*m/g, '')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean)
+      .slice(0, 3)
+      .join(' | ')
+      .slice(0, 600)
+  );
+}
