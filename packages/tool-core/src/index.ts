@@ -75,6 +75,7 @@ export {
   keptOutputNote,
   type OutputToKeep,
 } from './runtime/kept-output.js';
+export { type KeptState, type KeptStatePlace, keepStateIn } from './runtime/kept-state.js';
 export {
   type ApprovalAnswer,
   type AuthorizationDecision,

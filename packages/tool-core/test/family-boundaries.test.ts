@@ -21,8 +21,6 @@ const LOW_LEVEL_MODULES: Record<string, string> = {
   'packages/tools-files/src/listing/path-facts.ts': 'lstat of listed entries for sizes and kinds',
   'packages/tools-files/src/listing/listing-memory.ts':
     'lstat/readdir of the folders a remembered listing holds, to bring it up to date',
-  'packages/tools-files/src/listing/kept-listing.ts':
-    'the remembered listing kept in the hidden folder (service state; read O_NOFOLLOW through real folders)',
   'packages/tools-files/src/listing/stat-pool.ts':
     'lstat worker pool for list_files sizes (source text run in a worker)',
   'packages/tools-files/src/search/typescript-engine.ts': 'reads files the walk found (search fallback)',

@@ -1,4 +1,4 @@
-import type { ToolFamily, Workspace } from '@assistant-kit/tool-core';
+import { keepStateIn, type ToolFamily, type Workspace } from '@assistant-kit/tool-core';
 import type { CodeContext } from './engine/code-context.js';
 import { LanguageService } from './engine/language-service.js';
 import { EditTokenStore } from './intelligence/edit-tokens.js';
@@ -59,7 +59,17 @@ export interface CodeToolsOptions {
   watchFiles?: boolean;
   /** Most worker threads a large parse (a cold repo map) may use; default one per core, at most 4; 0 parses in the calling thread. */
   analysisWorkers?: number;
+  /**
+   * Smallest workspace (files listed) whose syntax analyses are kept for the next session in
+   * `.assistant-kit/code-index/` (default 2,000; configuration R reads them but never writes).
+   */
+  keepAnalysesFrom?: number;
 }
+
+/** Folder of the kept syntax analyses under the hidden app folder. */
+const KEPT_ANALYSES_FOLDER = 'code-index';
+/** A kept document larger than this is not read back (about 10 MB per 50,000 small files). */
+const MAX_KEPT_ANALYSES_BYTES = 256 * 1024 * 1024;
 
 /** The code family bound to one workspace session. */
 export interface CodeToolFamily extends ToolFamily {
@@ -112,6 +122,12 @@ export function createCodeToolsWithContext(options: CodeToolsOptions): {
     workspace,
     syntax: new SyntaxIndex(workspace.root, {
       watch: options.watchFiles ?? true,
+      kept: keepStateIn(workspace, {
+        folder: KEPT_ANALYSES_FOLDER,
+        file: 'analyses.json',
+        maxBytes: MAX_KEPT_ANALYSES_BYTES,
+      }),
+      ...(options.keepAnalysesFrom === undefined ? {} : { keepFrom: options.keepAnalysesFrom }),
       ...(options.analysisWorkers === undefined ? {} : { analysisWorkers: options.analysisWorkers }),
     }),
     languages: new LanguageService(workspace, pool, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
@@ -143,7 +159,7 @@ export function createCodeToolsWithContext(options: CodeToolsOptions): {
     close: () => {
       closing ??= (async () => {
         tokens.clear();
-        context.syntax.close();
+        await context.syntax.close();
         await pool.close();
       })();
       return closing;

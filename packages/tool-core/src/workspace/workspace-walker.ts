@@ -21,6 +21,11 @@ export interface WorkspaceWalkEntry {
   size: number;
   /** Modification time in ms (files only, when `withSizes` is set; 0 otherwise). */
   mtimeMs: number;
+  /**
+   * Status change time in ms (files only, when `withSizes` is set; 0 otherwise): stamped by the
+   * kernel on every change, and unlike the modification time it cannot be set back.
+   */
+  ctimeMs: number;
 }
 
 /** Selects files and prunes folders; {@link compileWalkGlob} builds one from a glob. */
@@ -38,7 +43,7 @@ export interface WorkspaceWalkOptions {
   /** Absolute folder to walk, inside the root (default: the root). */
   start?: string;
   filter?: WalkFilter;
-  /** Fill `size` and `mtimeMs` of files (one lstat each). */
+  /** Fill `size`, `mtimeMs` and `ctimeMs` of files (one lstat each). */
   withSizes?: boolean;
   /** Folder (and file) names never walked; default {@link WALK_ALWAYS_SKIPPED}. */
   skippedNames?: ReadonlySet<string>;
@@ -328,7 +333,8 @@ export async function walkWorkspace(options: WorkspaceWalkOptions): Promise<Work
       if (isDirectory) {
         if (localRules.ignores(relative, true)) continue;
         if (options.filter !== undefined && !options.filter.entersDirectory(relative)) continue;
-        if (!(await deliver({ relative, absolute, kind: 'directory', size: 0, mtimeMs: 0 }))) return false;
+        if (!(await deliver({ relative, absolute, kind: 'directory', size: 0, mtimeMs: 0, ctimeMs: 0 })))
+          return false;
         if (!(await walkDirectory(absolute, relative, localRules))) return false;
         continue;
       }
@@ -337,16 +343,18 @@ export async function walkWorkspace(options: WorkspaceWalkOptions): Promise<Work
       if (options.filter !== undefined && !options.filter.selectsFile(relative)) continue;
       let size = 0;
       let mtimeMs = 0;
+      let ctimeMs = 0;
       if (options.withSizes) {
         try {
           const status = lstatSync(absolute);
           size = status.size;
           mtimeMs = status.mtimeMs;
+          ctimeMs = status.ctimeMs;
         } catch {
           continue;
         }
       }
-      if (!(await deliver({ relative, absolute, kind: 'file', size, mtimeMs }))) return false;
+      if (!(await deliver({ relative, absolute, kind: 'file', size, mtimeMs, ctimeMs }))) return false;
     }
     return true;
   };

@@ -9,6 +9,8 @@ export interface WalkedFile {
   absolute: string;
   size: number;
   mtimeMs: number;
+  /** Status change time: stamped on every change, never set back (see kept-analyses.ts). */
+  ctimeMs: number;
 }
 
 /** Folders never walked: version-control data, installed dependencies, the app's own folder. */
@@ -116,7 +118,7 @@ export function scanFolder(
         : `${absoluteFolder}/${entry.name}`;
       const status = lstatOrUndefined(absolute);
       if (status === undefined || !status.isFile()) continue;
-      files.push({ relative, absolute, size: status.size, mtimeMs: status.mtimeMs });
+      files.push({ relative, absolute, size: status.size, mtimeMs: status.mtimeMs, ctimeMs: status.ctimeMs });
     }
   }
   return { layers, files, folders, mtimeMs: folderStatus.mtimeMs, inode: folderStatus.ino };

@@ -363,7 +363,13 @@ export class WorkspaceTree {
     const status = lstatOrUndefined(absolute);
     if (status?.isFile() && !isIgnored(node.layers, relative, false)) {
       if (node.folders.has(name)) this.#removeSubtree(relative, changes);
-      const file: WalkedFile = { relative, absolute, size: status.size, mtimeMs: status.mtimeMs };
+      const file: WalkedFile = {
+        relative,
+        absolute,
+        size: status.size,
+        mtimeMs: status.mtimeMs,
+        ctimeMs: status.ctimeMs,
+      };
       this.#setFile(node, name, file, changes);
       // The watcher saw a write: the content may differ even when size and mtime do not.
       changes.touched.add(relative);

@@ -47,6 +47,7 @@ export async function walkWorkspace(root: string, options: WalkOptions = {}): Pr
         absolute: entry.absolute,
         size: entry.size,
         mtimeMs: entry.mtimeMs,
+        ctimeMs: entry.ctimeMs,
       });
       return true;
     },

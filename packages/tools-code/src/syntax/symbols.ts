@@ -1,36 +1,40 @@
 /** Kinds of symbols the syntax engine and the language-server conversions report. */
-export type SymbolKindName =
-  | 'file'
-  | 'module'
-  | 'namespace'
-  | 'package'
-  | 'class'
-  | 'method'
-  | 'property'
-  | 'field'
-  | 'constructor'
-  | 'enum'
-  | 'interface'
-  | 'function'
-  | 'variable'
-  | 'constant'
-  | 'string'
-  | 'number'
-  | 'boolean'
-  | 'array'
-  | 'object'
-  | 'key'
-  | 'null'
-  | 'enum_member'
-  | 'struct'
-  | 'event'
-  | 'operator'
-  | 'type_parameter'
-  | 'type'
-  | 'id'
-  | 'selector'
-  | 'keyframes'
-  | 'heading';
+export const SYMBOL_KIND_NAMES = [
+  'file',
+  'module',
+  'namespace',
+  'package',
+  'class',
+  'method',
+  'property',
+  'field',
+  'constructor',
+  'enum',
+  'interface',
+  'function',
+  'variable',
+  'constant',
+  'string',
+  'number',
+  'boolean',
+  'array',
+  'object',
+  'key',
+  'null',
+  'enum_member',
+  'struct',
+  'event',
+  'operator',
+  'type_parameter',
+  'type',
+  'id',
+  'selector',
+  'keyframes',
+  'heading',
+] as const;
+
+/** One of {@link SYMBOL_KIND_NAMES}. */
+export type SymbolKindName = (typeof SYMBOL_KIND_NAMES)[number];
 
 /** One named thing in a file, with 1-based positions of its name. */
 export interface CodeSymbol {

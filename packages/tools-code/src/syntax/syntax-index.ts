@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { KeptState } from '@assistant-kit/tool-core';
 import { throwIfCancelled } from '../errors.js';
 import { readConfinedText } from '../files/confined-fs.js';
 import { yieldToEventLoop } from '../files/folder-scan.js';
@@ -12,6 +13,7 @@ import {
 import { languageOfPath } from '../languages.js';
 import { analyzeOnWorkers, defaultAnalysisWorkers, workerCountFor } from './analysis-pool.js';
 import { analyzeText, hasSyntaxSupport } from './analyze-file.js';
+import { type KeptAnalysis, restoreAnalyses, serializeAnalyses } from './kept-analyses.js';
 import type { FileAnalysis } from './symbols.js';
 
 /** Files larger than this are listed but not parsed (generated bundles, data dumps). */
@@ -21,6 +23,10 @@ interface CachedAnalysis {
   mtimeMs: number;
   size: number;
   analysis: FileAnalysis | undefined;
+  /** Status change time, when the file came from a listing (kept between sessions only then). */
+  ctimeMs?: number;
+  /** When the listing the file came from began, at the latest (before its content was read). */
+  observedAt?: number;
 }
 
 /** A workspace snapshot: the files found and the analysis of every parsable one. */
@@ -45,7 +51,23 @@ export interface SyntaxIndexOptions {
   watch?: boolean;
   /** Most worker threads a large parse may use (default: one per core, at most 4; 0: none). */
   analysisWorkers?: number;
+  /**
+   * Where the analyses are kept between sessions (`.assistant-kit/code-index/`): the first
+   * analysed refresh takes back every kept analysis whose file still has the same size,
+   * modification time and status change time, and a whole-workspace refresh that parsed at least a
+   * tenth of at least `keepFrom` files keeps them again, in the background.
+   */
+  kept?: KeptState;
+  /** Smallest workspace (files listed) whose analyses are kept; default 2,000. */
+  keepFrom?: number;
+  /** Stands in for `Date.now` when stamping listings (tests use a clock ahead, so nothing is racy). */
+  clock?: () => number;
 }
+
+/** Default of {@link SyntaxIndexOptions.keepFrom}: a smaller workspace parses in well under a second. */
+export const KEEP_ANALYSES_FROM = 2_000;
+/** How long after a refresh its analyses are kept: after the answer it was made for. */
+const KEEP_DELAY_MS = 500;
 
 export interface RefreshOptions {
   scope?: string;
@@ -59,7 +81,7 @@ export interface RefreshOptions {
 /** Parses between two yields to the event loop when parsing in this thread. */
 const PARSES_PER_SLICE = 32;
 
-function needsParse(file: WalkedFile): boolean {
+function needsParse(file: Pick<WalkedFile, 'relative' | 'size'>): boolean {
   return file.size <= MAX_PARSED_FILE_BYTES && hasSyntaxSupport(languageOfPath(file.relative));
 }
 
@@ -79,11 +101,25 @@ export class SyntaxIndex {
   #lastSnapshot: { key: string; snapshot: IndexSnapshot } | undefined;
   static #instances = 0;
   readonly #instance = ++SyntaxIndex.#instances;
+  readonly #kept: KeptState | undefined;
+  readonly #keepFrom: number;
+  readonly #clock: () => number;
+  /** The kept analyses taken back, until the first whole-workspace refresh used them. */
+  #restoring: Promise<{ observedAt: number; files: Map<string, KeptAnalysis> } | undefined> | undefined;
+  #restoreDone = false;
+  /** Analyses parsed since the last keep (a keep is worth writing only when many changed). */
+  #parsedSinceKept = 0;
+  #keepTimer: NodeJS.Timeout | undefined;
+  #keeping: Promise<void> | undefined;
+  #closed = false;
 
   constructor(root: string, options: SyntaxIndexOptions = {}) {
     this.root = root;
     this.#tree = (options.watch ?? true) ? new WorkspaceTree(root) : undefined;
     this.#maxWorkers = options.analysisWorkers ?? defaultAnalysisWorkers();
+    this.#kept = options.kept;
+    this.#keepFrom = options.keepFrom ?? KEEP_ANALYSES_FROM;
+    this.#clock = options.clock ?? Date.now;
   }
 
   /** True while the file list is kept current by watchers. */
@@ -97,12 +133,13 @@ export class SyntaxIndex {
     if (cached !== undefined && cached.mtimeMs === file.mtimeMs && cached.size === file.size) {
       return { analysis: cached.analysis, reparsed: false };
     }
+    const observedAt = this.#clock();
     let analysis: FileAnalysis | undefined;
     if (needsParse(file)) {
       const text = readConfinedText(this.root, file.absolute);
       if (text !== undefined) analysis = await analyzeText(file.relative, text);
     }
-    this.#store(file, analysis);
+    this.#store(file, analysis, observedAt);
     return { analysis, reparsed: true };
   }
 
@@ -122,6 +159,8 @@ export class SyntaxIndex {
 
   /** Lists the workspace (or a scope) and brings every parsable file's analysis up to date. */
   async refresh(options: RefreshOptions = {}): Promise<IndexSnapshot> {
+    // Before the listing, so before every read of a file it lists (see kept-analyses.ts isRacy).
+    const observedAt = this.#clock();
     const listing = await this.#list(options);
     throwIfCancelled(options.signal);
     const files =
@@ -129,6 +168,8 @@ export class SyntaxIndex {
         ? listing.files
         : listing.files.filter((file) => options.filter!(file.relative));
     const analyze = options.analyze ?? true;
+    const wholeWorkspace = options.scope === undefined && options.filter === undefined && !listing.truncated;
+    if (analyze) await this.#takeBackKept(files, wholeWorkspace);
     const key = JSON.stringify([listing.version, options.scope ?? '.', options.maxFiles ?? null, analyze]);
     if (
       options.filter === undefined &&
@@ -139,7 +180,14 @@ export class SyntaxIndex {
       return { ...this.#lastSnapshot.snapshot, reparsed: 0 };
     }
     let reparsed = 0;
-    if (analyze) reparsed = await this.#parseStale(files, options.signal);
+    if (analyze) reparsed = await this.#parseStale(files, observedAt, options.signal);
+    if (
+      analyze &&
+      wholeWorkspace &&
+      files.length >= this.#keepFrom &&
+      this.#parsedSinceKept >= Math.max(1, files.length / 10)
+    )
+      this.#keepSoon();
     const analyses = new Map<string, FileAnalysis>();
     if (analyze) {
       for (const file of files) {
@@ -175,9 +223,75 @@ export class SyntaxIndex {
     return snapshot;
   }
 
-  /** Stops the file watchers. */
-  close(): void {
+  /** Stops the file watchers, and writes the analyses a refresh left to keep. */
+  async close(): Promise<void> {
+    this.#closed = true;
     this.#tree?.close();
+    if (this.#keepTimer !== undefined) {
+      clearTimeout(this.#keepTimer);
+      this.#keepTimer = undefined;
+      this.#keeping = this.#keepNow();
+    }
+    await this.#keeping;
+  }
+
+  /**
+   * Seeds the cache with the kept analyses of listed files whose size, modification time and
+   * status change time are those kept (read once, at the first analysed refresh; dropped after
+   * the first whole-workspace one).
+   */
+  async #takeBackKept(files: readonly WalkedFile[], wholeWorkspace: boolean): Promise<void> {
+    if (this.#kept === undefined || this.#restoreDone) return;
+    this.#restoring ??= this.#kept
+      .load()
+      .then((text) => (text === undefined ? undefined : restoreAnalyses(this.root, text)));
+    const restored = await this.#restoring;
+    if (restored !== undefined) {
+      for (const file of files) {
+        const kept = restored.files.get(file.relative);
+        if (kept === undefined || this.#cache.has(file.relative)) continue;
+        if (kept.size !== file.size || kept.mtimeMs !== file.mtimeMs || kept.ctimeMs !== file.ctimeMs)
+          continue;
+        this.#cache.set(file.relative, { ...kept, observedAt: restored.observedAt });
+        this.#generation++;
+      }
+    }
+    if (wholeWorkspace) {
+      this.#restoreDone = true;
+      this.#restoring = undefined;
+    }
+  }
+
+  /** Keeps the analyses once the answer this refresh was for is out (and at close at the latest). */
+  #keepSoon(): void {
+    if (this.#keepTimer !== undefined || this.#closed) return;
+    this.#keepTimer = setTimeout(() => {
+      this.#keepTimer = undefined;
+      this.#keeping = this.#keepNow();
+    }, KEEP_DELAY_MS);
+    this.#keepTimer.unref();
+  }
+
+  async #keepNow(): Promise<void> {
+    await this.#keeping;
+    const entries: [string, KeptAnalysis & { observedAt: number }][] = [];
+    for (const [relative, cached] of this.#cache) {
+      if (cached.ctimeMs === undefined || cached.observedAt === undefined) continue;
+      // Files without a grammar are not parsed anyway: nothing to save by keeping them.
+      if (!needsParse({ relative, size: cached.size })) continue;
+      entries.push([
+        relative,
+        {
+          size: cached.size,
+          mtimeMs: cached.mtimeMs,
+          ctimeMs: cached.ctimeMs,
+          analysis: cached.analysis,
+          observedAt: cached.observedAt,
+        },
+      ]);
+    }
+    this.#parsedSinceKept = 0;
+    await this.#kept!.save(serializeAnalyses(this.root, entries));
   }
 
   /** The file list: from the watched tree when it covers the request, else from a walk. */
@@ -200,14 +314,18 @@ export class SyntaxIndex {
   }
 
   /** Parses every listed file whose cached analysis is missing or out of date. */
-  async #parseStale(files: readonly WalkedFile[], signal: AbortSignal | undefined): Promise<number> {
+  async #parseStale(
+    files: readonly WalkedFile[],
+    observedAt: number,
+    signal: AbortSignal | undefined,
+  ): Promise<number> {
     const stale = files.filter((file) => {
       const cached = this.#cache.get(file.relative);
       return cached === undefined || cached.mtimeMs !== file.mtimeMs || cached.size !== file.size;
     });
     if (stale.length === 0) return 0;
     const parsable = stale.filter(needsParse);
-    for (const file of stale) if (!needsParse(file)) this.#store(file, undefined);
+    for (const file of stale) if (!needsParse(file)) this.#store(file, undefined, observedAt);
     const done = new Array<boolean>(parsable.length).fill(false);
     const workers = workerCountFor(parsable.length, this.#maxWorkers);
     if (workers > 0) {
@@ -217,7 +335,7 @@ export class SyntaxIndex {
         workers,
         (index, analysis) => {
           done[index] = true;
-          this.#store(parsable[index]!, analysis);
+          this.#store(parsable[index]!, analysis, observedAt);
         },
         signal,
       );
@@ -227,7 +345,7 @@ export class SyntaxIndex {
       if (done[index]) continue;
       throwIfCancelled(signal);
       const text = readConfinedText(this.root, file.absolute);
-      this.#store(file, text === undefined ? undefined : await analyzeText(file.relative, text));
+      this.#store(file, text === undefined ? undefined : await analyzeText(file.relative, text), observedAt);
       if (++sinceYield >= PARSES_PER_SLICE) {
         sinceYield = 0;
         await yieldToEventLoop();
@@ -236,12 +354,23 @@ export class SyntaxIndex {
     return stale.length;
   }
 
+  /**
+   * Caches a file's analysis. Only a file from a listing (with its status change time, and the
+   * time the listing began) may be kept between sessions.
+   */
   #store(
-    file: { relative: string; mtimeMs: number; size: number },
+    file: { relative: string; mtimeMs: number; size: number; ctimeMs?: number },
     analysis: FileAnalysis | undefined,
+    observedAt?: number,
   ): void {
-    this.#cache.set(file.relative, { mtimeMs: file.mtimeMs, size: file.size, analysis });
+    const cached: CachedAnalysis = { mtimeMs: file.mtimeMs, size: file.size, analysis };
+    if (file.ctimeMs !== undefined && observedAt !== undefined) {
+      cached.ctimeMs = file.ctimeMs;
+      cached.observedAt = observedAt;
+    }
+    this.#cache.set(file.relative, cached);
     this.#generation++;
+    this.#parsedSinceKept++;
   }
 
   #forget(relative: string): void {
