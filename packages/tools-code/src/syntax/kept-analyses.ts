@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,9 +50,11 @@ const ANALYSER_PACKAGES = [
  * package.json files are not always exported, so they are found from a resolved entry point).
  */
 function versionAbove(folder: string, name: string): string | undefined {
+  const requireManifest = createRequire(path.join(folder, 'noop.js'));
   for (let current = folder, depth = 0; depth < 8; depth += 1) {
     try {
-      const manifest = JSON.parse(readFileSync(path.join(current, 'package.json'), 'utf8')) as {
+      // Installed packages' manifests, not workspace files: loaded as modules, like any dependency.
+      const manifest = requireManifest(path.join(current, 'package.json')) as {
         name?: unknown;
         version?: unknown;
       };
