@@ -113,12 +113,12 @@ interface SerializedAnalysis extends Omit<FileAnalysis, 'identifiers'> {
 
 /**
  * The kept document for `entries` (each with the time its file was listed; racy ones are left
- * out, see {@link isRacy}).
+ * out, see {@link isRacy}), or undefined when none is left to keep.
  */
 export function serializeAnalyses(
   root: string,
   entries: Iterable<[string, KeptAnalysis & { observedAt: number }]>,
-): string {
+): string | undefined {
   const files: KeptDocument['files'] = [];
   let observedAt = 0;
   for (const [relative, kept] of entries) {
@@ -128,6 +128,7 @@ export function serializeAnalyses(
       kept.analysis === undefined ? null : { ...kept.analysis, identifiers: [...kept.analysis.identifiers] };
     files.push([relative, kept.size, kept.mtimeMs, kept.ctimeMs, analysis]);
   }
+  if (files.length === 0) return undefined;
   return JSON.stringify({ analyser: currentAnalyser(), root, observedAt, files } satisfies KeptDocument);
 }
 

@@ -291,7 +291,9 @@ export class SyntaxIndex {
       ]);
     }
     this.#parsedSinceKept = 0;
-    await this.#kept!.save(serializeAnalyses(this.root, entries));
+    // Nothing old enough to vouch for (a tree written moments ago): an earlier document stays.
+    const text = serializeAnalyses(this.root, entries);
+    if (text !== undefined) await this.#kept!.save(text);
   }
 
   /** The file list: from the watched tree when it covers the request, else from a walk. */
