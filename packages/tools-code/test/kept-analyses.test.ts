@@ -112,7 +112,11 @@ describe('kept analyses (issue 19)', () => {
       forged((copy) => (copy.analyser = `${currentAnalyser()} (older)`)),
       forged((copy) => (copy.files[0]![0] = '../outside.ts')),
       forged((copy) => (copy.files[0]![4].symbols[0]!.kind = 'planted')),
-      forged((copy) => (copy.files[0]![4].identifiers = [['name', -1]])),
+      forged((copy) => (copy.files[0]![4].identifiers = ['name', -1])),
+      forged((copy) => (copy.files[0]![4].identifiers = ['name'])),
+      forged((copy) => (copy.files[0]![0] = 'src//file0.ts')),
+      forged((copy) => (copy.files[0]![0] = 'src/./file0.ts')),
+      forged((copy) => (copy.files[0]![0] = '/etc/passwd')),
       forged((copy) => copy.files.push(copy.files[0]!)),
       genuine.slice(0, -10),
     ];

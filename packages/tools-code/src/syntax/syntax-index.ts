@@ -252,7 +252,13 @@ export class SyntaxIndex {
         if (kept === undefined || this.#cache.has(file.relative)) continue;
         if (kept.size !== file.size || kept.mtimeMs !== file.mtimeMs || kept.ctimeMs !== file.ctimeMs)
           continue;
-        this.#cache.set(file.relative, { ...kept, observedAt: restored.observedAt });
+        this.#cache.set(file.relative, {
+          mtimeMs: kept.mtimeMs,
+          size: kept.size,
+          analysis: kept.analysis,
+          ctimeMs: kept.ctimeMs,
+          observedAt: restored.observedAt,
+        });
         this.#generation++;
       }
     }
