@@ -68,8 +68,8 @@ export interface CodeToolsOptions {
 
 /** Folder of the kept syntax analyses under the hidden app folder. */
 const KEPT_ANALYSES_FOLDER = 'code-index';
-/** A kept document larger than this is not read back (about 10 MB per 50,000 small files). */
-const MAX_KEPT_ANALYSES_BYTES = 256 * 1024 * 1024;
+/** A kept document larger than this is not read back (10–15 MB per 50,000 small files). */
+const MAX_KEPT_ANALYSES_BYTES = 128 * 1024 * 1024;
 
 /** The code family bound to one workspace session. */
 export interface CodeToolFamily extends ToolFamily {

@@ -10,6 +10,8 @@ import type { Workspace } from '../workspace/workspace.js';
  * of truth. Whoever reads it checks every fact it holds against the filesystem.
  */
 export interface KeptState {
+  /** False in a read-only workspace (configuration R): {@link save} then writes nothing. */
+  readonly writable: boolean;
   /** The text kept last, or undefined when there is none (or it cannot be read safely). */
   load(): Promise<string | undefined>;
   /** Keeps the text, replacing what was kept; never throws (a kept state is only a shortcut). */
@@ -47,6 +49,7 @@ export function keepStateIn(workspace: Workspace, place: KeptStatePlace): KeptSt
   const folder = path.join(workspace.hiddenDirectory, place.folder);
   const file = path.join(folder, place.file);
   return {
+    writable: !workspace.readOnly,
     async load() {
       for (const each of [workspace.hiddenDirectory, folder]) {
         const status = await lstatOrUndefined(each);

@@ -183,6 +183,7 @@ export class SyntaxIndex {
     if (analyze) reparsed = await this.#parseStale(files, observedAt, options.signal);
     if (
       analyze &&
+      this.#kept?.writable === true &&
       wholeWorkspace &&
       files.length >= this.#keepFrom &&
       this.#parsedSinceKept >= Math.max(1, files.length / 10)
