@@ -75,7 +75,13 @@ export {
   keptOutputNote,
   type OutputToKeep,
 } from './runtime/kept-output.js';
-export { type KeptState, type KeptStatePlace, keepStateIn } from './runtime/kept-state.js';
+export {
+  isRacyStamp,
+  type KeptState,
+  type KeptStatePlace,
+  keepStateIn,
+  RACY_MARGIN_MS,
+} from './runtime/kept-state.js';
 export {
   type ApprovalAnswer,
   type AuthorizationDecision,

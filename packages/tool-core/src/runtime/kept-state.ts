@@ -28,6 +28,20 @@ export interface KeptStatePlace {
   maxBytes: number;
 }
 
+/**
+ * A status change time (ctime) this close to the moment its path was read does not vouch for what
+ * was read: the kernel stamps changes with a clock that ticks every few milliseconds, so a change
+ * in the same tick as the reading leaves the stamp unchanged (git's "racily clean" entries). Two
+ * seconds also covers filesystems with coarser stamps. Kept state records no fact under such a
+ * stamp. (ctime, not mtime: every change moves it, and nothing can set it back.)
+ */
+export const RACY_MARGIN_MS = 2_000;
+
+/** True when a ctime seen at `observedAt` (or earlier) cannot vouch that nothing changed after. */
+export function isRacyStamp(ctimeMs: number, observedAt: number): boolean {
+  return ctimeMs >= observedAt - RACY_MARGIN_MS;
+}
+
 async function lstatOrUndefined(absolute: string): Promise<Stats | undefined> {
   return lstat(absolute).catch(() => undefined);
 }

@@ -1,34 +1,7 @@
-import type { SymbolKindName } from '../syntax/symbols.js';
+import { SYMBOL_KIND_NAMES, type SymbolKindName } from '../syntax/symbols.js';
 
-const LSP_SYMBOL_KINDS: SymbolKindName[] = [
-  'file',
-  'file',
-  'module',
-  'namespace',
-  'package',
-  'class',
-  'method',
-  'property',
-  'field',
-  'constructor',
-  'enum',
-  'interface',
-  'function',
-  'variable',
-  'constant',
-  'string',
-  'number',
-  'boolean',
-  'array',
-  'object',
-  'key',
-  'null',
-  'enum_member',
-  'struct',
-  'event',
-  'operator',
-  'type_parameter',
-];
+/** LSP SymbolKind numbers 1–26 are the first 26 kinds in order (0 is not a kind; read as a file). */
+const LSP_SYMBOL_KINDS: readonly SymbolKindName[] = ['file', ...SYMBOL_KIND_NAMES.slice(0, 26)];
 
 /** Name of an LSP SymbolKind number. */
 export function symbolKindName(kind: number): SymbolKindName {

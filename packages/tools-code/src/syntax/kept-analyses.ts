@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isRacyStamp } from '@assistant-kit/tool-core';
 import { type FileAnalysis, SYMBOL_KIND_NAMES } from './symbols.js';
 
 /**
@@ -20,18 +21,6 @@ export interface KeptAnalysis {
  * (the analyser's identity also names this package's version and the grammars' versions).
  */
 const KEPT_FORMAT = 2;
-
-/**
- * A stamp this close to the moment its file was listed does not vouch for the content read after
- * it: the kernel stamps with a clock that ticks every few milliseconds, so a write in the same tick
- * as the listing leaves it unchanged (git's "racily clean" entries). Such files are not kept.
- */
-export const RACY_MARGIN_MS = 2_000;
-
-/** True when a file listed at `observedAt` with these stamps may have changed unseen since. */
-export function isRacy(file: { mtimeMs: number; ctimeMs: number }, observedAt: number): boolean {
-  return file.ctimeMs >= observedAt - RACY_MARGIN_MS || file.mtimeMs >= observedAt - RACY_MARGIN_MS;
-}
 
 /** Packages whose versions shape the analyses: this one, the parser and the grammars. */
 const ANALYSER_PACKAGES = [
@@ -100,7 +89,7 @@ export function currentAnalyser(): string {
 interface KeptDocument {
   analyser: string;
   root: string;
-  /** When the entries' files were listed, at the latest (see {@link isRacy}). */
+  /** When the entries' files were listed, at the latest (see {@link isRacyStamp}). */
   observedAt: number;
   /** [relative path, size, mtimeMs, ctimeMs, analysis or null], in no particular order. */
   files: [string, number, number, number, SerializedAnalysis | null][];
@@ -116,7 +105,7 @@ interface SerializedAnalysis extends Omit<FileAnalysis, 'identifiers'> {
 
 /**
  * The kept document for `entries` (each with the time its file was listed; racy ones are left
- * out, see {@link isRacy}), or undefined when none is left to keep.
+ * out, see {@link isRacyStamp}), or undefined when none is left to keep.
  */
 export function serializeAnalyses(
   root: string,
@@ -125,7 +114,8 @@ export function serializeAnalyses(
   const files: KeptDocument['files'] = [];
   let observedAt = 0;
   for (const [relative, kept] of entries) {
-    if (isRacy(kept, kept.observedAt)) continue;
+    // Its content was read after `observedAt`: a stamp that recent cannot vouch for it.
+    if (isRacyStamp(kept.ctimeMs, kept.observedAt)) continue;
     observedAt = Math.max(observedAt, kept.observedAt);
     let analysis: SerializedAnalysis | null = null;
     if (kept.analysis !== undefined) {

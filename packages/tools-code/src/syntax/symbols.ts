@@ -1,4 +1,8 @@
-/** Kinds of symbols the syntax engine and the language-server conversions report. */
+/**
+ * Kinds of symbols the syntax engine and the language-server conversions report. The first 26 are
+ * in the order of LSP's SymbolKind numbers 1–26 (`lsp/conversions.ts` maps the numbers by
+ * position); kinds of this engine's own follow.
+ */
 export const SYMBOL_KIND_NAMES = [
   'file',
   'module',

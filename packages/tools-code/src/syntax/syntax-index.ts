@@ -159,7 +159,7 @@ export class SyntaxIndex {
 
   /** Lists the workspace (or a scope) and brings every parsable file's analysis up to date. */
   async refresh(options: RefreshOptions = {}): Promise<IndexSnapshot> {
-    // Before the listing, so before every read of a file it lists (see kept-analyses.ts isRacy).
+    // Before the listing, so before every read of a file it lists (see tool-core isRacyStamp).
     const observedAt = this.#clock();
     const listing = await this.#list(options);
     throwIfCancelled(options.signal);

@@ -1,4 +1,5 @@
-import { type FolderFacts, isRacy } from './path-facts.js';
+import { isRacyStamp } from '@assistant-kit/tool-core';
+import type { FolderFacts } from './path-facts.js';
 
 /** A sub-folder a folder held when it was read, and whether the ignore rules left it out. */
 export interface RememberedSubfolder {
@@ -60,7 +61,7 @@ export class FolderReadMemory {
   }
 
   remember(folder: string, facts: FolderFacts, subfolders: RememberedSubfolder[]): void {
-    if (isRacy(facts.ctimeMs, this.#startedAt)) return;
+    if (isRacyStamp(facts.ctimeMs, this.#startedAt)) return;
     if (this.#reads.size >= FolderReadMemory.MAX_FOLDERS && !this.#reads.has(folder)) this.#reads.clear();
     this.#reads.set(folder, {
       ctimeMs: facts.ctimeMs,

@@ -1,12 +1,18 @@
 import { type Dirent, lstatSync, readdirSync, type Stats } from 'node:fs';
-import { compareText, GitignoreOracle, WALK_ALWAYS_SKIPPED, walkWorkspace } from '@assistant-kit/tool-core';
+import {
+  compareText,
+  GitignoreOracle,
+  isRacyStamp,
+  WALK_ALWAYS_SKIPPED,
+  walkWorkspace,
+} from '@assistant-kit/tool-core';
 import {
   absoluteInRoot,
   type TreeEntry,
   type TreeListing,
   type TreeListingRequest,
 } from './listing-types.js';
-import { type FolderFacts, isRacy, PathFacts, type ProbedPath, probedAt, probedOf } from './path-facts.js';
+import { type FolderFacts, PathFacts, type ProbedPath, probedAt, probedOf } from './path-facts.js';
 import { addSizedEntries, cancelledListing } from './sized-entries.js';
 import {
   KIND_FILE,
@@ -66,7 +72,7 @@ export function ignoreFileOf(folder: string): string {
  */
 function ignoreFileIdentity(probed: ProbedPath, observedAt: number): string {
   if (probed.kind === KIND_OTHER && probed.ctimeMs === 0 && probed.inode === 0) return NO_IGNORE_FILE;
-  if (isRacy(probed.ctimeMs, observedAt)) return `racy:${observedAt}`;
+  if (isRacyStamp(probed.ctimeMs, observedAt)) return `racy:${observedAt}`;
   return `${probed.kind}:${probed.size}:${probed.ctimeMs}:${probed.inode}`;
 }
 
@@ -222,7 +228,7 @@ export class TreeListingMemory {
       }
       this.#folders.set(folder, {
         inode: facts.inode,
-        ctimeMs: isRacy(facts.ctimeMs, startedAt) ? Number.NaN : facts.ctimeMs,
+        ctimeMs: isRacyStamp(facts.ctimeMs, startedAt) ? Number.NaN : facts.ctimeMs,
         ignoreFile: ignoreFileIdentity(ignoreFile, startedAt),
         children: [...children],
       });
@@ -458,7 +464,7 @@ export class TreeListingMemory {
     }
     remembered.children = children;
     remembered.inode = stamp.inode;
-    remembered.ctimeMs = isRacy(stamp.ctimeMs, observedAt) ? Number.NaN : stamp.ctimeMs;
+    remembered.ctimeMs = isRacyStamp(stamp.ctimeMs, observedAt) ? Number.NaN : stamp.ctimeMs;
     for (const child of added) {
       if (!(await this.#walkNewFolder(root, child, observedAt, oracle, signal))) return false;
     }
@@ -497,7 +503,7 @@ export class TreeListingMemory {
       this.#probes = undefined;
       this.#folders.set(each, {
         inode: stamp.inode,
-        ctimeMs: isRacy(stamp.ctimeMs, observedAt) ? Number.NaN : stamp.ctimeMs,
+        ctimeMs: isRacyStamp(stamp.ctimeMs, observedAt) ? Number.NaN : stamp.ctimeMs,
         ignoreFile: ignoreFileIdentity(ignoreFile, observedAt),
         children: childrenOf.get(each)!,
       });

@@ -50,19 +50,6 @@ export function probedAt(facts: Float64Array, index: number): ProbedPath {
   };
 }
 
-/**
- * A stamp (ctime) this close to the moment its path was seen is not trusted by the listing
- * memories: the kernel stamps changes with a clock that ticks every few milliseconds, so a change
- * made in the same tick as the reading would leave the stamp unchanged (git's "racily clean"
- * entries). Two seconds also covers filesystems with coarser stamps.
- */
-export const RACY_MARGIN_MS = 2_000;
-
-/** True when a stamp read at `observedAt` cannot vouch that nothing changed after the reading. */
-export function isRacy(ctimeMs: number, observedAt: number): boolean {
-  return ctimeMs >= observedAt - RACY_MARGIN_MS;
-}
-
 const REQUEST_FILE = 0;
 const REQUEST_FOLDER = 1;
 const REQUEST_PROBE = 2;
