@@ -197,27 +197,39 @@ const repositoryRuntime = new ToolRuntime({
 let repositoryListed = 0;
 // The first whole listing of a new family (a new session): ripgrep's walk when nothing is kept,
 // the kept listing of the last session brought up to date otherwise.
-const firstListing = (keep: boolean) => async () => {
-  // Not timed: the last family's close (it writes the listing it keeps) and the removal.
-  if (!keep)
-    await rm(path.join(repository.root, '.assistant-kit', 'list-files'), { recursive: true, force: true });
-  const family = createFileTools({ workspace: repositoryWorkspace, ...options });
-  try {
-    const start = performance.now();
-    check(
-      await new ToolRuntime({ workspace: repositoryWorkspace, tools: family.tools }).call('list_files', {}),
-    );
-    return performance.now() - start;
-  } finally {
-    await family.close();
-  }
-};
+const firstListing =
+  (keep: boolean, familyOptions: Partial<typeof options> = options) =>
+  async () => {
+    // Not timed: the last family's close (it writes the listing it keeps) and the removal.
+    if (!keep)
+      await rm(path.join(repository.root, '.assistant-kit', 'list-files'), { recursive: true, force: true });
+    const family = createFileTools({ workspace: repositoryWorkspace, ...familyOptions });
+    try {
+      const start = performance.now();
+      check(
+        await new ToolRuntime({ workspace: repositoryWorkspace, tools: family.tools }).call('list_files', {}),
+      );
+      return performance.now() - start;
+    } finally {
+      await family.close();
+    }
+  };
 await measure(
   'list_files 50k repository, first listing, nothing kept',
   firstListing(false),
   ['rg', rgFilesArgs],
   2,
   'new family each run, no kept listing: ripgrep walks, stat workers start (the memory is recorded after the answer)',
+  repository.root,
+);
+// What an agent's first `list_files {}` of a session costs: every entry counted, the first 2,000
+// (the default cap) with their sizes, in walk order.
+await measure(
+  'list_files 50k repository, first listing at the default cap, nothing kept',
+  firstListing(false, {}),
+  ['rg', rgFilesArgs],
+  2,
+  'new family each run, default options: every entry counted, the first 2,000 sized',
   repository.root,
 );
 // What any sized listing built on ripgrep pays before listing work starts: ripgrep's names read

@@ -84,6 +84,23 @@ describe('TreeListingMemory', () => {
     expect(memory.lastReread).toBe(0);
   });
 
+  it('remembers the whole tree in walk order after a capped listing that ordered only its first entries', async () => {
+    buildTree();
+    // Names whose order is not the order they were made in, in folders the cut never reaches.
+    for (const name of ['zeta', 'alpha', 'mid', 'Beta']) write(`src/deep/er/${name}/${name}.ts`);
+    const memory = new TreeListingMemory({ clock: ahead });
+    const listing = await listTreeWithRipgrep(
+      'rg',
+      { ...request(), maxEntries: 3 },
+      { pool, listingMemory: memory, clock: ahead },
+    );
+    expect(listing?.entries).toEqual((await walked()).entries.slice(0, 3));
+    expect(listing?.total).toBe((await walked()).total);
+    await listing!.remember!();
+    expect(await memory.list(request(), pool)).toEqual(await walked());
+    expect(memory.lastReread).toBe(0);
+  });
+
   it('reads again only the folders that changed, and walks only new ones', async () => {
     buildTree();
     const memory = new TreeListingMemory({ clock: ahead });

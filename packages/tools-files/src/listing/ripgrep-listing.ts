@@ -1,4 +1,4 @@
-import { type Dirent, lstatSync, readdirSync, type Stats, statfsSync } from 'node:fs';
+import { lstatSync, readdirSync, type Stats, statfsSync } from 'node:fs';
 import { compareText, GitignoreOracle, HIGH_CHARACTERS, WALK_ALWAYS_SKIPPED } from '@assistant-kit/tool-core';
 import { runRipgrepForNames, selectionArguments } from '../search/ripgrep-engine.js';
 import type { FolderReadMemory, RememberedSubfolder } from './folder-read-memory.js';
@@ -10,8 +10,14 @@ import {
   type TreeListingRequest,
 } from './listing-types.js';
 import { type FolderFacts, folderFactsOf, PathFacts, type ProbedPath } from './path-facts.js';
-import { addSizedEntries, cancelledListing } from './sized-entries.js';
-import { KIND_FOLDER, type StatPool } from './stat-pool.js';
+import { addSizedEntries, cancelledListing, type OrderedPaths } from './sized-entries.js';
+import {
+  type FolderContents,
+  type FolderReadCalls,
+  KIND_FOLDER,
+  readFolderContents,
+  type StatPool,
+} from './stat-pool.js';
 
 /**
  * Filesystems (statfs magic numbers) whose folders have a link count of 2 + their number of
@@ -122,29 +128,61 @@ class FoundTree {
     return counts;
   }
 
-  /** Each folder's children (in walk order once {@link ordered} ran). */
+  /** Each folder's children (in walk order once {@link sortAll} ran). */
   get children(): ReadonlyMap<string, readonly string[]> {
     return this.#children;
   }
 
-  /** Every path in walk order: a folder right before its contents, names in UTF-8 byte order. */
-  ordered(): string[] {
-    const highCharacters = this.#highCharacters;
+  /** How many paths the tree holds (every file and folder below the start). */
+  get pathCount(): number {
+    return this.fileCount + this.folders.size;
+  }
+
+  #sortChildren(children: string[]): void {
+    // Without characters whose UTF-16 order differs from byte order, the built-in comparison
+    // (UTF-16 code units, no callback) is byte order, and much cheaper than a comparator.
+    if (this.#highCharacters) children.sort(compareText);
+    else children.sort();
+  }
+
+  /**
+   * Every path in walk order (a folder right before its contents, names in UTF-8 byte order),
+   * made only as far as it is read: a capped listing sorts just the folders its first entries
+   * reach. The tree must not change while the order is read.
+   */
+  walkOrder(): OrderedPaths {
     const output: string[] = [];
-    const visit = (folder: string) => {
+    // The folders being walked, innermost last, each with the position of its next child.
+    const open: { children: string[]; next: number }[] = [];
+    const enter = (folder: string) => {
       const children = this.#children.get(folder);
       if (children === undefined) return;
-      // Without characters whose UTF-16 order differs from byte order, the built-in comparison
-      // (UTF-16 code units, no callback) is byte order, and much cheaper than a comparator.
-      if (highCharacters) children.sort(compareText);
-      else children.sort();
-      for (const child of children) {
-        output.push(child);
-        if (this.folders.has(child)) visit(child);
-      }
+      this.#sortChildren(children);
+      open.push({ children, next: 0 });
     };
-    visit(this.start);
-    return output;
+    enter(this.start);
+    return {
+      length: this.pathCount,
+      at: (index) => {
+        while (output.length <= index && open.length > 0) {
+          const innermost = open[open.length - 1]!;
+          if (innermost.next === innermost.children.length) {
+            open.pop();
+            continue;
+          }
+          const child = innermost.children[innermost.next]!;
+          innermost.next += 1;
+          output.push(child);
+          if (this.folders.has(child)) enter(child);
+        }
+        return output[index];
+      },
+    };
+  }
+
+  /** Puts every folder's children in walk order (for remembering the whole tree). */
+  sortAll(): void {
+    for (const children of this.#children.values()) this.#sortChildren(children);
   }
 }
 
@@ -235,17 +273,18 @@ export async function listTreeWithRipgrep(
   memory?.begin(root, rulesSignature(root, ignoreFiles), startedAt);
   // Stamps of the folders read below that the walk did not stamp, each taken before its reading.
   const stampsBeforeReading = listingMemory === undefined ? undefined : new Map<string, FolderFacts>();
-  addFoldersWithoutFiles(
+  await addFoldersWithoutFiles(
     root,
     tree,
     trustLinkCounts ? facts.folders : undefined,
     ignoreOracle,
     memory,
     stampsBeforeReading,
+    settings.pool,
   );
   if (signal?.aborted) throw cancelledListing();
 
-  const ordered = tree.ordered();
+  const ordered = tree.walkOrder();
   // The first maxEntries entries with their sizes (most read while the names streamed in).
   const { entries, vanished } = await addSizedEntries(
     ordered,
@@ -290,6 +329,7 @@ async function rememberListing(
   pool: StatPool | undefined,
 ): Promise<void> {
   const folders = [tree.start, ...tree.folders];
+  tree.sortAll();
   const now = new PathFacts(root, pool);
   for (const folder of folders) {
     now.probe(folder);
@@ -317,20 +357,26 @@ async function rememberListing(
   listingMemory.record({ root, children, facts: stamps, ignoreFiles, startedAt });
 }
 
+/** Folders per message when a round of folder reads goes to the stat workers. */
+const FOLDER_READ_BATCH = 128;
+
+const FILESYSTEM_CALLS: FolderReadCalls = { readdirSync, lstatSync };
+
 /**
  * Adds the folders `rg --files` cannot show: those without a listed file below them. A folder's
  * link count (when `folderFacts` are given) tells whether it has sub-folders beyond the ones
  * seen; only folders where it does, or whose count is unknown, are read, and their unseen
  * sub-folders that are not ignored are added with everything below them.
  */
-function addFoldersWithoutFiles(
+async function addFoldersWithoutFiles(
   root: string,
   tree: FoundTree,
   folderFacts: ReadonlyMap<string, FolderFacts> | undefined,
   ignoreOracle: () => GitignoreOracle,
   memory: FolderReadMemory | undefined,
   stampsBeforeReading: Map<string, FolderFacts> | undefined,
-): void {
+  pool: StatPool | undefined,
+): Promise<void> {
   const seenSubfolders = tree.subfolderCounts();
   const startFacts = folderFacts?.get(tree.start);
   const toRead: string[] = [];
@@ -349,60 +395,90 @@ function addFoldersWithoutFiles(
     tree.noteText(child);
     toRead.push(child);
   };
+  // In rounds: the folders met in one round are read in the next.
   while (toRead.length > 0) {
-    const folder = toRead.pop()!;
-    const facts = memory === undefined ? undefined : folderFacts?.get(folder);
-    const recalled = facts === undefined ? undefined : memory!.recall(folder, facts);
-    if (recalled !== undefined) {
-      for (const { name, ignored } of recalled) {
-        const child = folder === '' ? name : `${folder}/${name}`;
-        if (!ignored && !tree.folders.has(child)) addUnseen(child);
+    const reading: { folder: string; facts: FolderFacts | undefined }[] = [];
+    for (const folder of toRead.splice(0)) {
+      const facts = memory === undefined ? undefined : folderFacts?.get(folder);
+      const recalled = facts === undefined ? undefined : memory!.recall(folder, facts);
+      if (recalled !== undefined) {
+        for (const { name, ignored } of recalled) {
+          const child = folder === '' ? name : `${folder}/${name}`;
+          if (!ignored && !tree.folders.has(child)) addUnseen(child);
+        }
+        continue;
       }
+      if (stampsBeforeReading !== undefined && folderFacts?.has(folder) !== true) {
+        const status = lstatOrUndefined(absoluteInRoot(root, folder));
+        if (status?.isDirectory() === true) stampsBeforeReading.set(folder, folderFactsOf(status));
+      }
+      reading.push({ folder, facts });
+    }
+    // A large round is read on the stat workers, batch by batch, while this thread matches the
+    // sub-folders of the batches already read against the rules (about half the time each).
+    const onWorkers = pool !== undefined && reading.length > FOLDER_READ_BATCH;
+    const batches: { batch: typeof reading; read: Promise<(FolderContents | undefined)[] | undefined> }[] =
+      [];
+    for (let first = 0; first < reading.length; first += FOLDER_READ_BATCH) {
+      const batch = reading.slice(first, first + FOLDER_READ_BATCH);
+      const read = onWorkers
+        ? pool
+            .readFolders(
+              root,
+              batch.map(({ folder }) => folder),
+            )
+            .catch(() => undefined) // A failed worker costs time, never entries: read here.
+        : Promise.resolve(undefined);
+      batches.push({ batch, read });
+    }
+    for (const { batch, read } of batches) {
+      const contents =
+        (await read) ??
+        batch.map(({ folder }) => readFolderContents(absoluteInRoot(root, folder), FILESYSTEM_CALLS));
+      for (let index = 0; index < batch.length; index += 1) {
+        const { folder, facts } = batch[index]!;
+        const found = contents[index];
+        if (found === undefined) continue; // Unreadable or vanished: skipped, as the walker skips it.
+        const subfolders = judgeSubfolders(folder, found, tree, ignoreOracle, addUnseen);
+        if (facts !== undefined) memory!.remember(folder, facts, subfolders);
+      }
+    }
+  }
+}
+
+/**
+ * Decides, for each sub-folder of a folder just read, whether the ignore rules leave it out;
+ * those neither listed nor ignored are passed to `addUnseen`.
+ */
+function judgeSubfolders(
+  folder: string,
+  contents: FolderContents,
+  tree: FoundTree,
+  ignoreOracle: () => GitignoreOracle,
+  addUnseen: (child: string) => void,
+): RememberedSubfolder[] {
+  // A folder read here is listed (it holds listed files, or was added as not ignored), so its
+  // ancestors are not ignored: its own rules decide for its children. The start folder
+  // (possibly below an ignored one) takes the full check.
+  const rules =
+    folder === tree.start && folder !== ''
+      ? undefined
+      : ignoreOracle().rulesFor(folder, contents.hasGitignore);
+  const subfolders: RememberedSubfolder[] = [];
+  for (const name of contents.subfolders) {
+    if (WALK_ALWAYS_SKIPPED.has(name)) {
+      subfolders.push({ name, ignored: true });
       continue;
     }
-    const subfolders: RememberedSubfolder[] = [];
-    if (stampsBeforeReading !== undefined && folderFacts?.has(folder) !== true) {
-      const status = lstatOrUndefined(absoluteInRoot(root, folder));
-      if (status?.isDirectory() === true) stampsBeforeReading.set(folder, folderFactsOf(status));
+    const child = folder === '' ? name : `${folder}/${name}`;
+    // A sub-folder with listed files is not ignored (ripgrep listed them under the same rules).
+    if (tree.folders.has(child)) {
+      subfolders.push({ name, ignored: false });
+      continue;
     }
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(absoluteInRoot(root, folder), { withFileTypes: true });
-    } catch {
-      continue; // Unreadable or vanished: skipped, as the walker skips it.
-    }
-    // A folder read here is listed (it holds listed files, or was added as not ignored), so
-    // its ancestors are not ignored: its own rules decide for its children. The start folder
-    // (possibly below an ignored one) takes the full check.
-    const rules =
-      folder === tree.start && folder !== ''
-        ? undefined
-        : ignoreOracle().rulesFor(
-            folder,
-            entries.some((entry) => entry.name === '.gitignore' && entry.isFile()),
-          );
-    for (const entry of entries) {
-      const child = folder === '' ? entry.name : `${folder}/${entry.name}`;
-      let isDirectory = entry.isDirectory();
-      if (!isDirectory && !entry.isFile() && !entry.isSymbolicLink()) {
-        // The filesystem gave no type: ask, without following a symlink.
-        isDirectory = lstatOrUndefined(absoluteInRoot(root, child))?.isDirectory() === true;
-      }
-      if (!isDirectory) continue;
-      if (WALK_ALWAYS_SKIPPED.has(entry.name)) {
-        subfolders.push({ name: entry.name, ignored: true });
-        continue;
-      }
-      // A sub-folder with listed files is not ignored (ripgrep listed them under the same rules).
-      if (tree.folders.has(child)) {
-        subfolders.push({ name: entry.name, ignored: false });
-        continue;
-      }
-      const ignored =
-        rules === undefined ? ignoreOracle().ignoresDirectory(child) : rules.ignores(child, true);
-      subfolders.push({ name: entry.name, ignored });
-      if (!ignored) addUnseen(child);
-    }
-    if (facts !== undefined) memory!.remember(folder, facts, subfolders);
+    const ignored = rules === undefined ? ignoreOracle().ignoresDirectory(child) : rules.ignores(child, true);
+    subfolders.push({ name, ignored });
+    if (!ignored) addUnseen(child);
   }
+  return subfolders;
 }

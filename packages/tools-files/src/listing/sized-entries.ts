@@ -7,6 +7,12 @@ export function cancelledListing(): FileToolError {
   return fileToolError('CANCELLED', 'The call was cancelled.');
 }
 
+/** Paths in walk order, read by position (an array, or an order made as far as it is read). */
+export interface OrderedPaths {
+  readonly length: number;
+  at(index: number): string | undefined;
+}
+
 /** Entries made so far, files found gone, and how far into the ordered paths they reach. */
 export interface SizedEntries {
   entries: TreeEntry[];
@@ -21,7 +27,7 @@ export interface SizedEntries {
  * path takes its place.
  */
 export async function addSizedEntries(
-  ordered: readonly string[],
+  ordered: OrderedPaths,
   isFolder: (relative: string) => boolean,
   facts: PathFacts,
   maxEntries: number,
@@ -34,13 +40,13 @@ export async function addSizedEntries(
     const start = cursor;
     cursor = Math.min(ordered.length, cursor + maxEntries - entries.length);
     for (let index = start; index < cursor; index += 1) {
-      const relative = ordered[index]!;
+      const relative = ordered.at(index)!;
       if (!isFolder(relative) && !facts.sizes.has(relative)) facts.file(relative);
     }
     await facts.settled();
     if (signal?.aborted) throw cancelledListing();
     for (let index = start; index < cursor; index += 1) {
-      const relative = ordered[index]!;
+      const relative = ordered.at(index)!;
       if (isFolder(relative)) {
         entries.push({ path: `${relative}/`, type: 'directory' });
         continue;

@@ -1,4 +1,4 @@
-import { lstatSync, type Stats } from 'node:fs';
+import { type Dirent, lstatSync, type readdirSync, type Stats } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
@@ -64,6 +64,54 @@ export function statInThisThread(root: string, relativePaths: readonly string[])
 
 const QUIET = { throwIfNoEntry: false } as const;
 
+function factsOf({ facts }: WorkerAnswer): Float64Array {
+  if (facts === undefined) throw new Error('A stat worker no longer keeps the list asked for.');
+  return facts;
+}
+
+/** What reading a folder tells the listing: its sub-folders' names and whether it holds a `.gitignore` file. */
+export interface FolderContents {
+  subfolders: string[];
+  hasGitignore: boolean;
+}
+
+/** The two filesystem calls {@link readFolderContents} makes (node:fs's, passed in: see there). */
+export interface FolderReadCalls {
+  readdirSync: typeof readdirSync;
+  lstatSync: typeof lstatSync;
+}
+
+/**
+ * Reads a folder's sub-folders (an entry whose type the filesystem did not report is asked,
+ * without following a symlink); undefined when it cannot be read. Self-contained, with its
+ * filesystem calls passed in: its source is also the workers' (see WORKER_SOURCE).
+ */
+export function readFolderContents(absolute: string, calls: FolderReadCalls): FolderContents | undefined {
+  let entries: Dirent[];
+  try {
+    entries = calls.readdirSync(absolute, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  const subfolders: string[] = [];
+  let hasGitignore = false;
+  for (const entry of entries) {
+    let isDirectory = entry.isDirectory();
+    let isFile = entry.isFile();
+    if (!isDirectory && !isFile && !entry.isSymbolicLink()) {
+      let status: Stats | undefined;
+      try {
+        status = calls.lstatSync(`${absolute}/${entry.name}`, { throwIfNoEntry: false });
+      } catch {}
+      isDirectory = status?.isDirectory() === true;
+      isFile = status?.isFile() === true;
+    }
+    if (isDirectory) subfolders.push(entry.name);
+    else if (isFile && entry.name === '.gitignore') hasGitignore = true;
+  }
+  return { subfolders, hasGitignore };
+}
+
 /** Lists each worker keeps (the most recently used), so that a list stat'ed again is not sent again. */
 export const KEPT_LISTS_PER_WORKER = 4;
 
@@ -71,12 +119,20 @@ export const KEPT_LISTS_PER_WORKER = 4;
 // message carries its paths, or names a list the worker kept (`keepAs` keeps the paths sent).
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
-const { lstatSync } = require('node:fs');
+const { lstatSync, readdirSync } = require('node:fs');
 const quiet = { throwIfNoEntry: false };
 const recordStatus = ${recordStatus.toString()};
+const readFolderContents = ${readFolderContents.toString()};
 const kept = new Map();
-parentPort.on('message', ({ id, root, paths, keepAs, listId, forget }) => {
+parentPort.on('message', ({ id, root, paths, keepAs, listId, forget, folders }) => {
   if (forget !== undefined) { kept.delete(forget); return; }
+  if (folders !== undefined) {
+    const prefix = root.endsWith('/') ? root : root + '/';
+    const contents = folders.map((folder) =>
+      readFolderContents(folder === '' ? root : prefix + folder, { readdirSync, lstatSync }));
+    parentPort.postMessage({ id, contents });
+    return;
+  }
   if (paths === undefined) paths = kept.get(listId);
   else if (keepAs !== undefined) kept.set(keepAs, paths);
   if (paths === undefined) { parentPort.postMessage({ id, facts: undefined }); return; }
@@ -91,9 +147,15 @@ parentPort.on('message', ({ id, root, paths, keepAs, listId, forget }) => {
 });
 `;
 
+/** A worker's answer: facts for a stat request, contents for a folder read. */
+interface WorkerAnswer {
+  facts?: Float64Array;
+  contents?: (FolderContents | null)[];
+}
+
 interface PooledWorker {
   worker: Worker;
-  pending: Map<number, { resolve: (facts: Float64Array) => void; reject: (error: Error) => void }>;
+  pending: Map<number, { resolve: (answer: WorkerAnswer) => void; reject: (error: Error) => void }>;
   /** Lists this worker keeps, by the caller's array, least recently used first. */
   kept: Map<readonly string[], number>;
 }
@@ -132,7 +194,20 @@ export class StatPool {
    */
   stat(root: string, relativePaths: readonly string[]): Promise<Float64Array> {
     if (this.#closed) return Promise.reject(new Error('The stat pool is closed.'));
-    return this.#ask(this.#pick(), { root, paths: relativePaths });
+    return this.#ask(this.#pick(), { root, paths: relativePaths }).then(factsOf);
+  }
+
+  /**
+   * What each folder under `root` holds (see {@link readFolderContents}), in order; undefined
+   * for a folder that cannot be read.
+   */
+  readFolders(root: string, relativeFolders: readonly string[]): Promise<(FolderContents | undefined)[]> {
+    if (this.#closed) return Promise.reject(new Error('The stat pool is closed.'));
+    return this.#ask(this.#pick(), { root, folders: relativeFolders }).then(({ contents }) => {
+      if (contents === undefined) throw new Error('A stat worker answered a folder read without contents.');
+      // Structured clone turns the worker's undefined into null inside an array.
+      return contents.map((each) => each ?? undefined);
+    });
   }
 
   /**
@@ -149,7 +224,7 @@ export class StatPool {
     if (listId !== undefined) {
       pooled.kept.delete(relativePaths);
       pooled.kept.set(relativePaths, listId);
-      return this.#ask(pooled, { root, listId });
+      return this.#ask(pooled, { root, listId }).then(factsOf);
     }
     const keepAs = this.#nextId;
     this.#nextId += 1;
@@ -159,10 +234,10 @@ export class StatPool {
       pooled.kept.delete(oldest);
       pooled.worker.postMessage({ forget: oldestId });
     }
-    return this.#ask(pooled, { root, paths: relativePaths, keepAs });
+    return this.#ask(pooled, { root, paths: relativePaths, keepAs }).then(factsOf);
   }
 
-  #ask(pooled: PooledWorker, message: Record<string, unknown>): Promise<Float64Array> {
+  #ask(pooled: PooledWorker, message: Record<string, unknown>): Promise<WorkerAnswer> {
     if (this.#pendingCount === 0) for (const each of this.#workers) each.worker.ref();
     const id = this.#nextId;
     this.#nextId += 1;
@@ -201,13 +276,12 @@ export class StatPool {
     // A new worker holds the event loop open (it is started to answer); idle ones are unref'ed.
     const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [] });
     const pooled: PooledWorker = { worker, pending: new Map(), kept: new Map() };
-    worker.on('message', ({ id, facts }: { id: number; facts: Float64Array | undefined }) => {
+    worker.on('message', ({ id, ...answer }: WorkerAnswer & { id: number }) => {
       const waiter = pooled.pending.get(id);
       if (waiter === undefined) return;
       pooled.pending.delete(id);
       this.#settle();
-      if (facts === undefined) waiter.reject(new Error('A stat worker no longer keeps the list asked for.'));
-      else waiter.resolve(facts);
+      waiter.resolve(answer);
     });
     const fail = (error: Error) => {
       const index = this.#workers.indexOf(pooled);
