@@ -171,6 +171,7 @@ await writeFile(
   `${reportDirectory}/settings-http.json`,
   `${JSON.stringify(
     {
+      package: '@assistant-kit/settings-http',
       date: new Date().toISOString(),
       node: process.version,
       connections: CONNECTIONS,
@@ -183,7 +184,7 @@ await writeFile(
       saveRounds,
       soak,
       memory: { before: before.heapUsed, after: after.heapUsed },
-      rows,
+      results: rows,
     },
     null,
     2,

@@ -138,5 +138,5 @@ console.table(table);
 await mkdir(path.join(repositoryRoot, 'reports/bench'), { recursive: true });
 await writeFile(
   path.join(repositoryRoot, 'reports/bench/tool-catalog.json'),
-  `${JSON.stringify({ package: '@assistant-kit/tool-catalog', node: process.version, rows }, null, 2)}\n`,
+  `${JSON.stringify({ package: '@assistant-kit/tool-catalog', node: process.version, results: rows }, null, 2)}\n`,
 );

@@ -190,5 +190,5 @@ for (const row of rows) {
 await mkdir(path.join(repoRoot, 'reports/bench'), { recursive: true });
 await writeFile(
   path.join(repoRoot, 'reports/bench/tools-code.json'),
-  `${JSON.stringify({ package: '@assistant-kit/tools-code', date: new Date().toISOString(), rows }, null, 2)}\n`,
+  `${JSON.stringify({ package: '@assistant-kit/tools-code', date: new Date().toISOString(), results: rows }, null, 2)}\n`,
 );

@@ -1,0 +1,88 @@
+/**
+ * What a root `pnpm bench` run left unmet: every report written since the run began is read in
+ * the one shape all the packages' benchmarks write (`{ package, results: [{ name, met }] }`), and
+ * a package with a `bench` script that wrote no report in the run (its benchmark failed before
+ * the end) is named too, so no miss can hide behind another report shape or a crash.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+export interface BenchOutcome {
+  /** Reports written since the run began. */
+  reports: number;
+  /** `<package>: <row name>` of every row whose `met` is false. */
+  misses: string[];
+  /** Reports that could not be read or hold no `results` list, with why. */
+  unreadable: string[];
+  /** Packages with a benchmark that wrote no report in this run. */
+  silent: string[];
+}
+
+/** Names of the workspace packages under `packagesFolder` whose package.json has a `bench` script. */
+export function packagesWithBenchmarks(packagesFolder: string): string[] {
+  const names: string[] = [];
+  for (const entry of readdirSync(packagesFolder, { withFileTypes: true })) {
+    const manifest = path.join(packagesFolder, entry.name, 'package.json');
+    if (!entry.isDirectory() || !existsSync(manifest)) continue;
+    const { name, scripts } = JSON.parse(readFileSync(manifest, 'utf8')) as {
+      name?: string;
+      scripts?: Record<string, string>;
+    };
+    if (name !== undefined && scripts?.bench !== undefined) names.push(name);
+  }
+  return names.sort();
+}
+
+/**
+ * Reads the reports in `reportsFolder` modified at or after `sinceMs` and compares them with the
+ * packages expected to write one.
+ */
+export function benchOutcome(
+  reportsFolder: string,
+  sinceMs: number,
+  expectedPackages: readonly string[],
+): BenchOutcome {
+  const outcome: BenchOutcome = { reports: 0, misses: [], unreadable: [], silent: [] };
+  const reported = new Set<string>();
+  const names = existsSync(reportsFolder) ? readdirSync(reportsFolder).sort() : [];
+  for (const name of names) {
+    if (!name.endsWith('.json')) continue;
+    const file = path.join(reportsFolder, name);
+    if (statSync(file).mtimeMs < sinceMs) continue;
+    outcome.reports += 1;
+    let report: { package?: unknown; results?: unknown };
+    try {
+      report = JSON.parse(readFileSync(file, 'utf8')) as typeof report;
+    } catch (error) {
+      outcome.unreadable.push(`${name}: not JSON (${(error as Error).message})`);
+      continue;
+    }
+    const owner = typeof report.package === 'string' ? report.package : name;
+    reported.add(owner);
+    if (!Array.isArray(report.results)) {
+      outcome.unreadable.push(`${name}: no "results" list, so its targets cannot be checked`);
+      continue;
+    }
+    for (const row of report.results as { name?: unknown; met?: unknown }[]) {
+      if (row?.met === false)
+        outcome.misses.push(`${owner}: ${typeof row.name === 'string' ? row.name : '(unnamed row)'}`);
+    }
+  }
+  outcome.silent = expectedPackages.filter((name) => !reported.has(name));
+  return outcome;
+}
+
+/** The lines printed at the end of a bench run; `ok` when nothing missed, failed or was silent. */
+export function describeOutcome(outcome: BenchOutcome): { lines: string[]; ok: boolean } {
+  const lines = [`Benchmark reports written in this run: ${outcome.reports}.`];
+  const list = (title: string, items: string[]) => {
+    if (items.length === 0) return;
+    lines.push(`${title} (${items.length}):`, ...items.map((item) => `  - ${item}`));
+  };
+  list('Rows that missed their target', outcome.misses);
+  list('Reports whose targets could not be checked', outcome.unreadable);
+  list('Packages whose benchmark wrote no report (it failed before the end)', outcome.silent);
+  const ok = outcome.misses.length === 0 && outcome.unreadable.length === 0 && outcome.silent.length === 0;
+  if (ok) lines.push('Every row with a target met it.');
+  return { lines, ok };
+}
