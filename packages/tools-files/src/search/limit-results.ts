@@ -66,6 +66,44 @@ export interface SpreadSearch extends LimitedSearch {
 }
 
 /**
+ * How many lines each file gets when `budget` lines are dealt one per file per round, files in
+ * the order given (a file with `counts[i]` matches takes part in rounds 1 to `counts[i]`).
+ * Computed directly rather than round by round: every file below some level gets all its
+ * matches, every other file gets the level, and the first of those in order get one more until
+ * the budget is spent. Dealing round by round cost rounds × files (a search of 6,000 matches
+ * with one file holding thousands of them took about 180 ms).
+ */
+export function spreadQuotas(counts: readonly number[], budget: number): number[] {
+  const ascending = [...counts].sort((left, right) => left - right);
+  let level = 0;
+  let spent = 0;
+  let uncapped = ascending.length;
+  for (const count of ascending) {
+    // Raising every file not yet capped from `level` to `count` lines.
+    const cost = (count - level) * uncapped;
+    if (spent + cost > budget) break;
+    spent += cost;
+    level = count;
+    uncapped -= 1;
+  }
+  if (uncapped > 0) {
+    const whole = Math.floor((budget - spent) / uncapped);
+    level += whole;
+    spent += whole * uncapped;
+  }
+  // The round that runs out: the first files in order with more than `level` get one more.
+  let extra = budget - spent;
+  return counts.map((count) => {
+    if (count <= level) return count;
+    if (extra > 0) {
+      extra -= 1;
+      return level + 1;
+    }
+    return level;
+  });
+}
+
+/**
  * Picks `maxResults` matching lines so the page covers as many files as it can: each file gets
  * one line per round, in path order, until the budget is spent (a file with 300 matches no
  * longer fills the page on its own). Each file shows its first lines, with their context, and
@@ -85,25 +123,16 @@ export function spreadSearchLines(
     if (line.kind === 'match') matchesByFile.set(line.path, (matchesByFile.get(line.path) ?? 0) + 1);
   }
   const files = [...matchesByFile.keys()];
-  const quota = new Map<string, number>(files.map((file) => [file, 0]));
-  let budget = maxResults;
-  for (let round = 1; budget > 0; round += 1) {
-    let gave = false;
-    for (const file of files) {
-      if (budget === 0) break;
-      if (matchesByFile.get(file)! < round) continue;
-      quota.set(file, round);
-      budget -= 1;
-      gave = true;
-    }
-    if (!gave) break;
-  }
+  const quota = spreadQuotas(
+    files.map((file) => matchesByFile.get(file)!),
+    maxResults,
+  );
   const kept: SearchLine[] = [];
   const cuts: FileCut[] = [];
   let matchesShown = 0;
   let filesShown = 0;
-  for (const file of files) {
-    const wanted = quota.get(file)!;
+  for (const [index, file] of files.entries()) {
+    const wanted = quota[index]!;
     if (wanted === 0) continue;
     const limited = limitSearchLines(byFile.get(file)!, wanted, contextLines);
     kept.push(...limited.lines);
