@@ -59,14 +59,12 @@ process.exit(failed > 0 || !success ? 1 : 0);
 
 /** The first three non-empty lines of a failure message, on one line, without terminal colours. */
 function firstLines(message) {
-  return (
-    String(message ?? '')
-      .replace(/\u001b\[[0-9;]*m/g, '')
-      .split('\n')
-      .map((line) => line.trim())
-      .filter(Boolean)
-      .slice(0, 3)
-      .join(' | ')
-      .slice(0, 600)
-  );
+  return String(message ?? '')
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .slice(0, 3)
+    .join(' | ')
+    .slice(0, 600);
 }

@@ -5,7 +5,6 @@ import {
   errorResult,
   isToolError,
   resultErrorOf,
-  ToolError,
   type ToolFamily,
   type ToolProgress,
   type ToolResult,
