@@ -66,4 +66,19 @@ describe('folders ripgrep cannot show', () => {
     expect(await listTreeWithRipgrep('rg', request(), { pool, trustLinkCounts: true })).toEqual(walked);
     expect(await listTreeWithRipgrep('rg', request(), { trustLinkCounts: true })).toEqual(walked);
   });
+
+  it('come back from a worker as undefined for a folder that cannot be read, beside the ones that can', async () => {
+    write('kept/inner/a.txt');
+    write('kept/.gitignore', 'x\n');
+    const pool = new StatPool(1);
+    try {
+      expect(await pool.readFolders(root, ['kept', 'gone', 'kept/inner/a.txt'])).toEqual([
+        { subfolders: ['inner'], hasGitignore: true },
+        undefined,
+        undefined,
+      ]);
+    } finally {
+      await pool.close();
+    }
+  });
 });

@@ -150,7 +150,7 @@ parentPort.on('message', ({ id, root, paths, keepAs, listId, forget, folders }) 
 /** A worker's answer: facts for a stat request, contents for a folder read. */
 interface WorkerAnswer {
   facts?: Float64Array;
-  contents?: (FolderContents | null)[];
+  contents?: (FolderContents | undefined)[];
 }
 
 interface PooledWorker {
@@ -205,8 +205,7 @@ export class StatPool {
     if (this.#closed) return Promise.reject(new Error('The stat pool is closed.'));
     return this.#ask(this.#pick(), { root, folders: relativeFolders }).then(({ contents }) => {
       if (contents === undefined) throw new Error('A stat worker answered a folder read without contents.');
-      // Structured clone turns the worker's undefined into null inside an array.
-      return contents.map((each) => each ?? undefined);
+      return contents;
     });
   }
 
