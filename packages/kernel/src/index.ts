@@ -21,6 +21,7 @@ export {
 } from './error-brand.js';
 export { type CompiledGlob, compileGlob, GlobSyntaxError } from './glob.js';
 export { importOptional, isMissingPackage, type OptionalImportFailure } from './optional-import.js';
+export { isInsideDirectory } from './path-containment.js';
 export { isPermissionMode, PERMISSION_MODES, type PermissionMode } from './permission-mode.js';
 export { redactObject } from './redaction.js';
 export {

@@ -1,20 +1,13 @@
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { isInsideDirectory } from '@assistant-kit/kernel';
 import { quoteArgument } from '../bounded-quote.js';
 import { ToolError } from '../errors.js';
 
+export { isInsideDirectory };
+
 /** Longest path argument accepted, in bytes; longer ones are refused before touching the disk. */
 export const MAX_PATH_BYTES = 4096;
-
-/** True when `candidate` is `root` itself or lies below it (never a prefix look-alike). */
-export function isInsideDirectory(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate);
-  // Only a '..' segment leaves the root; a name that merely starts with '..' ("..notes") is inside.
-  return (
-    relative === '' ||
-    (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
-  );
-}
 
 /** Converts an absolute path inside `root` to the workspace-relative, '/'-separated form. */
 export function toWorkspaceRelative(root: string, absolute: string): string {

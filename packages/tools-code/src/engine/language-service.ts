@@ -9,6 +9,9 @@ import { type Requester, typescriptDiagnostics } from '../lsp/typescript-server.
 import { LineIndex } from '../positions.js';
 import { DocumentCache } from './document-cache.js';
 
+/** Path and URI conversions remembered at most (each way). */
+const CONVERSIONS_KEPT = 4_096;
+
 /** Files larger than this are not sent to a language server. */
 export const MAX_SERVER_FILE_BYTES = 2_000_000;
 
@@ -61,6 +64,14 @@ export class LanguageService {
   readonly documents: DocumentCache;
   /** The diagnostics each file URI last had when asked (the baseline of "what a write broke"). */
   readonly #lastDiagnostics = new Map<string, Diagnostic[]>();
+  /**
+   * URIs of workspace-relative paths and paths of file URIs, as converted last: a warm query
+   * converts the same few each time, and each conversion parses or builds a URL (several µs, a
+   * noticeable part of what a tool adds to a warm server's answer). Pure functions of their key,
+   * so they are never stale; cleared whole when they reach {@link CONVERSIONS_KEPT}.
+   */
+  readonly #uriByRelative = new Map<string, string>();
+  readonly #pathByUri = new Map<string, string>();
 
   constructor(workspace: Workspace, pool: LanguageServerPool, requestTimeoutMs: number) {
     this.workspace = workspace;
@@ -75,7 +86,24 @@ export class LanguageService {
   }
 
   uriOf(relative: string): string {
-    return pathToFileURL(path.join(this.workspace.root, relative)).href;
+    let uri = this.#uriByRelative.get(relative);
+    if (uri === undefined) {
+      uri = pathToFileURL(path.join(this.workspace.root, relative)).href;
+      if (this.#uriByRelative.size >= CONVERSIONS_KEPT) this.#uriByRelative.clear();
+      this.#uriByRelative.set(relative, uri);
+    }
+    return uri;
+  }
+
+  /** The path of a `file:` URI (see {@link LanguageService.uriOf} for why it is remembered). */
+  #pathOfFileUri(uri: string): string {
+    let absolute = this.#pathByUri.get(uri);
+    if (absolute === undefined) {
+      absolute = fileURLToPath(uri);
+      if (this.#pathByUri.size >= CONVERSIONS_KEPT) this.#pathByUri.clear();
+      this.#pathByUri.set(uri, absolute);
+    }
+    return absolute;
   }
 
   /** Opens (or re-syncs) a file in its server. The path must already be confined. */
@@ -181,7 +209,7 @@ export class LanguageService {
   /** Current text of a file URI inside the workspace, read through the workspace. */
   async #readUri(uri: string): Promise<string | undefined> {
     if (!uri.startsWith('file:')) return undefined;
-    const absolute = fileURLToPath(uri);
+    const absolute = this.#pathOfFileUri(uri);
     if (!this.workspace.contains(absolute)) return undefined;
     return this.documents
       .read(this.#relativeOf(absolute), MAX_SERVER_FILE_BYTES)
@@ -194,7 +222,7 @@ export class LanguageService {
     const uri = 'targetUri' in location ? location.targetUri : location.uri;
     const range: Range =
       'targetUri' in location ? (location.targetSelectionRange ?? location.targetRange) : location.range;
-    const absolute = uri.startsWith('file:') ? fileURLToPath(uri) : uri;
+    const absolute = uri.startsWith('file:') ? this.#pathOfFileUri(uri) : uri;
     const inside = uri.startsWith('file:') && this.workspace.contains(absolute);
     const relative = inside ? this.#relativeOf(absolute) : undefined;
     const result: SourceLocation = {

@@ -29,7 +29,7 @@ import {
   type Stats,
   watch,
 } from 'node:fs';
-import path from 'node:path';
+import { isInsideDirectory } from '@assistant-kit/kernel';
 
 export type { Dirent, FSWatcher, Stats };
 
@@ -78,11 +78,6 @@ export function watchFolder(absoluteFolder: string, onChange: (name: string | nu
   );
 }
 
-function isInside(root: string, absolute: string): boolean {
-  const relative = path.relative(root, absolute);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}
-
 function realPathOfDescriptor(descriptor: number, absolute: string): string | undefined {
   try {
     return readlinkSync(`/proc/self/fd/${descriptor}`);
@@ -104,7 +99,7 @@ export function readConfinedText(
   absolute: string,
   maxBytes = MAX_CONFINED_READ_BYTES,
 ): string | undefined {
-  if (!isInside(root, absolute)) return undefined;
+  if (!isInsideDirectory(root, absolute)) return undefined;
   let descriptor: number;
   try {
     descriptor = openSync(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
@@ -115,7 +110,7 @@ export function readConfinedText(
     const status = fstatSync(descriptor);
     if (!status.isFile() || status.size > maxBytes) return undefined;
     const real = realPathOfDescriptor(descriptor, absolute);
-    if (real === undefined || !isInside(root, real)) return undefined;
+    if (real === undefined || !isInsideDirectory(root, real)) return undefined;
     const buffer = Buffer.allocUnsafe(status.size);
     let offset = 0;
     while (offset < buffer.length) {
