@@ -125,6 +125,7 @@ export function createCatalogServer(source: CatalogSource, options: CatalogServe
     dispatchesSettled.set(server, settled);
   };
 
+  let callsPrepared = false;
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const { catalog } = await ready().catch((error: unknown) => {
       throw new McpError(ErrorCode.InternalError, (error as Error).message);
@@ -132,6 +133,18 @@ export function createCatalogServer(source: CatalogSource, options: CatalogServe
     // Loaded with the catalogue: importing it statically would load the whole tool stack before
     // the server could answer `initialize`.
     const { toMcpTools } = await import('@assistant-kit/tool-catalog');
+    // After the answer is out, while the client's model reads it: the first tools/call would
+    // otherwise wait for the schema compiler to load (about a third of a second built).
+    if (!callsPrepared) {
+      callsPrepared = true;
+      setTimeout(() => {
+        try {
+          catalog.prepareCalls();
+        } catch {
+          // A schema that does not compile is reported by the call that needs it.
+        }
+      }, 0).unref();
+    }
     return { tools: toMcpTools(catalog.tools) };
   });
 

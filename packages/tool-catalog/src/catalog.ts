@@ -157,6 +157,16 @@ export class ToolCatalog {
     return this.#mode.permissionsEnabled;
   }
 
+  /**
+   * Compiles the argument checks of every tool offered (see `ToolRuntime.prepareCalls`), so the
+   * first call of a session does not load the schema compiler. Call it at an idle moment: the MCP
+   * server does right after it answered `tools/list`.
+   */
+  prepareCalls(): void {
+    this.#runtime.prepareCalls();
+    this.#planRuntime.prepareCalls();
+  }
+
   /** The tools offered now, in SPEC order (the plan tools only, in plan mode). */
   get tools(): readonly CatalogTool[] {
     return this.#mode.planFilter ? this.#planDescriptors : this.#descriptors;

@@ -287,3 +287,42 @@ describe('truncateText', () => {
     expect(result.text).toBe('ab\n[truncated: 6 characters omitted from the middle]\nij');
   });
 });
+
+describe('ToolRuntime.prepareCalls', () => {
+  /** A tool whose schema counts how often anything reads it (compiling a check reads it all). */
+  function countingTool(name: string) {
+    const reads = { count: 0 };
+    const schema = Type.Object({ text: Type.String() }, { additionalProperties: false });
+    const counted = new Proxy(schema, {
+      get(target, key, receiver) {
+        reads.count++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const tool = defineTool({
+      name,
+      purpose: 'Returns its text.',
+      parameters: counted,
+      effects: ['read'],
+      network: 'none',
+      handler: async ({ text }) => textResult(text),
+    });
+    return { tool, reads };
+  }
+
+  it("compiles every tool's argument check at once, and only once, so no call pays for it", async () => {
+    const first = countingTool('first');
+    const second = countingTool('second');
+    const runtime = new ToolRuntime({ workspace, tools: [first.tool, second.tool] });
+    const [firstBefore, secondBefore] = [first.reads.count, second.reads.count];
+    runtime.prepareCalls();
+    expect(first.reads.count).toBeGreaterThan(firstBefore);
+    expect(second.reads.count).toBeGreaterThan(secondBefore);
+    const [firstPrepared, secondPrepared] = [first.reads.count, second.reads.count];
+    runtime.prepareCalls();
+    expect((await runtime.call('second', { text: 'hi' })).isError).toBeFalsy();
+    expect([first.reads.count, second.reads.count]).toEqual([firstPrepared, secondPrepared]);
+    // The checks prepared are the ones calls use.
+    expect((await runtime.call('first', { text: 1 })).isError).toBe(true);
+  });
+});
