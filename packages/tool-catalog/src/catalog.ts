@@ -109,6 +109,8 @@ export class ToolCatalog {
   readonly #families: ToolFamily[];
   readonly #checkpoints: DispatchCheckpoints;
   readonly #definitions: DeclaredToolDefinition[];
+  /** The definitions by name: a call looks its tool up once instead of scanning the list. */
+  readonly #definitionByName: ReadonlyMap<string, DeclaredToolDefinition>;
   readonly #planToolNames: ReadonlySet<string>;
   readonly #descriptors: CatalogTool[];
   readonly #planDescriptors: CatalogTool[];
@@ -135,6 +137,7 @@ export class ToolCatalog {
     this.#checkpoints = assembled.checkpoints;
     this.#diagnosticsAfterWrite = assembled.diagnosticsAfterWrite;
     this.#definitions = definitions;
+    this.#definitionByName = new Map(definitions.map((tool) => [tool.name, tool]));
     this.#descriptors = definitions.map(describeTool);
     const planDefinitions = planModeTools(definitions);
     this.#planToolNames = new Set(planDefinitions.map((tool) => tool.name));
@@ -188,7 +191,7 @@ export class ToolCatalog {
    * those of this call. Unknown tools and arguments the tool cannot read give the declared ones.
    */
   effectsOf(name: string, args: unknown): readonly EffectClass[] {
-    const definition = this.#definitions.find((tool) => tool.name === name);
+    const definition = this.#definitionByName.get(name);
     if (definition === undefined) return [];
     if (definition.effectsOf === undefined || typeof args !== 'object' || args === null)
       return definition.effects;
@@ -238,7 +241,8 @@ export class ToolCatalog {
       );
     }
     let baselineNotice: string | undefined;
-    if (this.#definitions.find((tool) => tool.name === name)?.effects.includes('process')) {
+    const effects = this.#definitionByName.get(name)?.effects ?? [];
+    if (effects.includes('process')) {
       // A process may change files without the Workspace seeing it: the open dispatch (observed,
       // see beginDispatch) first records where it began with a full scan (which, in a workspace's
       // first session, needs the baseline that is still being recorded: the result says so).
@@ -257,21 +261,23 @@ export class ToolCatalog {
     const runtime = this.#mode.planFilter ? this.#planRuntime : this.#runtime;
     const deadline = this.#deadlines.start(this.#executionTimeoutMs);
     const callerSignal = options.signal;
-    const forwardAbort = () => deadline.controller.abort(callerSignal?.reason);
-    if (callerSignal !== undefined) {
+    const forwardAbort =
+      callerSignal === undefined ? undefined : () => deadline.controller.abort(callerSignal.reason);
+    if (callerSignal !== undefined && forwardAbort !== undefined) {
       if (callerSignal.aborted) forwardAbort();
       else callerSignal.addEventListener('abort', forwardAbort, { once: true });
     }
     // Files this call writes, so its result can carry what the write broke (code diagnostics).
-    const written = new Set<string>();
-    const writes = this.#definitions.find((tool) => tool.name === name)?.effects.includes('workspace_write');
+    const writes = effects.includes('workspace_write');
+    const written = writes ? new Set<string>() : undefined;
     // A write of many files in a workspace's first session waits for the undo baseline: said too.
     const baselineWaitBefore = writes ? this.#checkpoints.baselineWaitMs : 0;
-    const stopWatching = writes
-      ? this.workspace.onBeforeWrite((paths) => {
-          for (const relative of paths) written.add(relative);
-        })
-      : undefined;
+    const stopWatching =
+      written === undefined
+        ? undefined
+        : this.workspace.onBeforeWrite((paths) => {
+            for (const relative of paths) written.add(relative);
+          });
     try {
       const outcome = await Promise.race([
         runtime.call(name, args, {
@@ -285,7 +291,10 @@ export class ToolCatalog {
         outcome === 'timeout' ||
         (deadline.controller.signal.aborted && !callerSignal?.aborted && isCancelled(outcome));
       if (!timedOut) {
-        const result = await this.#withWriteDiagnostics(outcome as ToolResult, written);
+        const result =
+          written === undefined || written.size === 0
+            ? (outcome as ToolResult)
+            : await this.#withWriteDiagnostics(outcome as ToolResult, written);
         if (writes) baselineNotice ??= this.#checkpoints.baselineWaitNotice(baselineWaitBefore);
         if (baselineNotice === undefined) return result;
         return { ...result, content: [...result.content, { type: 'text', text: baselineNotice }] };
@@ -303,7 +312,7 @@ export class ToolCatalog {
     } finally {
       stopWatching?.();
       deadline.done();
-      callerSignal?.removeEventListener('abort', forwardAbort);
+      if (forwardAbort !== undefined) callerSignal?.removeEventListener('abort', forwardAbort);
     }
   }
 
@@ -333,7 +342,7 @@ export class ToolCatalog {
 
   /** Whether the named tool runs one call at a time per workspace. */
   isSequential(name: string): boolean {
-    return this.#definitions.find((tool) => tool.name === name)?.execution === 'sequential';
+    return this.#definitionByName.get(name)?.execution === 'sequential';
   }
 
   /**
