@@ -261,9 +261,9 @@ export class ToolCatalog {
     const runtime = this.#mode.planFilter ? this.#planRuntime : this.#runtime;
     const deadline = this.#deadlines.start(this.#executionTimeoutMs);
     const callerSignal = options.signal;
-    const forwardAbort =
-      callerSignal === undefined ? undefined : () => deadline.controller.abort(callerSignal.reason);
-    if (callerSignal !== undefined && forwardAbort !== undefined) {
+    let forwardAbort: (() => void) | undefined;
+    if (callerSignal !== undefined) {
+      forwardAbort = () => deadline.controller.abort(callerSignal.reason);
       if (callerSignal.aborted) forwardAbort();
       else callerSignal.addEventListener('abort', forwardAbort, { once: true });
     }
@@ -292,7 +292,7 @@ export class ToolCatalog {
         (deadline.controller.signal.aborted && !callerSignal?.aborted && isCancelled(outcome));
       if (!timedOut) {
         const result =
-          written === undefined || written.size === 0
+          written === undefined
             ? (outcome as ToolResult)
             : await this.#withWriteDiagnostics(outcome as ToolResult, written);
         if (writes) baselineNotice ??= this.#checkpoints.baselineWaitNotice(baselineWaitBefore);

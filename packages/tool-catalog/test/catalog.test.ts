@@ -138,6 +138,19 @@ describe('calls', () => {
     expect(codeOf(result)).toBe('TIMEOUT');
   });
 
+  it("stop a call when the caller's signal aborts, before or during it, with CANCELLED (not TIMEOUT)", async () => {
+    const catalog = await open({ configuration: 'W' });
+    const before = new AbortController();
+    before.abort('stopped before');
+    expect(
+      codeOf(await catalog.call('run_command', { command: 'sleep 60' }, { signal: before.signal })),
+    ).toBe('CANCELLED');
+    const during = new AbortController();
+    const pending = catalog.call('run_command', { command: 'sleep 60' }, { signal: during.signal });
+    setTimeout(() => during.abort('stopped during'), 200);
+    expect(codeOf(await pending)).toBe('CANCELLED');
+  });
+
   it('answer CATALOG_CLOSED after close, and close is idempotent', async () => {
     const catalog = await open({ configuration: 'R' });
     await catalog.close();
