@@ -57,6 +57,7 @@ const LOW_LEVEL_MODULES: Record<string, string> = {
   'packages/tools-code/src/files/confined-fs.ts': 'O_NOFOLLOW reads checked inside the root, capped',
   'packages/tools-code/src/lsp/server-spawn.ts': 'starts language servers (no workspace plugins)',
   'packages/tools-code/src/syntax/analysis-pool.ts': 'tree-sitter worker pool and its wasm cache',
+  'packages/tools-code/src/syntax/grammar-modules.ts': "reads the grammar packages' own wasm files",
 };
 
 // Third-party process spawners count as child_process: they are the same capability.

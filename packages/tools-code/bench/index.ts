@@ -10,6 +10,7 @@ import { createCodeToolsWithContext } from '../src/family.js';
 import { createCodeTools } from '../src/index.js';
 import { benchColdStart } from './cold-start.js';
 import { generateProject, largeTypeScriptFile } from './generate.js';
+import { benchGrammarLoad } from './grammar-load.js';
 import { benchLanguageServerLatency } from './language-server-latency.js';
 import { benchLargeTree } from './large-tree.js';
 import type { BenchRow } from './row.js';
@@ -166,6 +167,7 @@ async function benchDefinitionAndMemory(): Promise<void> {
   await rm(root, { recursive: true, force: true });
 }
 
+rows.push(...benchGrammarLoad());
 await benchOutline();
 await benchRepoMap();
 // 13,000 folders and 50,000 files: skip with BENCH_LARGE_TREE=0 on a slow machine.

@@ -1,30 +1,15 @@
-import { createRequire } from 'node:module';
 import { importOptional } from '@assistant-kit/kernel';
 import type { Language, Parser } from 'web-tree-sitter';
 import type { GrammarName } from '../languages.js';
-
-const requireFromHere = createRequire(import.meta.url);
+import { compileGrammar, GRAMMAR_PACKAGES } from './grammar-modules.js';
 
 // Errors are built with a dynamic import of the family's error module (and so tool-core) only
 // when loading fails: the analysis worker threads load this module and must start light.
 
-const grammarFiles: Record<GrammarName, string> = {
-  typescript: 'tree-sitter-typescript/tree-sitter-typescript.wasm',
-  tsx: 'tree-sitter-typescript/tree-sitter-tsx.wasm',
-  javascript: 'tree-sitter-javascript/tree-sitter-javascript.wasm',
-  css: 'tree-sitter-css/tree-sitter-css.wasm',
-  html: 'tree-sitter-html/tree-sitter-html.wasm',
-  json: 'tree-sitter-json/tree-sitter-json.wasm',
-  python: 'tree-sitter-python/tree-sitter-python.wasm',
-};
-
 type TreeSitterModule = typeof import('web-tree-sitter');
 
 /** The syntax engine's packages (optional peers of this package), as one install line names them. */
-const SYNTAX_PACKAGES = [
-  'web-tree-sitter',
-  ...new Set(Object.values(grammarFiles).map((file) => file.slice(0, file.indexOf('/')))),
-];
+const SYNTAX_PACKAGES = ['web-tree-sitter', ...GRAMMAR_PACKAGES];
 
 let moduleLoading: Promise<TreeSitterModule> | undefined;
 const languages = new Map<GrammarName, Promise<Language>>();
@@ -66,11 +51,6 @@ async function loadTreeSitter(): Promise<TreeSitterModule> {
   return moduleLoading;
 }
 
-/** Absolute path of a grammar's wasm file, found through normal package resolution. */
-export function grammarWasmPath(grammar: GrammarName): string {
-  return requireFromHere.resolve(grammarFiles[grammar]);
-}
-
 /**
  * A parser for one grammar, loaded once per process and reused (parsers are not re-entrant, but
  * parsing is synchronous, so sharing one per grammar is safe in one thread).
@@ -84,7 +64,8 @@ export async function parserFor(grammar: GrammarName): Promise<Parser> {
   try {
     if (language === undefined) {
       // Resolving the wasm file throws when the grammar package (an optional peer) is missing.
-      language = Promise.resolve().then(() => module.Language.load(grammarWasmPath(grammar)));
+      // Compiled synchronously, which is several times quicker here (see compileGrammar).
+      language = Promise.resolve().then(() => module.Language.loadSync(compileGrammar(grammar)));
       languages.set(grammar, language);
     }
     loaded = await language;
