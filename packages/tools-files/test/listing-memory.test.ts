@@ -3,10 +3,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TreeListingMemory } from '../src/listing/listing-memory.js';
 import type { TreeListing } from '../src/listing/listing-types.js';
 import { listTreeWithRipgrep } from '../src/listing/ripgrep-listing.js';
+import { SearchService } from '../src/search/search-service.js';
 import { StatPool } from '../src/listing/stat-pool.js';
 import { listTreeWithTypeScript } from '../src/listing/typescript-listing.js';
 import { createHarness, passFilesystemTick as passTick, structured, textOf } from './helpers.js';
@@ -255,6 +256,51 @@ describe('TreeListingMemory', () => {
       }),
       { numRuns: 40 },
     );
+  });
+});
+
+describe('the search service remembers a whole listing after its answer', () => {
+  const withoutEngine = ({ engine: _engine, ...listing }: TreeListing & { engine: string }) => listing;
+
+  it('remembers it a moment later with no further call, and answers the next listing from it', async () => {
+    buildTree();
+    const memory = new TreeListingMemory({ clock: ahead });
+    const service = new SearchService('rg', { listingMemory: memory, rememberAfterMs: 20 });
+    try {
+      expect(withoutEngine(await service.listTree(request()))).toEqual(await walked());
+      await vi.waitFor(() => expect(memory.pathCount).toBeGreaterThan(0), { timeout: 10_000 });
+      const version = memory.version;
+      expect(withoutEngine(await service.listTree(request()))).toEqual(await walked());
+      expect(memory.version).toBe(version);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('remembers it at once when the next whole listing comes before the wait is over', async () => {
+    buildTree();
+    const memory = new TreeListingMemory({ clock: ahead });
+    // A wait longer than the test's timeout: only the next listing can end it.
+    const service = new SearchService('rg', { listingMemory: memory, rememberAfterMs: 600_000 });
+    try {
+      await service.listTree(request());
+      expect(memory.version).toBe(0);
+      // Without the hurry this call would wait out the first listing's 10 minutes.
+      expect(withoutEngine(await service.listTree(request()))).toEqual(await walked());
+      expect(memory.version).toBeGreaterThan(0);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('remembers it at once on close', async () => {
+    buildTree();
+    const memory = new TreeListingMemory({ clock: ahead });
+    const service = new SearchService('rg', { listingMemory: memory, rememberAfterMs: 600_000 });
+    await service.listTree(request());
+    expect(memory.pathCount).toBe(0);
+    await service.close();
+    expect(memory.pathCount).toBeGreaterThan(0);
   });
 });
 
