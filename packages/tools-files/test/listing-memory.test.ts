@@ -7,9 +7,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TreeListingMemory } from '../src/listing/listing-memory.js';
 import type { TreeListing } from '../src/listing/listing-types.js';
 import { listTreeWithRipgrep } from '../src/listing/ripgrep-listing.js';
-import { SearchService } from '../src/search/search-service.js';
 import { StatPool } from '../src/listing/stat-pool.js';
 import { listTreeWithTypeScript } from '../src/listing/typescript-listing.js';
+import { SearchService } from '../src/search/search-service.js';
 import { createHarness, passFilesystemTick as passTick, structured, textOf } from './helpers.js';
 
 /** A clock a minute ahead: every stamp looks old enough to be trusted. */
