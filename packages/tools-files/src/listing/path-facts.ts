@@ -61,6 +61,11 @@ const REQUEST_PROBE = 2;
 export const IN_PROCESS_STATS = 1000;
 /** Paths per batch sent to a worker. */
 export const STAT_BATCH = 256;
+/**
+ * Batches a listing has out at the pool at a time; the rest wait here, where this thread can
+ * take them once it has nothing else to do (see {@link PathFacts.settled}).
+ */
+export const BATCHES_IN_FLIGHT = 4;
 
 const QUIET = { throwIfNoEntry: false } as const;
 
@@ -89,6 +94,9 @@ export class PathFacts {
   #inProcessLeft: number;
   #batch: string[] = [];
   #batchKinds: number[] = [];
+  /** Full batches not yet sent to the pool (at most {@link BATCHES_IN_FLIGHT} are out at a time). */
+  #queued: { relatives: string[]; kinds: number[] }[] = [];
+  #inFlight = 0;
   #pending: Promise<void>[] = [];
 
   constructor(root: string, pool: StatPool | undefined, inProcessLimit = IN_PROCESS_STATS) {
@@ -110,9 +118,20 @@ export class PathFacts {
     this.#request(relative, REQUEST_PROBE);
   }
 
-  /** Resolves once every fact asked for so far is known. */
+  /**
+   * Resolves once every fact asked for so far is known. The caller has nothing else to do until
+   * then, so this thread reads queued batches itself (the last first) while the workers read
+   * theirs (the first first), yielding between batches so that a worker's answer is taken and
+   * its next batch sent at once.
+   */
   async settled(): Promise<void> {
     this.#flush();
+    while (this.#queued.length > 0) {
+      const { relatives, kinds } = this.#queued.pop()!;
+      for (let index = 0; index < relatives.length; index += 1)
+        this.#readHere(relatives[index]!, kinds[index]!);
+      if (this.#queued.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     while (this.#pending.length > 0) {
       const pending = this.#pending;
       this.#pending = [];
@@ -144,38 +163,54 @@ export class PathFacts {
 
   #flush(): void {
     if (this.#batch.length === 0 || this.#pool === undefined) return;
-    const relatives = this.#batch;
-    const kinds = this.#batchKinds;
+    this.#queued.push({ relatives: this.#batch, kinds: this.#batchKinds });
     this.#batch = [];
     this.#batchKinds = [];
-    this.#pending.push(
-      this.#pool.stat(this.#root, relatives).then(
-        (facts) => {
-          for (let index = 0; index < relatives.length; index += 1) {
-            const at = index * STAT_FIELDS;
-            const kind = facts[at]!;
-            if (kinds[index] === REQUEST_PROBE) {
-              this.probed.set(relatives[index]!, probedAt(facts, index));
-            } else if (kinds[index] === REQUEST_FOLDER) {
-              if (kind === KIND_FOLDER) {
-                this.folders.set(relatives[index]!, {
-                  linkCount: facts[at + 1]!,
-                  device: facts[at + 2]!,
-                  ctimeMs: facts[at + 3]!,
-                  inode: facts[at + 4]!,
-                });
-              }
-            } else {
-              this.sizes.set(relatives[index]!, kind === KIND_FILE ? facts[at + 1]! : -1);
+    this.#send();
+  }
+
+  /** Sends queued batches to the pool while fewer than {@link BATCHES_IN_FLIGHT} are out. */
+  #send(): void {
+    while (this.#inFlight < BATCHES_IN_FLIGHT && this.#queued.length > 0) {
+      const { relatives, kinds } = this.#queued.shift()!;
+      this.#inFlight += 1;
+      this.#pending.push(this.#ask(relatives, kinds));
+    }
+  }
+
+  #ask(relatives: string[], kinds: number[]): Promise<void> {
+    const sent = () => {
+      this.#inFlight -= 1;
+      this.#send();
+    };
+    return this.#pool!.stat(this.#root, relatives).then(
+      (facts) => {
+        sent();
+        for (let index = 0; index < relatives.length; index += 1) {
+          const at = index * STAT_FIELDS;
+          const kind = facts[at]!;
+          if (kinds[index] === REQUEST_PROBE) {
+            this.probed.set(relatives[index]!, probedAt(facts, index));
+          } else if (kinds[index] === REQUEST_FOLDER) {
+            if (kind === KIND_FOLDER) {
+              this.folders.set(relatives[index]!, {
+                linkCount: facts[at + 1]!,
+                device: facts[at + 2]!,
+                ctimeMs: facts[at + 3]!,
+                inode: facts[at + 4]!,
+              });
             }
+          } else {
+            this.sizes.set(relatives[index]!, kind === KIND_FILE ? facts[at + 1]! : -1);
           }
-        },
-        () => {
-          for (let index = 0; index < relatives.length; index += 1) {
-            this.#readHere(relatives[index]!, kinds[index]!);
-          }
-        },
-      ),
+        }
+      },
+      () => {
+        sent();
+        for (let index = 0; index < relatives.length; index += 1) {
+          this.#readHere(relatives[index]!, kinds[index]!);
+        }
+      },
     );
   }
 }
