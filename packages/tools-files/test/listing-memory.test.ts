@@ -277,14 +277,19 @@ describe('the search service remembers a whole listing after its answer', () => 
     }
   });
 
-  it('remembers it at once when the next whole listing comes before the wait is over', async () => {
+  /** A service whose first whole listing waits longer than the test's timeout to be remembered. */
+  async function listedAndWaiting() {
     buildTree();
     const memory = new TreeListingMemory({ clock: ahead });
-    // A wait longer than the test's timeout: only the next listing can end it.
     const service = new SearchService('rg', { listingMemory: memory, rememberAfterMs: 600_000 });
+    await service.listTree(request());
+    expect(memory.version).toBe(0);
+    return { memory, service };
+  }
+
+  it('remembers it at once when the next whole listing comes before the wait is over', async () => {
+    const { memory, service } = await listedAndWaiting();
     try {
-      await service.listTree(request());
-      expect(memory.version).toBe(0);
       // Without the hurry this call would wait out the first listing's 10 minutes.
       expect(withoutEngine(await service.listTree(request()))).toEqual(await walked());
       expect(memory.version).toBeGreaterThan(0);
@@ -294,10 +299,7 @@ describe('the search service remembers a whole listing after its answer', () => 
   });
 
   it('remembers it at once on close', async () => {
-    buildTree();
-    const memory = new TreeListingMemory({ clock: ahead });
-    const service = new SearchService('rg', { listingMemory: memory, rememberAfterMs: 600_000 });
-    await service.listTree(request());
+    const { memory, service } = await listedAndWaiting();
     expect(memory.pathCount).toBe(0);
     await service.close();
     expect(memory.pathCount).toBeGreaterThan(0);

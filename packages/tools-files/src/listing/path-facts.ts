@@ -179,13 +179,14 @@ export class PathFacts {
   }
 
   #ask(relatives: string[], kinds: number[]): Promise<void> {
-    const sent = () => {
+    // Answered (or failed): the slot is free for the next queued batch.
+    const answered = () => {
       this.#inFlight -= 1;
       this.#send();
     };
     return this.#pool!.stat(this.#root, relatives).then(
       (facts) => {
-        sent();
+        answered();
         for (let index = 0; index < relatives.length; index += 1) {
           const at = index * STAT_FIELDS;
           const kind = facts[at]!;
@@ -206,7 +207,7 @@ export class PathFacts {
         }
       },
       () => {
-        sent();
+        answered();
         for (let index = 0; index < relatives.length; index += 1) {
           this.#readHere(relatives[index]!, kinds[index]!);
         }
