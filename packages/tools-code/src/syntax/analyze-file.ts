@@ -5,6 +5,7 @@ import { extractJson } from './extract-json.js';
 import { extractMarkdown } from './extract-markdown.js';
 import { extractPython } from './extract-python.js';
 import { extractScript } from './extract-script.js';
+import { strictJsonKeys } from './strict-json-keys.js';
 import { emptyAnalysis, type FileAnalysis } from './symbols.js';
 import { collectSyntaxProblems } from './syntax-problems.js';
 import { parserFor } from './tree-sitter-loader.js';
@@ -27,6 +28,11 @@ export async function analyzeText(relativePath: string, text: string): Promise<F
     return analysis;
   }
   if (language.grammar === undefined) return undefined;
+  if (language.grammar === 'json') {
+    // Strict JSON needs no syntax tree (and has no syntax problems): see strictJsonKeys.
+    const keys = strictJsonKeys(text);
+    if (keys !== undefined) return { ...emptyAnalysis(), symbols: keys };
+  }
   const parser = await parserFor(language.grammar);
   const tree = parser.parse(text);
   if (tree === null) return undefined;

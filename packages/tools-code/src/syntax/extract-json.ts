@@ -1,13 +1,14 @@
 import type { Tree } from 'web-tree-sitter';
 import { ExtractionContext, stringLiteralValue } from './extraction-context.js';
+import { MAX_JSON_KEY_DEPTH, MAX_JSON_KEYS } from './strict-json-keys.js';
 import type { FileAnalysis } from './symbols.js';
 import { walkTree } from './tree-walk.js';
 
-/** Keys deeper than this are not listed: deep JSON data is content, not structure. */
-const MAX_KEY_DEPTH = 2;
-const MAX_KEYS = 300;
-
-/** Extracts the keys of the first two levels of a JSON document. */
+/**
+ * Extracts the keys of the first two levels of a JSON document from its syntax tree. Strict JSON
+ * is read by `strictJsonKeys` without a tree (same keys); this reads the rest, where the tree's
+ * error recovery decides what is a key.
+ */
 export function extractJson(tree: Tree, analysis: FileAnalysis): void {
   const context = new ExtractionContext(analysis);
   let depth = 0;
@@ -15,7 +16,7 @@ export function extractJson(tree: Tree, analysis: FileAnalysis): void {
     const type = cursor.nodeType;
     if (type === 'object') {
       depth++;
-      if (depth > MAX_KEY_DEPTH || analysis.symbols.length >= MAX_KEYS) {
+      if (depth > MAX_JSON_KEY_DEPTH || analysis.symbols.length >= MAX_JSON_KEYS) {
         depth--;
         return false;
       }
