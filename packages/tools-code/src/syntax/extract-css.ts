@@ -6,8 +6,8 @@ import { walkTree } from './tree-walk.js';
 /** Extracts selectors (container: the enclosing at-rule), keyframes and @import targets of CSS. */
 export function extractCss(tree: Tree, analysis: FileAnalysis): void {
   const context = new ExtractionContext(analysis);
-  walkTree(tree, (cursor) => {
-    switch (cursor.nodeType) {
+  walkTree(tree, (cursor, type) => {
+    switch (type) {
       case 'comment':
         return false;
       case 'rule_set': {

@@ -32,8 +32,7 @@ function isLocalReference(target: string): boolean {
 /** Extracts element ids (`#id`), headings, and the scripts, styles and pages an HTML file links. */
 export function extractHtml(tree: Tree, analysis: FileAnalysis): void {
   const context = new ExtractionContext(analysis);
-  walkTree(tree, (cursor) => {
-    const type = cursor.nodeType;
+  walkTree(tree, (cursor, type) => {
     if (type === 'comment' || type === 'doctype' || type === 'raw_text' || type === 'text') return false;
     if (type !== 'element' && type !== 'script_element' && type !== 'style_element') return undefined;
     const element = cursor.currentNode;

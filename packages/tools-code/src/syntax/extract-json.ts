@@ -12,8 +12,7 @@ import { walkTree } from './tree-walk.js';
 export function extractJson(tree: Tree, analysis: FileAnalysis): void {
   const context = new ExtractionContext(analysis);
   let depth = 0;
-  walkTree(tree, (cursor) => {
-    const type = cursor.nodeType;
+  walkTree(tree, (cursor, type) => {
     if (type === 'object') {
       depth++;
       if (depth > MAX_JSON_KEY_DEPTH || analysis.symbols.length >= MAX_JSON_KEYS) {

@@ -29,8 +29,8 @@ function recordDecoratorRoute(decorator: Node, analysis: FileAnalysis): void {
 /** Extracts classes, functions, methods, module-level names, imports and decorator routes of Python. */
 export function extractPython(tree: Tree, analysis: FileAnalysis): void {
   const context = new ExtractionContext(analysis);
-  walkTree(tree, (cursor) => {
-    switch (cursor.nodeType) {
+  walkTree(tree, (cursor, type) => {
+    switch (type) {
       case 'identifier':
         context.countIdentifier(cursor.nodeText);
         return false;

@@ -84,8 +84,7 @@ function recordObjectRoute(call: Node, context: ExtractionContext): void {
 /** Extracts symbols, imports, routes and identifiers of TypeScript and JavaScript files. */
 export function extractScript(tree: Tree, analysis: FileAnalysis): void {
   const context = new ExtractionContext(analysis);
-  walkTree(tree, (cursor) => {
-    const type = cursor.nodeType;
+  walkTree(tree, (cursor, type) => {
     if (IDENTIFIER_TYPES.has(type)) {
       context.countIdentifier(cursor.nodeText);
       return false;

@@ -1,4 +1,4 @@
-import type { Tree, TreeCursor } from 'web-tree-sitter';
+import type { Language, Tree, TreeCursor } from 'web-tree-sitter';
 
 /**
  * What a visitor says about the node under the cursor: `false` skips its children, a function
@@ -7,19 +7,43 @@ import type { Tree, TreeCursor } from 'web-tree-sitter';
 export type VisitOutcome = false | (() => void) | undefined;
 
 /**
- * Walks a whole tree depth-first with one cursor, which is much cheaper than materialising every
- * node; visitors call `cursor.currentNode` only for the nodes they care about.
+ * Per grammar: 1 for the type ids of anonymous nodes (tokens such as `(` or `const`). Ids outside
+ * the table, such as ERROR's 0xffff, read as undefined: named, so their children are walked.
  */
-export function walkTree(tree: Tree, enter: (cursor: TreeCursor) => VisitOutcome): void {
+const anonymousTypes = new WeakMap<Language, Uint8Array>();
+
+function anonymousTypesOf(language: Language): Uint8Array {
+  let anonymous = anonymousTypes.get(language);
+  if (anonymous === undefined) {
+    anonymous = new Uint8Array(language.types.length);
+    for (let id = 0; id < anonymous.length; id++) anonymous[id] = language.nodeTypeIsNamed(id) ? 0 : 1;
+    anonymousTypes.set(language, anonymous);
+  }
+  return anonymous;
+}
+
+/**
+ * Walks a whole tree depth-first with one cursor, which is much cheaper than materialising every
+ * node; visitors get the node's type and call `cursor.currentNode` only for the nodes they care
+ * about.
+ *
+ * Each cursor step crosses from JavaScript into WebAssembly and back, so the walk saves the ones it
+ * can: the type is read once per node and handed to the visitor, and an anonymous node (a token,
+ * which has no children) is not asked for a first child.
+ */
+export function walkTree(tree: Tree, enter: (cursor: TreeCursor, type: string) => VisitOutcome): void {
   const cursor = tree.walk();
+  const types = tree.language.types;
+  const anonymous = anonymousTypesOf(tree.language);
   const leaveStack: ((() => void) | undefined)[] = [];
   let descend = true;
   try {
     for (;;) {
       if (descend) {
-        const outcome = enter(cursor);
+        const id = cursor.nodeTypeId;
+        const outcome = enter(cursor, types[id] || 'ERROR');
         const leave = typeof outcome === 'function' ? outcome : undefined;
-        if (outcome !== false && cursor.gotoFirstChild()) {
+        if (outcome !== false && anonymous[id] !== 1 && cursor.gotoFirstChild()) {
           leaveStack.push(leave);
           continue;
         }
