@@ -31,6 +31,8 @@ export interface IgnoreLayer {
   /** The file's text, to tell whether a changed .gitignore changed its rules. */
   text: string;
   rules: Ignore;
+  /** Every rule matches by name at any depth (no `/` but a trailing one): see {@link isIgnored}. */
+  byNameOnly: boolean;
 }
 
 /** The entries of one folder that a walk keeps. */
@@ -55,15 +57,41 @@ export function loadIgnoreLayer(root: string, relativeFolder: string): IgnoreLay
   const text = readConfinedText(root, path.join(root, relativeFolder, '.gitignore'), MAX_IGNORE_FILE_BYTES);
   if (text === undefined) return undefined;
   try {
-    return { base: relativeFolder, text, rules: ignore().add(text) };
+    return { base: relativeFolder, text, rules: ignore().add(text), byNameOnly: matchesByNameOnly(text) };
   } catch {
     return undefined;
   }
 }
 
+/**
+ * True when every pattern of a `.gitignore` has no separator but a trailing one (`dist/`, `*.log`,
+ * `!keep.log`): git matches such a pattern against the name alone, at any depth below the file.
+ */
+function matchesByNameOnly(text: string): boolean {
+  for (const line of text.split('\n')) {
+    const pattern = line.trimEnd();
+    if (pattern === '' || pattern.startsWith('#')) continue;
+    const slash = pattern.indexOf('/');
+    if (slash !== -1 && slash !== pattern.length - 1) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether a walked entry is ignored by the layers in force in its folder.
+ *
+ * Only for entries of folders the walk entered, so no folder above the entry is ignored; the
+ * `ignore` package still checks (and caches) every parent of every path it is given, about a
+ * third of a cold walk's time in a 13,000-folder tree. A layer whose patterns all match by name
+ * gives the same answer for the name alone, so it is asked about the name (a small, warm cache).
+ */
 export function isIgnored(layers: readonly IgnoreLayer[], relative: string, isDirectory: boolean): boolean {
   for (const layer of layers) {
-    const inside = layer.base === '' ? relative : relative.slice(layer.base.length + 1);
+    const inside = layer.byNameOnly
+      ? relative.slice(relative.lastIndexOf('/') + 1)
+      : layer.base === ''
+        ? relative
+        : relative.slice(layer.base.length + 1);
     if (layer.rules.ignores(isDirectory ? `${inside}/` : inside)) return true;
   }
   return false;
