@@ -28,6 +28,7 @@ function everyNode(tree: Tree): string[] {
 const SAMPLES: [GrammarName, string][] = [
   [
     'typescript',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample is TypeScript source with a template literal.
     'export class A<T> { #x = 1; get y(): T { return this.y as T; } }\nconst f = async () => `a${1}b`;\nenum E { A = 1 }\n',
   ],
   // Broken on purpose: ERROR nodes (outside the grammar's own type ids) have children.
