@@ -4,23 +4,31 @@ import type { GrammarName } from '../src/languages.js';
 import { parserFor } from '../src/syntax/tree-sitter-loader.js';
 import { walkTree } from '../src/syntax/tree-walk.js';
 
-/** Every node of a tree with its depth, by a plain cursor walk that asks every node for children. */
-function everyNode(tree: Tree): string[] {
-  const visited: string[] = [];
+/**
+ * Every node of a tree with its depth, by a plain cursor walk that asks every node for children,
+ * and apart from them the nodes below an anonymous node (Python's `not in` and `is not` are
+ * anonymous nodes holding the two keyword tokens).
+ */
+function everyNode(tree: Tree): { all: string[]; belowAnonymous: { entry: string; named: boolean }[] } {
+  const all: string[] = [];
+  const belowAnonymous: { entry: string; named: boolean }[] = [];
   const cursor = tree.walk();
-  let depth = 0;
+  const anonymousAbove: boolean[] = [];
   for (;;) {
-    visited.push(`${depth} ${cursor.nodeType}`);
+    const entry = `${anonymousAbove.length} ${cursor.nodeType}`;
+    if (anonymousAbove.includes(true)) belowAnonymous.push({ entry, named: cursor.nodeIsNamed });
+    else all.push(entry);
+    const anonymous = !cursor.nodeIsNamed;
     if (cursor.gotoFirstChild()) {
-      depth++;
+      anonymousAbove.push(anonymous);
       continue;
     }
     while (!cursor.gotoNextSibling()) {
       if (!cursor.gotoParent()) {
         cursor.delete();
-        return visited;
+        return { all, belowAnonymous };
       }
-      depth--;
+      anonymousAbove.pop();
     }
   }
 }
@@ -43,6 +51,7 @@ const SAMPLES: [GrammarName, string][] = [
     '@app.get("/x")\ndef f(a, *b, **c):\n    return [i for i in b if i] or {"k": lambda: 1}\nclass C(B):\n    pass\n',
   ],
   ['python', 'def broken(:\n  pass\n'],
+  ['python', 'if a not in b and c is not d:\n    e = [x for x in f if x not in g]\n'],
   [
     'css',
     '@media (min-width: 1px) { .a > .b:hover::after { content: "x"; } }\n@keyframes k { from { top: 0 } }\n',
@@ -53,7 +62,7 @@ const SAMPLES: [GrammarName, string][] = [
 
 describe('the syntax tree walk', () => {
   it.each(SAMPLES)(
-    'visits every node of a %s tree that a full cursor walk visits, in the same order',
+    'visits every node of a %s tree that a full cursor walk visits, in the same order, but what lies below a token',
     async (grammar, text) => {
       const tree = (await parserFor(grammar)).parse(text)!;
       try {
@@ -69,8 +78,12 @@ describe('the syntax tree walk', () => {
           };
         });
         expect(depth).toBe(0);
-        expect(visited).toEqual(everyNode(tree));
+        const { all, belowAnonymous } = everyNode(tree);
+        expect(visited).toEqual(all);
         expect(visited.length).toBeGreaterThan(10);
+        // What a token holds is tokens: no named node (no identifier, no declaration) is left out.
+        expect(belowAnonymous.filter((node) => node.named)).toEqual([]);
+        if (text.includes(' not in ')) expect(belowAnonymous.length).toBeGreaterThan(0);
       } finally {
         tree.delete();
       }

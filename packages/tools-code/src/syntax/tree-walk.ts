@@ -28,8 +28,9 @@ function anonymousTypesOf(language: Language): Uint8Array {
  * about.
  *
  * Each cursor step crosses from JavaScript into WebAssembly and back, so the walk saves the ones it
- * can: the type is read once per node and handed to the visitor, and an anonymous node (a token,
- * which has no children) is not asked for a first child.
+ * can: the type is read once per node and handed to the visitor, and an anonymous node (a token)
+ * is not asked for children. In the grammars shipped, only Python's `not in` and `is not` have
+ * any, and those are the two keyword tokens (test/tree-walk.test.ts); visitors act on named nodes.
  */
 export function walkTree(tree: Tree, enter: (cursor: TreeCursor, type: string) => VisitOutcome): void {
   const cursor = tree.walk();
