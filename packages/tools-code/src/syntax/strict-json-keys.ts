@@ -98,21 +98,27 @@ class KeyScanner {
       listed = this.#objectDepth <= MAX_JSON_KEY_DEPTH && this.symbols.length < MAX_JSON_KEYS;
       if (!listed) this.#objectDepth--;
     }
-    this.#index++;
-    this.#skipWhitespace();
-    if (this.text.charCodeAt(this.#index) === 0x7d) this.#index++;
-    else {
-      for (;;) {
-        this.#pair(listed);
-        this.#skipWhitespace();
-        const code = this.text.charCodeAt(this.#index++);
-        if (code === 0x7d) break;
-        if (code !== 0x2c) throw NOT_STRICT;
-        this.#skipWhitespace();
-      }
-    }
+    this.#members(0x7d, () => this.#pair(listed));
     if (listed) this.#objectDepth--;
     this.#nesting--;
+  }
+
+  /** Reads the comma-separated members of an object or array (its opening char is next) to `close`. */
+  #members(close: number, member: () => void): void {
+    this.#index++;
+    this.#skipWhitespace();
+    if (this.text.charCodeAt(this.#index) === close) {
+      this.#index++;
+      return;
+    }
+    for (;;) {
+      member();
+      this.#skipWhitespace();
+      const code = this.text.charCodeAt(this.#index++);
+      if (code === close) return;
+      if (code !== 0x2c) throw NOT_STRICT;
+      this.#skipWhitespace();
+    }
   }
 
   #pair(listed: boolean): void {
@@ -146,19 +152,7 @@ class KeyScanner {
 
   #array(listed: boolean): void {
     this.#enter();
-    this.#index++;
-    this.#skipWhitespace();
-    if (this.text.charCodeAt(this.#index) === 0x5d) this.#index++;
-    else {
-      for (;;) {
-        this.#value(listed);
-        this.#skipWhitespace();
-        const code = this.text.charCodeAt(this.#index++);
-        if (code === 0x5d) break;
-        if (code !== 0x2c) throw NOT_STRICT;
-        this.#skipWhitespace();
-      }
-    }
+    this.#members(0x5d, () => this.#value(listed));
     this.#nesting--;
   }
 
