@@ -18,6 +18,9 @@ const IGNORE_FILES: Record<string, string> = {
   'packages/b/.gitignore': '/local.ts\ngenerated/out/\nsrc/*.tmp.ts\n',
   'packages/c/.gitignore': '*\n!*/\n!*.ts\n',
   'packages/d/.gitignore': 'generated/out/\n*.tmp\n',
+  // A deeper file's `!` re-includes what a shallower one ignores (git's precedence).
+  'packages/e/.gitignore': '!*.log\n',
+  'packages/f/.gitignore': '!/audit.log\n',
 };
 
 const FILES = [
@@ -48,6 +51,10 @@ const FILES = [
   'packages/d/generated/out/g.ts',
   'packages/d/x/generated/out/g.ts',
   'packages/d/x/y.tmp',
+  'packages/e/trace.log',
+  'packages/e/deep/trace.log',
+  'packages/f/audit.log',
+  'packages/f/deep/audit.log',
 ];
 
 describe('ignore rules of the walk', () => {
@@ -83,5 +90,8 @@ describe('ignore rules of the walk', () => {
     expect(kept).not.toContain('packages/c/sub/b.md');
     expect(kept).toContain('packages/d/x/generated/out/g.ts');
     expect(kept).not.toContain('packages/d/generated/out/g.ts');
+    expect(kept).toContain('packages/e/deep/trace.log');
+    expect(kept).toContain('packages/f/audit.log');
+    expect(kept).not.toContain('packages/f/deep/audit.log');
   });
 });

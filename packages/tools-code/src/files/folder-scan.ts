@@ -78,7 +78,8 @@ function matchesByNameOnly(text: string): boolean {
 }
 
 /**
- * Whether a walked entry is ignored by the layers in force in its folder.
+ * Whether a walked entry is ignored by the layers in force in its folder, with git's precedence:
+ * the deepest file that has a say wins, so its `!` re-includes what a shallower one ignores.
  *
  * Only for entries of folders the walk entered, so no folder above the entry is ignored; the
  * `ignore` package still checks (and caches) every parent of every path it is given, about a
@@ -86,13 +87,16 @@ function matchesByNameOnly(text: string): boolean {
  * gives the same answer for the name alone, so it is asked about the name (a small, warm cache).
  */
 export function isIgnored(layers: readonly IgnoreLayer[], relative: string, isDirectory: boolean): boolean {
-  for (const layer of layers) {
+  for (let index = layers.length - 1; index >= 0; index -= 1) {
+    const layer = layers[index]!;
     const inside = layer.byNameOnly
       ? relative.slice(relative.lastIndexOf('/') + 1)
       : layer.base === ''
         ? relative
         : relative.slice(layer.base.length + 1);
-    if (layer.rules.ignores(isDirectory ? `${inside}/` : inside)) return true;
+    const verdict = layer.rules.test(isDirectory ? `${inside}/` : inside);
+    if (verdict.ignored) return true;
+    if (verdict.unignored) return false;
   }
   return false;
 }
