@@ -54,10 +54,25 @@ const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 
 /** The rules of a folder's `.gitignore` (a symlinked one is not followed). */
 export function loadIgnoreLayer(root: string, relativeFolder: string): IgnoreLayer | undefined {
-  const text = readConfinedText(root, path.join(root, relativeFolder, '.gitignore'), MAX_IGNORE_FILE_BYTES);
+  return ignoreLayerOf(root, relativeFolder, path.join(root, relativeFolder, '.gitignore'));
+}
+
+/**
+ * The rules of the repository's own `.git/info/exclude`, which git applies from the root below
+ * every `.gitignore` (so a `.gitignore`'s `!` re-includes what it excludes): the first of the
+ * root's layers. tool-core's walker honours it the same way.
+ */
+export function loadExcludeLayer(root: string): IgnoreLayer | undefined {
+  return ignoreLayerOf(root, '', path.join(root, '.git', 'info', 'exclude'));
+}
+
+function ignoreLayerOf(root: string, base: string, absolute: string): IgnoreLayer | undefined {
+  const text = readConfinedText(root, absolute, MAX_IGNORE_FILE_BYTES);
   if (text === undefined) return undefined;
   try {
-    return { base: relativeFolder, text, rules: ignore().add(text), byNameOnly: matchesByNameOnly(text) };
+    // Case-sensitive, as git and ripgrep are on Linux (and tool-core's walker): `dist/` keeps `Dist/`.
+    const rules = ignore({ allowRelativePaths: true, ignorecase: false }).add(text);
+    return { base, text, rules, byNameOnly: matchesByNameOnly(text) };
   } catch {
     return undefined;
   }

@@ -6,6 +6,7 @@ import {
   childPath,
   type IgnoreLayer,
   isIgnored,
+  loadExcludeLayer,
   loadIgnoreLayer,
   scanFolder,
   type WalkedFile,
@@ -91,6 +92,8 @@ export class WorkspaceTree {
   #listing:
     | { version: number; membershipVersion: number; files: WalkedFile[]; positionOf: Map<string, number> }
     | undefined;
+  /** The text of `.git/info/exclude` the tree was built with (not watched: read on every update). */
+  #excludeText: string | undefined;
   /** Files touched since the cached listing was made. */
   readonly #touchedSinceListing = new Set<string>();
 
@@ -117,13 +120,17 @@ export class WorkspaceTree {
 
   /**
    * Brings the tree up to date (building it on first use) and returns what changed, or undefined
-   * when the tree cannot be used and the caller must walk instead.
+   * when the tree cannot be used and the caller must walk instead. `onFirstFound` sees each file
+   * as the first build lists it (a caller can start work on it before the build ends).
    */
-  async update(signal?: AbortSignal): Promise<TreeChanges | undefined> {
+  async update(
+    signal?: AbortSignal,
+    onFirstFound?: (file: WalkedFile) => void,
+  ): Promise<TreeChanges | undefined> {
     const changes: TreeChanges = { touched: new Set(), removed: new Set() };
     if (!this.usable) return undefined;
     if (this.#state === 'unbuilt') {
-      this.#building ??= this.#build(signal).finally(() => {
+      this.#building ??= this.#build(signal, onFirstFound).finally(() => {
         this.#building = undefined;
       });
       await this.#building;
@@ -145,8 +152,16 @@ export class WorkspaceTree {
         if (status.mtimeMs !== node.mtimeMs) this.#mark(node.relative, '*');
       }
     }
-    if (this.#pending.size === 0) return changes;
+    // .git is neither watched nor walked: a changed exclude file re-reads the whole tree.
+    const rootNode = this.#folders.get('');
+    const excludeChanged = rootNode !== undefined && loadExcludeLayer(this.root)?.text !== this.#excludeText;
+    if (this.#pending.size === 0 && !excludeChanged) return changes;
     const fileCountBefore = this.#fileCount;
+    if (excludeChanged) {
+      this.#pending.clear();
+      this.#rebuildSubtree(rootNode, changes);
+      if (!this.usable) return undefined;
+    }
     const pending = [...this.#pending];
     this.#pending.clear();
     for (const [folder, names] of pending) {
@@ -243,10 +258,13 @@ export class WorkspaceTree {
     this.#unwatchAll();
   }
 
-  async #build(signal: AbortSignal | undefined): Promise<void> {
+  async #build(
+    signal: AbortSignal | undefined,
+    onFound: ((file: WalkedFile) => void) | undefined,
+  ): Promise<void> {
     let sinceYield = 0;
     const pendingFolders: { relative: string; inherited: IgnoreLayer[] }[] = [
-      { relative: '', inherited: [] },
+      { relative: '', inherited: this.#rootLayers() },
     ];
     while (pendingFolders.length > 0) {
       if (this.#closed) return;
@@ -260,6 +278,7 @@ export class WorkspaceTree {
       const node = this.#addFolder(next.relative, next.inherited);
       if (!this.usable) return;
       if (node === undefined) continue;
+      if (onFound !== undefined) for (const file of node.files.values()) onFound(file);
       sinceYield += node.files.size + 1;
       if (sinceYield >= 2_000) {
         sinceYield = 0;
@@ -449,7 +468,7 @@ export class WorkspaceTree {
     const scratch: TreeChanges = { touched: new Set(), removed: new Set() };
     if (node.relative === '') {
       this.#unwatchAll();
-      const stack = [{ relative: '', inherited: [] as IgnoreLayer[] }];
+      const stack = [{ relative: '', inherited: this.#rootLayers() }];
       while (stack.length > 0 && this.usable) {
         const next = stack.pop()!;
         const added = this.#addFolder(next.relative, next.inherited);
@@ -481,6 +500,13 @@ export class WorkspaceTree {
       for (const child of current.folders) stack.push(childPath(current.relative, child));
     }
     return found;
+  }
+
+  /** The layers the root inherits: `.git/info/exclude`, when there is one (its text remembered). */
+  #rootLayers(): IgnoreLayer[] {
+    const exclude = loadExcludeLayer(this.root);
+    this.#excludeText = exclude?.text;
+    return exclude === undefined ? [] : [exclude];
   }
 
   #giveUp(): void {

@@ -15,6 +15,8 @@ export interface WalkOptions {
   scope?: string;
   maxFiles?: number;
   signal?: AbortSignal;
+  /** Sees each file as the walk lists it (a caller can start work on it before the walk ends). */
+  onFile?: (file: WalkedFile) => void;
 }
 
 /** Default cap on the files one walk collects. */
@@ -42,13 +44,15 @@ export async function walkWorkspace(root: string, options: WalkOptions = {}): Pr
         truncated = true;
         return false;
       }
-      files.push({
+      const file: WalkedFile = {
         relative: entry.relative,
         absolute: entry.absolute,
         size: entry.size,
         mtimeMs: entry.mtimeMs,
         ctimeMs: entry.ctimeMs,
-      });
+      };
+      files.push(file);
+      options.onFile?.(file);
       return true;
     },
   });

@@ -70,10 +70,13 @@ async function bundleSourceWorker(): Promise<URL | undefined> {
   return pathToFileURL(output);
 }
 
+/** Files one worker is worth starting for: fewer are parsed in the calling thread. */
+const FILES_PER_WORKER = 400;
+
 /** Worker threads a parse of `fileCount` files should use (0: parse in this thread). */
 export function workerCountFor(fileCount: number, maxWorkers: number): number {
-  if (maxWorkers <= 0 || fileCount < 400) return 0;
-  return Math.min(maxWorkers, Math.ceil(fileCount / 400));
+  if (maxWorkers <= 0 || fileCount < FILES_PER_WORKER) return 0;
+  return Math.min(maxWorkers, Math.ceil(fileCount / FILES_PER_WORKER));
 }
 
 /** Default cap on analysis workers: one per core, at most four. */
@@ -81,87 +84,203 @@ export function defaultAnalysisWorkers(): number {
   return Math.min(4, availableParallelism());
 }
 
+/** A file handed to the workers. */
+export interface AnalysisFile {
+  relative: string;
+  absolute: string;
+}
+
 /**
- * Analyses many files on worker threads (web-tree-sitter parses synchronously, so one thread
- * parses one file at a time). Workers are started for one large batch and stopped after it: a
- * cold index is the only time thousands of files need parsing, and idle workers would hold a
- * parser and grammars each. `onAnalysis` is called for every file a worker finished; a file
- * whose analysis threw in the worker is not reported, and when workers cannot be started or one
- * fails, the call ends early: the caller parses the files left over in its own thread.
+ * Batches a worker holds while files are still being handed over. The calling thread refills a
+ * worker only between its own slices of work (a walk yields every 2,000 entries, tens of
+ * milliseconds), so each worker keeps that much queued instead of idling; once everything is
+ * handed over, a worker holds two batches, so the last ones spread evenly.
+ */
+const BATCHES_AHEAD_WHILE_ADDING = 8;
+const BATCHES_AHEAD_AFTER_ADDING = 2;
+
+interface WorkerSlot<File> {
+  worker: Worker;
+  /** Batches sent and not answered, by request id. */
+  batches: Map<number, File[]>;
+}
+
+/**
+ * Analyses files on worker threads while they are still being found: a walk hands each file
+ * over as it lists it ({@link add}), the first worker starts once {@link FILES_PER_WORKER} files
+ * are waiting and one more for every further {@link FILES_PER_WORKER}, up to `maxWorkers`, so the
+ * workers' start and the walk itself run beside the parse instead of before it. Workers are
+ * stopped when {@link finish} has seen every file answered: a cold index is the only time
+ * thousands of files need parsing, and idle workers would hold a parser and grammars each.
+ *
+ * `onAnalysis` is called for every file a worker finished; a file whose analysis threw in the
+ * worker is not reported, and when workers cannot be started or one fails, or the signal aborts,
+ * the remaining files are dropped: the caller parses every file not reported in its own thread.
+ * Fewer than {@link FILES_PER_WORKER} files in all start no worker.
+ */
+export class AnalysisWorkers<File extends AnalysisFile = AnalysisFile> {
+  readonly #root: string;
+  readonly #maxWorkers: number;
+  readonly #onAnalysis: (file: File, analysis: FileAnalysis | undefined) => void;
+  readonly #signal: AbortSignal | undefined;
+  /** Files handed over, in order; those before {@link #sent} are with a worker or answered. */
+  readonly #handed: File[] = [];
+  #sent = 0;
+  readonly #slots: WorkerSlot<File>[] = [];
+  #script: URL | undefined;
+  #scriptLocated = false;
+  #nextRequest = 0;
+  #adding = true;
+  #stopped = false;
+  readonly #done: Promise<void>;
+  #resolveDone!: () => void;
+  readonly #onAbort = () => this.stop();
+
+  constructor(
+    root: string,
+    maxWorkers: number,
+    onAnalysis: (file: File, analysis: FileAnalysis | undefined) => void,
+    signal?: AbortSignal,
+  ) {
+    this.#root = root;
+    this.#maxWorkers = maxWorkers;
+    this.#onAnalysis = onAnalysis;
+    this.#signal = signal;
+    this.#done = new Promise((resolve) => {
+      this.#resolveDone = resolve;
+    });
+    if (maxWorkers <= 0 || signal?.aborted) this.stop();
+    else signal?.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  /** Hands one file over (it is analysed once a worker gets to it). */
+  add(file: File): void {
+    if (this.#stopped) return;
+    this.#handed.push(file);
+    if (this.#handed.length % BATCH_SIZE === 0) this.#dispatch();
+  }
+
+  /**
+   * No more files: resolves once every file handed over was answered, or the workers stopped
+   * (failure, cancellation, or too few files to start one).
+   */
+  finish(): Promise<void> {
+    this.#adding = false;
+    if (this.#slots.length === 0 && this.#handed.length < FILES_PER_WORKER) this.stop();
+    else this.#dispatch();
+    return this.#done;
+  }
+
+  /** Starts the workers the files handed over call for, and fills each one's queue. */
+  #dispatch(): void {
+    if (this.#stopped) return;
+    const wanted = workerCountFor(this.#handed.length, this.#maxWorkers);
+    if (this.#slots.length < wanted) {
+      if (!this.#scriptLocated) {
+        this.#scriptLocated = true;
+        void locateWorkerScript().then(async (script) => {
+          this.#script = script;
+          if (script === undefined) this.stop();
+          else await this.#spawnReady();
+        });
+        return;
+      }
+      if (this.#script === undefined) return;
+      if (!this.#spawn(wanted)) return;
+    }
+    const ahead = this.#adding ? BATCHES_AHEAD_WHILE_ADDING : BATCHES_AHEAD_AFTER_ADDING;
+    for (const slot of this.#slots) {
+      while (slot.batches.size < ahead && this.#sent < this.#handed.length) {
+        // While files still come, only whole batches leave (fewer, larger messages).
+        if (this.#adding && this.#handed.length - this.#sent < BATCH_SIZE) break;
+        const batch = this.#handed.slice(this.#sent, this.#sent + BATCH_SIZE);
+        this.#sent += batch.length;
+        const id = this.#nextRequest++;
+        slot.batches.set(id, batch);
+        slot.worker.postMessage({
+          id,
+          root: this.#root,
+          files: batch.map(({ relative, absolute }) => ({ relative, absolute })),
+        } satisfies AnalysisRequest);
+      }
+    }
+    if (
+      !this.#adding &&
+      this.#sent === this.#handed.length &&
+      this.#slots.every((slot) => slot.batches.size === 0)
+    )
+      this.stop();
+  }
+
+  /** The worker script is located: loads the Worker class once, then dispatches. */
+  async #spawnReady(): Promise<void> {
+    workerClass ??= (await import('node:worker_threads')).Worker;
+    this.#dispatch();
+  }
+
+  /** Starts workers up to `wanted`; false when one could not be started (all are stopped). */
+  #spawn(wanted: number): boolean {
+    if (workerClass === undefined) return false;
+    try {
+      while (this.#slots.length < wanted) {
+        const slot: WorkerSlot<File> = {
+          worker: new workerClass(this.#script!, { stdout: false, stderr: false }),
+          batches: new Map(),
+        };
+        this.#slots.push(slot);
+        slot.worker.on('message', (response: AnalysisResponse) => this.#answered(slot, response));
+        slot.worker.on('error', () => this.stop());
+      }
+      return true;
+    } catch {
+      this.stop();
+      return false;
+    }
+  }
+
+  #answered(slot: WorkerSlot<File>, response: AnalysisResponse): void {
+    const batch = slot.batches.get(response.id);
+    if (batch === undefined || this.#stopped) return;
+    slot.batches.delete(response.id);
+    const failed = new Set(response.failed);
+    for (const [offset, analysis] of response.analyses.entries())
+      if (!failed.has(offset)) this.#onAnalysis(batch[offset]!, analysis ?? undefined);
+    this.#dispatch();
+  }
+
+  /** Stops every worker and settles {@link finish}: what was not answered is the caller's to parse. */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#handed.length = 0;
+    this.#sent = 0;
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+    const slots = this.#slots.splice(0);
+    void Promise.all(slots.map((slot) => slot.worker.terminate())).then(() => this.#resolveDone());
+  }
+}
+
+/** node:worker_threads' Worker, imported on first use (parsing in-thread never loads it). */
+let workerClass: typeof Worker | undefined;
+
+/**
+ * Analyses a known list of files on worker threads (see {@link AnalysisWorkers}); `onAnalysis`
+ * gets each file's index in `files`. Resolves when every file was answered or the workers stopped.
  */
 export async function analyzeOnWorkers(
   root: string,
-  files: readonly { relative: string; absolute: string }[],
-  workerCount: number,
+  files: readonly AnalysisFile[],
+  maxWorkers: number,
   onAnalysis: (index: number, analysis: FileAnalysis | undefined) => void,
   signal?: AbortSignal,
 ): Promise<void> {
-  const script = await locateWorkerScript();
-  if (script === undefined) return;
-  const { Worker } = await import('node:worker_threads');
-  const workers: Worker[] = [];
-  try {
-    for (let index = 0; index < workerCount; index++) {
-      workers.push(
-        new Worker(script, {
-          stdout: false,
-          stderr: false,
-        }),
-      );
-    }
-  } catch {
-    for (const worker of workers) void worker.terminate();
-    return;
-  }
-  let next = 0;
-  let requestId = 0;
-  const started = new Map<number, number>();
-  try {
-    await new Promise<void>((resolve, reject) => {
-      let active = workers.length;
-      let failed = false;
-      const abort = () => reject(new Error('cancelled'));
-      signal?.addEventListener('abort', abort, { once: true });
-      const send = (worker: Worker) => {
-        if (failed) return;
-        if (signal?.aborted || next >= files.length) {
-          active--;
-          if (active === 0) {
-            signal?.removeEventListener('abort', abort);
-            resolve();
-          }
-          return;
-        }
-        const id = requestId++;
-        started.set(id, next);
-        const batch = files.slice(next, next + BATCH_SIZE);
-        next += batch.length;
-        worker.postMessage({
-          id,
-          root,
-          files: batch.map(({ relative, absolute }) => ({ relative, absolute })),
-        } satisfies AnalysisRequest);
-      };
-      for (const worker of workers) {
-        worker.on('message', (response: AnalysisResponse) => {
-          const first = started.get(response.id)!;
-          started.delete(response.id);
-          const failed = new Set(response.failed);
-          for (const [offset, analysis] of response.analyses.entries())
-            if (!failed.has(offset)) onAnalysis(first + offset, analysis ?? undefined);
-          send(worker);
-        });
-        worker.on('error', (error) => {
-          failed = true;
-          signal?.removeEventListener('abort', abort);
-          reject(error);
-        });
-        send(worker);
-      }
-    });
-  } catch {
-    // Cancelled, or a worker failed: the caller checks the signal and parses what is left.
-  } finally {
-    await Promise.all(workers.map((worker) => worker.terminate()));
-  }
+  const indexOf = new Map(files.map((file, index) => [file, index] as const));
+  const workers = new AnalysisWorkers(
+    root,
+    maxWorkers,
+    (file, analysis) => onAnalysis(indexOf.get(file)!, analysis),
+    signal,
+  );
+  for (const file of files) workers.add(file);
+  await workers.finish();
 }

@@ -11,7 +11,12 @@ import {
   walkWorkspace,
 } from '../files/workspace-walker.js';
 import { languageOfPath } from '../languages.js';
-import { analyzeOnWorkers, defaultAnalysisWorkers, workerCountFor } from './analysis-pool.js';
+import {
+  AnalysisWorkers,
+  analyzeOnWorkers,
+  defaultAnalysisWorkers,
+  workerCountFor,
+} from './analysis-pool.js';
 import { analyzeText, hasSyntaxSupport } from './analyze-file.js';
 import { type KeptAnalysis, restoreAnalyses, serializeAnalyses } from './kept-analyses.js';
 import type { FileAnalysis } from './symbols.js';
@@ -105,7 +110,7 @@ export class SyntaxIndex {
   readonly #keepFrom: number;
   readonly #clock: () => number;
   /** The kept analyses taken back, until the first whole-workspace refresh used them. */
-  #restoring: Promise<{ observedAt: number; files: Map<string, KeptAnalysis> } | undefined> | undefined;
+  #restoring: Promise<RestoredAnalyses | undefined> | undefined;
   #restoreDone = false;
   /** Analyses parsed since the last keep (a keep is worth writing only when many changed). */
   #parsedSinceKept = 0;
@@ -161,15 +166,28 @@ export class SyntaxIndex {
   async refresh(options: RefreshOptions = {}): Promise<IndexSnapshot> {
     // Before the listing, so before every read of a file it lists (see tool-core isRacyStamp).
     const observedAt = this.#clock();
-    const listing = await this.#list(options);
+    const analyze = options.analyze ?? true;
+    // Read before the listing, so the parse that starts during it skips every file kept.
+    const restored = analyze ? await this.#restoredKept() : undefined;
+    const early =
+      analyze && options.scope === undefined && options.filter === undefined
+        ? this.#parseWhileListing(observedAt, restored, options.signal)
+        : undefined;
+    let listing: Listing;
+    try {
+      listing = await this.#list(options, early?.offer);
+    } catch (error) {
+      early?.stop();
+      throw error;
+    }
+    const parsedWhileListing = early === undefined ? 0 : await early.finish();
     throwIfCancelled(options.signal);
     const files =
       options.filter === undefined
         ? listing.files
         : listing.files.filter((file) => options.filter!(file.relative));
-    const analyze = options.analyze ?? true;
     const wholeWorkspace = options.scope === undefined && options.filter === undefined && !listing.truncated;
-    if (analyze) await this.#takeBackKept(files, wholeWorkspace);
+    if (analyze) this.#takeBackKept(files, wholeWorkspace, restored);
     const key = JSON.stringify([listing.version, options.scope ?? '.', options.maxFiles ?? null, analyze]);
     if (
       options.filter === undefined &&
@@ -179,8 +197,8 @@ export class SyntaxIndex {
     ) {
       return { ...this.#lastSnapshot.snapshot, reparsed: 0 };
     }
-    let reparsed = 0;
-    if (analyze) reparsed = await this.#parseStale(files, observedAt, options.signal);
+    let reparsed = parsedWhileListing;
+    if (analyze) reparsed += await this.#parseStale(files, observedAt, options.signal);
     if (
       analyze &&
       this.#kept?.writable === true &&
@@ -237,22 +255,30 @@ export class SyntaxIndex {
   }
 
   /**
-   * Seeds the cache with the kept analyses of listed files whose size, modification time and
-   * status change time are those kept (read once, at the first analysed refresh; dropped after
-   * the first whole-workspace one).
+   * The kept analyses, read once at the first analysed refresh (and dropped after the first
+   * whole-workspace one, see {@link #takeBackKept}).
    */
-  async #takeBackKept(files: readonly WalkedFile[], wholeWorkspace: boolean): Promise<void> {
-    if (this.#kept === undefined || this.#restoreDone) return;
+  async #restoredKept(): Promise<RestoredAnalyses | undefined> {
+    if (this.#kept === undefined || this.#restoreDone) return undefined;
     this.#restoring ??= this.#kept
       .load()
       .then((text) => (text === undefined ? undefined : restoreAnalyses(this.root, text)));
-    const restored = await this.#restoring;
+    return this.#restoring;
+  }
+
+  /**
+   * Seeds the cache with the kept analyses of listed files whose size, modification time and
+   * status change time are those kept.
+   */
+  #takeBackKept(
+    files: readonly WalkedFile[],
+    wholeWorkspace: boolean,
+    restored: RestoredAnalyses | undefined,
+  ): void {
     if (restored !== undefined) {
       for (const file of files) {
         const kept = restored.files.get(file.relative);
-        if (kept === undefined || this.#cache.has(file.relative)) continue;
-        if (kept.size !== file.size || kept.mtimeMs !== file.mtimeMs || kept.ctimeMs !== file.ctimeMs)
-          continue;
+        if (kept === undefined || this.#cache.has(file.relative) || !keptFits(kept, file)) continue;
         this.#cache.set(file.relative, {
           mtimeMs: kept.mtimeMs,
           size: kept.size,
@@ -263,10 +289,54 @@ export class SyntaxIndex {
         this.#generation++;
       }
     }
-    if (wholeWorkspace) {
+    if (wholeWorkspace && this.#kept !== undefined) {
       this.#restoreDone = true;
       this.#restoring = undefined;
     }
+  }
+
+  /**
+   * Parses on worker threads while the listing is still being made: each stale parsable file the
+   * walk finds (not one a kept analysis covers) is handed to {@link AnalysisWorkers} at once, so
+   * the walk, the workers' start and the parse overlap. What the workers did not answer (too few
+   * files to start one, a failure, a cancellation) is left stale for {@link #parseStale}.
+   */
+  #parseWhileListing(
+    observedAt: number,
+    restored: RestoredAnalyses | undefined,
+    signal: AbortSignal | undefined,
+  ): { offer: (file: WalkedFile) => void; finish: () => Promise<number>; stop: () => void } {
+    let answered = 0;
+    const handedOver = new Set<string>();
+    const workers = new AnalysisWorkers<WalkedFile>(
+      this.root,
+      this.#maxWorkers,
+      (file, analysis) => {
+        this.#store(file, analysis, observedAt);
+        answered++;
+      },
+      signal,
+    );
+    return {
+      offer: (file) => {
+        // A tree that gave up part-way is walked again: a file is handed over once.
+        if (!needsParse(file) || !this.#isStale(file) || handedOver.has(file.relative)) return;
+        const kept = restored?.files.get(file.relative);
+        if (kept !== undefined && keptFits(kept, file)) return;
+        handedOver.add(file.relative);
+        workers.add(file);
+      },
+      finish: async () => {
+        await workers.finish();
+        return answered;
+      },
+      stop: () => workers.stop(),
+    };
+  }
+
+  #isStale(file: WalkedFile): boolean {
+    const cached = this.#cache.get(file.relative);
+    return cached === undefined || cached.mtimeMs !== file.mtimeMs || cached.size !== file.size;
   }
 
   /** Keeps the analyses once the answer this refresh was for is out (and at close at the latest). */
@@ -304,9 +374,9 @@ export class SyntaxIndex {
   }
 
   /** The file list: from the watched tree when it covers the request, else from a walk. */
-  async #list(options: RefreshOptions): Promise<WalkResult & { version?: string; pathsVersion?: string }> {
+  async #list(options: RefreshOptions, onFile: ((file: WalkedFile) => void) | undefined): Promise<Listing> {
     if (this.#tree?.usable) {
-      const changes = await this.#tree.update(options.signal);
+      const changes = await this.#tree.update(options.signal, onFile);
       if (changes !== undefined) {
         for (const relative of changes.removed) this.#forget(relative);
         for (const relative of changes.touched) this.#forget(relative);
@@ -319,7 +389,7 @@ export class SyntaxIndex {
           };
       }
     }
-    return walkWorkspace(this.root, options);
+    return walkWorkspace(this.root, onFile === undefined ? options : { ...options, onFile });
   }
 
   /** Parses every listed file whose cached analysis is missing or out of date. */
@@ -328,20 +398,16 @@ export class SyntaxIndex {
     observedAt: number,
     signal: AbortSignal | undefined,
   ): Promise<number> {
-    const stale = files.filter((file) => {
-      const cached = this.#cache.get(file.relative);
-      return cached === undefined || cached.mtimeMs !== file.mtimeMs || cached.size !== file.size;
-    });
+    const stale = files.filter((file) => this.#isStale(file));
     if (stale.length === 0) return 0;
     const parsable = stale.filter(needsParse);
     for (const file of stale) if (!needsParse(file)) this.#store(file, undefined, observedAt);
     const done = new Array<boolean>(parsable.length).fill(false);
-    const workers = workerCountFor(parsable.length, this.#maxWorkers);
-    if (workers > 0) {
+    if (workerCountFor(parsable.length, this.#maxWorkers) > 0) {
       await analyzeOnWorkers(
         this.root,
         parsable,
-        workers,
+        this.#maxWorkers,
         (index, analysis) => {
           done[index] = true;
           this.#store(parsable[index]!, analysis, observedAt);
@@ -385,6 +451,16 @@ export class SyntaxIndex {
   #forget(relative: string): void {
     if (this.#cache.delete(relative)) this.#generation++;
   }
+}
+
+/** A file list, with version numbers when it comes from the watched tree. */
+type Listing = WalkResult & { version?: string; pathsVersion?: string };
+
+type RestoredAnalyses = { observedAt: number; files: Map<string, KeptAnalysis> };
+
+/** True when a kept analysis was made of the file as listed now. */
+function keptFits(kept: KeptAnalysis, file: WalkedFile): boolean {
+  return kept.size === file.size && kept.mtimeMs === file.mtimeMs && kept.ctimeMs === file.ctimeMs;
 }
 
 function hashPaths(files: readonly WalkedFile[]): string {
