@@ -230,6 +230,9 @@ export class AnalysisWorkers<File extends AnalysisFile = AnalysisFile> {
         this.#slots.push(slot);
         slot.worker.on('message', (response: AnalysisResponse) => this.#answered(slot, response));
         slot.worker.on('error', () => this.stop());
+        // A worker that ends without an error (killed by a resource limit, say) answers nothing
+        // more: stop rather than wait for it (its files are parsed by the caller).
+        slot.worker.on('exit', () => this.stop());
       }
       return true;
     } catch {
