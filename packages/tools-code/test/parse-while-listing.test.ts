@@ -139,6 +139,36 @@ describe('a cold syntax index parses while it lists', () => {
     });
   }
 
+  it('hands over only what a filtered, scoped or capped refresh asks for', async () => {
+    const root = await project(900);
+    const total = 902;
+    const firstAreas = (relative: string) => /\/area[0-3]\//.test(relative);
+    for (const [name, options, asked] of [
+      ['filter', { filter: firstAreas }, (relative: string) => firstAreas(relative)],
+      ['scope', { scope: 'src/area2/' }, (relative: string) => relative.startsWith('src/area2/')],
+    ] as const) {
+      const onWorkers = new SyntaxIndex(root, { watch: true, analysisWorkers: 2 });
+      const inThread = new SyntaxIndex(root, { watch: true, analysisWorkers: 0 });
+      cleanups.push(
+        () => onWorkers.close(),
+        () => inThread.close(),
+      );
+      const parallel = await onWorkers.refresh(options);
+      const serial = await inThread.refresh(options);
+      expect(parallel.reparsed, name).toBe(serial.reparsed);
+      expect([...parallel.analyses.keys()].sort(), name).toEqual([...serial.analyses.keys()].sort());
+      expect([...parallel.analyses.keys()].every(asked), name).toBe(true);
+      // Nothing else was parsed: a whole refresh parses every file the first one did not ask for.
+      expect((await onWorkers.refresh()).reparsed, name).toBe(total - serial.reparsed);
+    }
+    const capped = new SyntaxIndex(root, { watch: true, analysisWorkers: 2 });
+    cleanups.push(() => capped.close());
+    const first = await capped.refresh({ maxFiles: 500 });
+    expect(first.files).toHaveLength(500);
+    // At most the cap was parsed, whatever the build's order.
+    expect((await capped.refresh()).reparsed).toBeGreaterThanOrEqual(total - 500);
+  });
+
   it('does not parse again a file whose analysis a new session takes back', async () => {
     const root = await project(450);
     const workspace = await Workspace.open(root);

@@ -178,11 +178,13 @@ export class AnalysisWorkers<File extends AnalysisFile = AnalysisFile> {
     if (this.#slots.length < wanted) {
       if (!this.#scriptLocated) {
         this.#scriptLocated = true;
-        void locateWorkerScript().then(async (script) => {
-          this.#script = script;
-          if (script === undefined) this.stop();
-          else await this.#spawnReady();
-        });
+        void locateWorkerScript()
+          .then(async (script) => {
+            this.#script = script;
+            if (script === undefined) this.stop();
+            else await this.#spawnReady();
+          })
+          .catch(() => this.stop());
         return;
       }
       if (this.#script === undefined) return;

@@ -169,10 +169,7 @@ export class SyntaxIndex {
     const analyze = options.analyze ?? true;
     // Read before the listing, so the parse that starts during it skips every file kept.
     const restored = analyze ? await this.#restoredKept() : undefined;
-    const early =
-      analyze && options.scope === undefined && options.filter === undefined
-        ? this.#parseWhileListing(observedAt, restored, options.signal)
-        : undefined;
+    const early = analyze ? this.#parseWhileListing(observedAt, restored, options) : undefined;
     let listing: Listing;
     try {
       listing = await this.#list(options, early?.offer);
@@ -297,15 +294,23 @@ export class SyntaxIndex {
 
   /**
    * Parses on worker threads while the listing is still being made: each stale parsable file the
-   * walk finds (not one a kept analysis covers) is handed to {@link AnalysisWorkers} at once, so
-   * the walk, the workers' start and the parse overlap. What the workers did not answer (too few
-   * files to start one, a failure, a cancellation) is left stale for {@link #parseStale}.
+   * walk finds that the refresh asks for (inside its scope, passing its filter, within its cap) and
+   * no kept analysis covers is handed to {@link AnalysisWorkers} at once, so the walk, the workers'
+   * start and the parse overlap. What the workers did not answer (too few files to start one, a
+   * failure, a cancellation) is left stale for {@link #parseStale}.
    */
   #parseWhileListing(
     observedAt: number,
     restored: RestoredAnalyses | undefined,
-    signal: AbortSignal | undefined,
+    options: RefreshOptions,
   ): { offer: (file: WalkedFile) => void; finish: () => Promise<number>; stop: () => void } {
+    // The watched tree's first build lists the whole workspace, whatever the scope.
+    const scope =
+      options.scope === undefined || options.scope === '.' ? '' : options.scope.replace(/\/+$/, '');
+    const prefix = scope === '' ? '' : `${scope}/`;
+    // The listing's cap counts files before the filter; the build's order is near the listing's.
+    const cap = options.maxFiles ?? Number.POSITIVE_INFINITY;
+    let inScope = 0;
     let answered = 0;
     const handedOver = new Set<string>();
     const workers = new AnalysisWorkers<WalkedFile>(
@@ -315,10 +320,12 @@ export class SyntaxIndex {
         this.#store(file, analysis, observedAt);
         answered++;
       },
-      signal,
+      options.signal,
     );
     return {
       offer: (file) => {
+        if (!file.relative.startsWith(prefix) || ++inScope > cap) return;
+        if (options.filter !== undefined && !options.filter(file.relative)) return;
         // A tree that gave up part-way is walked again: a file is handed over once.
         if (!needsParse(file) || !this.#isStale(file) || handedOver.has(file.relative)) return;
         const kept = restored?.files.get(file.relative);
