@@ -28,6 +28,20 @@ import { runProcess } from '../src/process/run-process.js';
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
+/**
+ * Memory after a collection whose dead buffers are really freed: V8 may free an array buffer's
+ * memory after the collection that found it dead returns (its sweep runs in the background), so a
+ * reading taken right after `gc()` counted the 20 processes' spent pipe chunks (27–31 MB, in three
+ * runs of four) though nothing held them; after a pause and a second collection, 1.7 MB in four of
+ * four.
+ */
+async function settledMemory(): Promise<NodeJS.MemoryUsage> {
+  collectGarbage();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  collectGarbage();
+  return process.memoryUsage();
+}
+
 function spawnAndWait(
   executable: string,
   args: string[],
@@ -221,8 +235,7 @@ try {
 
     // 3. Memory of 20 background commands printing 1 MB each, unread until the end.
     const outputCap = 30_000;
-    collectGarbage();
-    const before = process.memoryUsage();
+    const before = await settledMemory();
     const processes = await Promise.all(
       Array.from({ length: 20 }, () =>
         startBackgroundProcess({
@@ -233,8 +246,7 @@ try {
       ),
     );
     const results = await Promise.all(processes.map((background) => background.exited));
-    collectGarbage();
-    const after = process.memoryUsage();
+    const after = await settledMemory();
     const printed = results.reduce((sum, result) => sum + result.stdoutBytes, 0);
     const retained = processes.map((background) => background.readNewOutput());
     const growth = after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers);
