@@ -169,6 +169,26 @@ describe('a cold syntax index parses while it lists', () => {
     expect((await capped.refresh()).reparsed).toBeGreaterThanOrEqual(total - 500);
   });
 
+  it('hands a file over once when the watched tree gives up part-way and the walk lists it again', async () => {
+    const root = await project(900);
+    const index = new SyntaxIndex(root, {
+      watch: true,
+      analysisWorkers: 2,
+      watchLimits: { maxWatchedFolders: 40 },
+    });
+    const inThread = new SyntaxIndex(root, { watch: false, analysisWorkers: 0 });
+    cleanups.push(
+      () => index.close(),
+      () => inThread.close(),
+    );
+    const snapshot = await index.refresh();
+    expect(index.watching).toBe(false);
+    expect(snapshot.reparsed).toBe(902);
+    const serial = await inThread.refresh();
+    for (const [relative, analysis] of serial.analyses)
+      expect(snapshot.analyses.get(relative)).toEqual(analysis);
+  });
+
   it('does not parse again a file whose analysis a new session takes back', async () => {
     const root = await project(450);
     const workspace = await Workspace.open(root);

@@ -3,7 +3,7 @@ import type { KeptState } from '@assistant-kit/tool-core';
 import { throwIfCancelled } from '../errors.js';
 import { readConfinedText } from '../files/confined-fs.js';
 import { yieldToEventLoop } from '../files/folder-scan.js';
-import { WorkspaceTree } from '../files/workspace-tree.js';
+import { WorkspaceTree, type WorkspaceTreeOptions } from '../files/workspace-tree.js';
 import {
   DEFAULT_WALK_FILE_CAP,
   type WalkedFile,
@@ -54,6 +54,8 @@ export interface IndexSnapshot extends WalkResult {
 export interface SyntaxIndexOptions {
   /** Keep the file list current with file watchers instead of walking on every call (default true). */
   watch?: boolean;
+  /** Limits of the watched file list, past which it gives up and every call walks (tests lower them). */
+  watchLimits?: WorkspaceTreeOptions;
   /** Most worker threads a large parse may use (default: one per core, at most 4; 0: none). */
   analysisWorkers?: number;
   /**
@@ -120,7 +122,7 @@ export class SyntaxIndex {
 
   constructor(root: string, options: SyntaxIndexOptions = {}) {
     this.root = root;
-    this.#tree = (options.watch ?? true) ? new WorkspaceTree(root) : undefined;
+    this.#tree = (options.watch ?? true) ? new WorkspaceTree(root, options.watchLimits) : undefined;
     this.#maxWorkers = options.analysisWorkers ?? defaultAnalysisWorkers();
     this.#kept = options.kept;
     this.#keepFrom = options.keepFrom ?? KEEP_ANALYSES_FROM;
