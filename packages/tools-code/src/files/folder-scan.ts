@@ -54,20 +54,27 @@ const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 
 /** The rules of a folder's `.gitignore` (a symlinked one is not followed). */
 export function loadIgnoreLayer(root: string, relativeFolder: string): IgnoreLayer | undefined {
-  return ignoreLayerOf(root, relativeFolder, path.join(root, relativeFolder, '.gitignore'));
+  return ignoreLayerOf(
+    relativeFolder,
+    readConfinedText(root, path.join(root, relativeFolder, '.gitignore'), MAX_IGNORE_FILE_BYTES),
+  );
 }
 
 /**
- * The rules of the repository's own `.git/info/exclude`, which git applies from the root below
- * every `.gitignore` (so a `.gitignore`'s `!` re-includes what it excludes): the first of the
- * root's layers. tool-core's walker honours it the same way.
+ * The rules of the repository's own `.git/info/exclude` (its text, from {@link excludeFileText}),
+ * which git applies from the root below every `.gitignore` (so a `.gitignore`'s `!` re-includes
+ * what it excludes): the first of the root's layers. tool-core's walker honours it the same way.
  */
-export function loadExcludeLayer(root: string): IgnoreLayer | undefined {
-  return ignoreLayerOf(root, '', path.join(root, '.git', 'info', 'exclude'));
+export function excludeLayerOf(text: string | undefined): IgnoreLayer | undefined {
+  return ignoreLayerOf('', text);
 }
 
-function ignoreLayerOf(root: string, base: string, absolute: string): IgnoreLayer | undefined {
-  const text = readConfinedText(root, absolute, MAX_IGNORE_FILE_BYTES);
+/** The text of `.git/info/exclude`, to tell whether it changed without parsing it. */
+export function excludeFileText(root: string): string | undefined {
+  return readConfinedText(root, path.join(root, '.git', 'info', 'exclude'), MAX_IGNORE_FILE_BYTES);
+}
+
+function ignoreLayerOf(base: string, text: string | undefined): IgnoreLayer | undefined {
   if (text === undefined) return undefined;
   try {
     // Case-sensitive, as git and ripgrep are on Linux (and tool-core's walker): `dist/` keeps `Dist/`.

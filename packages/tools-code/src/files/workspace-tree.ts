@@ -4,9 +4,10 @@ import { type FSWatcher, lstatOrUndefined, watchableFolderLimit, watchFolder } f
 import {
   ALWAYS_SKIPPED,
   childPath,
+  excludeFileText,
+  excludeLayerOf,
   type IgnoreLayer,
   isIgnored,
-  loadExcludeLayer,
   loadIgnoreLayer,
   scanFolder,
   type WalkedFile,
@@ -154,7 +155,7 @@ export class WorkspaceTree {
     }
     // .git is neither watched nor walked: a changed exclude file re-reads the whole tree.
     const rootNode = this.#folders.get('');
-    const excludeChanged = rootNode !== undefined && loadExcludeLayer(this.root)?.text !== this.#excludeText;
+    const excludeChanged = rootNode !== undefined && excludeFileText(this.root) !== this.#excludeText;
     if (this.#pending.size === 0 && !excludeChanged) return changes;
     const fileCountBefore = this.#fileCount;
     if (excludeChanged) {
@@ -504,8 +505,8 @@ export class WorkspaceTree {
 
   /** The layers the root inherits: `.git/info/exclude`, when there is one (its text remembered). */
   #rootLayers(): IgnoreLayer[] {
-    const exclude = loadExcludeLayer(this.root);
-    this.#excludeText = exclude?.text;
+    this.#excludeText = excludeFileText(this.root);
+    const exclude = excludeLayerOf(this.#excludeText);
     return exclude === undefined ? [] : [exclude];
   }
 
