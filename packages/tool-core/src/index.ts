@@ -130,10 +130,13 @@ export {
 } from './workspace/workspace.js';
 export {
   compareText,
+  compileGitignore,
   compileWalkGlob,
+  type GitignoreLayer,
   GitignoreOracle,
   GitignoreRules,
   HIGH_CHARACTERS,
+  ignoredByLayers,
   WALK_ALWAYS_SKIPPED,
   type WalkFilter,
   type WorkspaceWalkEntry,

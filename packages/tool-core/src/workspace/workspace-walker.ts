@@ -105,11 +105,54 @@ export function compileWalkGlob(glob: string): WalkFilter & { glob: string } {
   };
 }
 
-/** The .gitignore rules of one folder, matched against paths relative to that folder. */
-interface IgnoreLayer {
+/** The rules of one ignore file, matched against paths relative to the folder it applies to. */
+export interface GitignoreLayer {
   /** Folder of the rules, workspace-relative ('' for the root). */
   base: string;
   rules: Ignore;
+  /**
+   * Every pattern matches by name at any depth (no `/` but a trailing one), so a walk that only
+   * asks about entries of folders it entered may ask about the name alone (a smaller, warmer
+   * cache in the `ignore` package). Not set by this module's walker.
+   */
+  byNameOnly?: boolean;
+}
+
+/**
+ * Compiles the text of a `.gitignore` (or `.git/info/exclude`) as git reads it on Linux:
+ * case-sensitive, relative paths. The one place every walker's rules are made.
+ *
+ * @example
+ * ```ts
+ * compileGitignore('dist/\n').ignores('dist/'); // true; 'Dist/' is not ignored
+ * ```
+ */
+export function compileGitignore(text: string): Ignore {
+  return ignore({ allowRelativePaths: true, ignorecase: false }).add(text);
+}
+
+/**
+ * Whether a workspace-relative path is ignored by layers of rules, outermost first, with git's
+ * precedence: the deepest layer that has a say wins, so its `!` re-includes what a shallower one
+ * ignores. `isDirectory` enables `name/` patterns.
+ */
+export function ignoredByLayers(
+  layers: readonly GitignoreLayer[],
+  relativePath: string,
+  isDirectory: boolean,
+): boolean {
+  for (let index = layers.length - 1; index >= 0; index -= 1) {
+    const layer = layers[index]!;
+    const local = layer.byNameOnly
+      ? relativePath.slice(relativePath.lastIndexOf('/') + 1)
+      : layer.base === ''
+        ? relativePath
+        : relativePath.slice(layer.base.length + 1);
+    const verdict = layer.rules.test(isDirectory ? `${local}/` : local);
+    if (verdict.ignored) return true;
+    if (verdict.unignored) return false;
+  }
+  return false;
 }
 
 function readRules(file: string): Ignore | undefined {
@@ -129,8 +172,7 @@ function readRules(file: string): Ignore | undefined {
   } catch {
     return undefined;
   }
-  // Case-sensitive like git and ripgrep on Linux.
-  return ignore({ allowRelativePaths: true, ignorecase: false }).add(content);
+  return compileGitignore(content);
 }
 
 /**
@@ -140,9 +182,9 @@ function readRules(file: string): Ignore | undefined {
  * excludes file) are not read, so results do not depend on where the workspace sits.
  */
 export class GitignoreRules {
-  readonly #layers: readonly IgnoreLayer[];
+  readonly #layers: readonly GitignoreLayer[];
 
-  private constructor(layers: readonly IgnoreLayer[]) {
+  private constructor(layers: readonly GitignoreLayer[]) {
     this.#layers = layers;
   }
 
@@ -153,7 +195,7 @@ export class GitignoreRules {
 
   /** The rules that apply at the workspace root: `.git/info/exclude`, then the root `.gitignore`. */
   static forRoot(root: string): GitignoreRules {
-    const layers: IgnoreLayer[] = [];
+    const layers: GitignoreLayer[] = [];
     const exclude = readRules(path.join(root, '.git', 'info', 'exclude'));
     if (exclude !== undefined) layers.push({ base: '', rules: exclude });
     const own = readRules(path.join(root, '.gitignore'));
@@ -172,14 +214,7 @@ export class GitignoreRules {
 
   /** True when the workspace-relative path is ignored (`isDirectory` enables 'name/' rules). */
   ignores(relativePath: string, isDirectory: boolean): boolean {
-    for (let index = this.#layers.length - 1; index >= 0; index -= 1) {
-      const layer = this.#layers[index]!;
-      const local = layer.base === '' ? relativePath : relativePath.slice(layer.base.length + 1);
-      const verdict = layer.rules.test(isDirectory ? `${local}/` : local);
-      if (verdict.ignored) return true;
-      if (verdict.unignored) return false;
-    }
-    return false;
+    return ignoredByLayers(this.#layers, relativePath, isDirectory);
   }
 }
 

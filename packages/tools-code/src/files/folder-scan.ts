@@ -1,5 +1,5 @@
 import path from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import { compileGitignore, type GitignoreLayer, ignoredByLayers } from '@assistant-kit/tool-core';
 import { listFolder, lstatOrUndefined, readConfinedText } from './confined-fs.js';
 
 /** One regular file found by a walk. */
@@ -25,13 +25,10 @@ export const ALWAYS_SKIPPED = new Set([
 ]);
 
 /** The rules of one `.gitignore`, applied to paths below the folder it lives in. */
-export interface IgnoreLayer {
-  /** Workspace-relative folder the .gitignore lives in ('' for the root). */
-  base: string;
+export interface IgnoreLayer extends GitignoreLayer {
   /** The file's text, to tell whether a changed .gitignore changed its rules. */
   text: string;
-  rules: Ignore;
-  /** Every rule matches by name at any depth (no `/` but a trailing one): see {@link isIgnored}. */
+  /** Every rule matches by name at any depth: see {@link isIgnored}. */
   byNameOnly: boolean;
 }
 
@@ -77,9 +74,7 @@ export function excludeFileText(root: string): string | undefined {
 function ignoreLayerOf(base: string, text: string | undefined): IgnoreLayer | undefined {
   if (text === undefined) return undefined;
   try {
-    // Case-sensitive, as git and ripgrep are on Linux (and tool-core's walker): `dist/` keeps `Dist/`.
-    const rules = ignore({ allowRelativePaths: true, ignorecase: false }).add(text);
-    return { base, text, rules, byNameOnly: matchesByNameOnly(text) };
+    return { base, text, rules: compileGitignore(text), byNameOnly: matchesByNameOnly(text) };
   } catch {
     return undefined;
   }
@@ -109,18 +104,7 @@ function matchesByNameOnly(text: string): boolean {
  * gives the same answer for the name alone, so it is asked about the name (a small, warm cache).
  */
 export function isIgnored(layers: readonly IgnoreLayer[], relative: string, isDirectory: boolean): boolean {
-  for (let index = layers.length - 1; index >= 0; index -= 1) {
-    const layer = layers[index]!;
-    const inside = layer.byNameOnly
-      ? relative.slice(relative.lastIndexOf('/') + 1)
-      : layer.base === ''
-        ? relative
-        : relative.slice(layer.base.length + 1);
-    const verdict = layer.rules.test(isDirectory ? `${inside}/` : inside);
-    if (verdict.ignored) return true;
-    if (verdict.unignored) return false;
-  }
-  return false;
+  return ignoredByLayers(layers, relative, isDirectory);
 }
 
 /** Joins a workspace-relative folder ('' for the root) and an entry name. */
