@@ -209,6 +209,36 @@ describe('a cold syntax index parses while it lists', () => {
     ]);
   });
 
+  // Two tools called at once on a cold index (an agent's parallel calls) must not parse the
+  // workspace twice: the second refresh waits for the files the first one is already parsing.
+  for (const watch of [true, false]) {
+    it(`parses each file once when two refreshes run at once (${watch ? 'watched tree' : 'walk'})`, async () => {
+      const root = await project(900);
+      const index = new SyntaxIndex(root, { watch, analysisWorkers: 2 });
+      cleanups.push(() => index.close());
+      const [first, second] = await Promise.all([index.refresh(), index.refresh()]);
+      expect(first.reparsed + second.reparsed).toBe(902);
+      expect(first.analyses.size).toBe(902);
+      expect(second.analyses.size).toBe(902);
+      for (const [relative, analysis] of first.analyses) expect(second.analyses.get(relative)).toBe(analysis);
+    });
+  }
+
+  it('a refresh waiting for files another one parses still completes when that one is cancelled', async () => {
+    const root = await project(900);
+    const index = new SyntaxIndex(root, { watch: true, analysisWorkers: 2 });
+    cleanups.push(() => index.close());
+    const controller = new AbortController();
+    const cancelled = index.refresh({ signal: controller.signal });
+    const waiting = index.refresh();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    await expect(cancelled).rejects.toThrow();
+    const snapshot = await waiting;
+    expect(snapshot.analyses.size).toBe(902);
+    expect([...snapshot.analyses.values()].every((analysis) => analysis.symbols.length > 0)).toBe(true);
+  });
+
   it('a cancelled first refresh leaves nothing half done: the next one analyses every file', async () => {
     const root = await project(450);
     const index = new SyntaxIndex(root, { watch: true, analysisWorkers: 2 });

@@ -116,6 +116,12 @@ export class SyntaxIndex {
   #restoreDone = false;
   /** Analyses parsed since the last keep (a keep is worth writing only when many changed). */
   #parsedSinceKept = 0;
+  /**
+   * Files a refresh is parsing now, each with a promise that settles when that parse is over
+   * (answered or given up). Refreshes running at once (an agent's parallel calls) leave such a
+   * file to the one parsing it and wait for it, instead of parsing the workspace twice.
+   */
+  readonly #parsing = new Map<string, Promise<void>>();
   #keepTimer: NodeJS.Timeout | undefined;
   #keeping: Promise<void> | undefined;
   #closed = false;
@@ -315,6 +321,16 @@ export class SyntaxIndex {
     let inScope = 0;
     let answered = 0;
     const handedOver = new Set<string>();
+    let endParse!: () => void;
+    const parseOver = new Promise<void>((resolve) => {
+      endParse = resolve;
+    });
+    // Once the workers are done (or stopped), what they did not answer is no longer being parsed.
+    const release = () => {
+      for (const relative of handedOver)
+        if (this.#parsing.get(relative) === parseOver) this.#parsing.delete(relative);
+      endParse();
+    };
     const workers = new AnalysisWorkers<WalkedFile>(
       this.root,
       this.#maxWorkers,
@@ -328,18 +344,27 @@ export class SyntaxIndex {
       offer: (file) => {
         if (!file.relative.startsWith(prefix) || ++inScope > cap) return;
         if (options.filter !== undefined && !options.filter(file.relative)) return;
-        // A tree that gave up part-way is walked again: a file is handed over once.
-        if (!needsParse(file) || !this.#isStale(file) || handedOver.has(file.relative)) return;
+        // A tree that gave up part-way is walked again: a file is handed over once. A file
+        // another refresh is parsing is left to it (see #parsing).
+        if (!needsParse(file) || !this.#isStale(file) || this.#parsing.has(file.relative)) return;
         const kept = restored?.files.get(file.relative);
         if (kept !== undefined && keptFits(kept, file)) return;
         handedOver.add(file.relative);
+        this.#parsing.set(file.relative, parseOver);
         workers.add(file);
       },
       finish: async () => {
-        await workers.finish();
+        try {
+          await workers.finish();
+        } finally {
+          release();
+        }
         return answered;
       },
-      stop: () => workers.stop(),
+      stop: () => {
+        workers.stop();
+        release();
+      },
     };
   }
 
@@ -401,16 +426,51 @@ export class SyntaxIndex {
     return walkWorkspace(this.root, onFile === undefined ? options : { ...options, onFile });
   }
 
-  /** Parses every listed file whose cached analysis is missing or out of date. */
+  /**
+   * Parses every listed file whose cached analysis is missing or out of date. Files another
+   * refresh is parsing are waited for first, then checked again (that parse may have been given
+   * up, or may be of an older version of the file).
+   */
   async #parseStale(
     files: readonly WalkedFile[],
     observedAt: number,
     signal: AbortSignal | undefined,
   ): Promise<number> {
-    const stale = files.filter((file) => this.#isStale(file));
+    let stale = files.filter((file) => this.#isStale(file));
+    const elsewhere = new Set<Promise<void>>();
+    for (const file of stale) {
+      const parse = this.#parsing.get(file.relative);
+      if (parse !== undefined) elsewhere.add(parse);
+    }
+    if (elsewhere.size > 0) {
+      await Promise.all(elsewhere);
+      throwIfCancelled(signal);
+      stale = stale.filter((file) => this.#isStale(file));
+    }
     if (stale.length === 0) return 0;
     const parsable = stale.filter(needsParse);
     for (const file of stale) if (!needsParse(file)) this.#store(file, undefined, observedAt);
+    let endParse!: () => void;
+    const parseOver = new Promise<void>((resolve) => {
+      endParse = resolve;
+    });
+    for (const file of parsable) this.#parsing.set(file.relative, parseOver);
+    try {
+      await this.#parseEach(parsable, observedAt, signal);
+    } finally {
+      for (const file of parsable)
+        if (this.#parsing.get(file.relative) === parseOver) this.#parsing.delete(file.relative);
+      endParse();
+    }
+    return stale.length;
+  }
+
+  /** Parses `parsable` on the analysis workers when there are enough, the rest in this thread. */
+  async #parseEach(
+    parsable: readonly WalkedFile[],
+    observedAt: number,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const done = new Array<boolean>(parsable.length).fill(false);
     if (workerCountFor(parsable.length, this.#maxWorkers) > 0) {
       await analyzeOnWorkers(
@@ -435,7 +495,6 @@ export class SyntaxIndex {
         await yieldToEventLoop();
       }
     }
-    return stale.length;
   }
 
   /**
