@@ -437,12 +437,14 @@ export class SyntaxIndex {
     signal: AbortSignal | undefined,
   ): Promise<number> {
     let stale = files.filter((file) => this.#isStale(file));
-    const elsewhere = new Set<Promise<void>>();
-    for (const file of stale) {
-      const parse = this.#parsing.get(file.relative);
-      if (parse !== undefined) elsewhere.add(parse);
-    }
-    if (elsewhere.size > 0) {
+    // Again after each wait: a third refresh may have started parsing some of them meanwhile.
+    for (;;) {
+      const elsewhere = new Set<Promise<void>>();
+      for (const file of stale) {
+        const parse = this.#parsing.get(file.relative);
+        if (parse !== undefined) elsewhere.add(parse);
+      }
+      if (elsewhere.size === 0) break;
       await Promise.all(elsewhere);
       throwIfCancelled(signal);
       stale = stale.filter((file) => this.#isStale(file));
