@@ -320,17 +320,8 @@ export class SyntaxIndex {
     const cap = options.maxFiles ?? Number.POSITIVE_INFINITY;
     let inScope = 0;
     let answered = 0;
-    const handedOver = new Set<string>();
-    let endParse!: () => void;
-    const parseOver = new Promise<void>((resolve) => {
-      endParse = resolve;
-    });
-    // Once the workers are done (or stopped), what they did not answer is no longer being parsed.
-    const release = () => {
-      for (const relative of handedOver)
-        if (this.#parsing.get(relative) === parseOver) this.#parsing.delete(relative);
-      endParse();
-    };
+    // Released once the workers are done (or stopped): what they did not answer is parsed later.
+    const parse = this.#claimParse();
     const workers = new AnalysisWorkers<WalkedFile>(
       this.root,
       this.#maxWorkers,
@@ -349,21 +340,43 @@ export class SyntaxIndex {
         if (!needsParse(file) || !this.#isStale(file) || this.#parsing.has(file.relative)) return;
         const kept = restored?.files.get(file.relative);
         if (kept !== undefined && keptFits(kept, file)) return;
-        handedOver.add(file.relative);
-        this.#parsing.set(file.relative, parseOver);
+        parse.claim(file.relative);
         workers.add(file);
       },
       finish: async () => {
         try {
           await workers.finish();
         } finally {
-          release();
+          parse.release();
         }
         return answered;
       },
       stop: () => {
         workers.stop();
-        release();
+        parse.release();
+      },
+    };
+  }
+
+  /**
+   * A parse's claim on the files it works on (see {@link #parsing}): `claim` registers a file,
+   * `release` drops the claims still its own and settles the promise other refreshes wait on.
+   */
+  #claimParse(): { claim: (relative: string) => void; release: () => void } {
+    let settle!: () => void;
+    const over = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    const claimed: string[] = [];
+    return {
+      claim: (relative) => {
+        claimed.push(relative);
+        this.#parsing.set(relative, over);
+      },
+      release: () => {
+        for (const relative of claimed.splice(0))
+          if (this.#parsing.get(relative) === over) this.#parsing.delete(relative);
+        settle();
       },
     };
   }
@@ -452,17 +465,12 @@ export class SyntaxIndex {
     if (stale.length === 0) return 0;
     const parsable = stale.filter(needsParse);
     for (const file of stale) if (!needsParse(file)) this.#store(file, undefined, observedAt);
-    let endParse!: () => void;
-    const parseOver = new Promise<void>((resolve) => {
-      endParse = resolve;
-    });
-    for (const file of parsable) this.#parsing.set(file.relative, parseOver);
+    const parse = this.#claimParse();
+    for (const file of parsable) parse.claim(file.relative);
     try {
       await this.#parseEach(parsable, observedAt, signal);
     } finally {
-      for (const file of parsable)
-        if (this.#parsing.get(file.relative) === parseOver) this.#parsing.delete(file.relative);
-      endParse();
+      parse.release();
     }
     return stale.length;
   }
