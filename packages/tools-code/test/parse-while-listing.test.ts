@@ -224,15 +224,24 @@ describe('a cold syntax index parses while it lists', () => {
     });
   }
 
-  it('a refresh waiting for files another one parses still completes when that one is cancelled', async () => {
+  // The two share the watched tree's first build, which runs under the signal of the call that
+  // started it: that call's cancellation must not cancel the other's listing, nor leave the
+  // files it had taken to parse unparsed.
+  it('a refresh beside one that is cancelled still completes, listing and parsing every file', async () => {
     const root = await project(900);
     const index = new SyntaxIndex(root, { watch: true, analysisWorkers: 2 });
     cleanups.push(() => index.close());
     const controller = new AbortController();
-    const cancelled = index.refresh({ signal: controller.signal });
+    // Cancelled once it has taken 500 files to parse (its filter sees each file it hands over).
+    let offered = 0;
+    const cancelled = index.refresh({
+      signal: controller.signal,
+      filter: () => {
+        if (++offered === 500) controller.abort();
+        return true;
+      },
+    });
     const waiting = index.refresh();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    controller.abort();
     await expect(cancelled).rejects.toThrow();
     const snapshot = await waiting;
     expect(snapshot.analyses.size).toBe(902);

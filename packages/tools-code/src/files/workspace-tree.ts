@@ -80,7 +80,8 @@ export class WorkspaceTree {
   readonly #pending = new Map<string, Set<string>>();
   #fileCount = 0;
   #state: 'unbuilt' | 'watching' | 'unusable' = 'unbuilt';
-  #building: Promise<void> | undefined;
+  /** The first build under way, shared by every caller, with the signal of the call that started it. */
+  #building: { done: Promise<void>; signal: AbortSignal | undefined } | undefined;
   #version = 0;
   #membershipVersion = 0;
   #closed = false;
@@ -131,10 +132,25 @@ export class WorkspaceTree {
     const changes: TreeChanges = { touched: new Set(), removed: new Set() };
     if (!this.usable) return undefined;
     if (this.#state === 'unbuilt') {
-      this.#building ??= this.#build(signal, onFirstFound).finally(() => {
-        this.#building = undefined;
-      });
-      await this.#building;
+      for (;;) {
+        if (this.#building === undefined) {
+          const started = {
+            done: this.#build(signal, onFirstFound).finally(() => {
+              if (this.#building === started) this.#building = undefined;
+            }),
+            signal,
+          };
+          this.#building = started;
+        }
+        const building = this.#building;
+        try {
+          await building.done;
+          break;
+        } catch (error) {
+          // Cancelled by the call that started it: this call was not, so it builds again.
+          if (signal?.aborted || building.signal?.aborted !== true) throw error;
+        }
+      }
       return this.usable ? changes : undefined;
     }
     // Two turns of the event loop: the first may run in the current loop iteration's check
