@@ -44,6 +44,11 @@ export class DispatchLog {
   /** When the head checkpoint was recorded (ISO time; undefined in logs of the earlier format). */
   headRecordedAt: string | undefined;
   readonly records: CheckpointRecord[] = [];
+  /**
+   * The file ends in a line without its line break (a crash mid-append): the next append starts
+   * on a fresh line, or the torn fragment and the new line would read as one unreadable line.
+   */
+  #endsInsideALine = false;
 
   private constructor(private readonly file: string) {}
 
@@ -56,13 +61,15 @@ export class DispatchLog {
     const log = new DispatchLog(file);
     const text = await readTextIfPresent(source);
     if (text !== undefined) {
+      log.#endsInsideALine = file === source && text !== '' && !text.endsWith('\n');
       for (const line of text.split('\n')) {
         if (line.trim() === '') continue;
         let parsed: LogLine;
         try {
           parsed = JSON.parse(line) as LogLine;
         } catch {
-          // A torn line from a crash mid-append: what follows cannot exist, the rest is kept.
+          // A torn line from a crash mid-append: skipped, the rest is kept (the next append
+          // after a torn last line starts on a fresh line, see #endsInsideALine).
           continue;
         }
         log.#apply(parsed);
@@ -126,11 +133,21 @@ export class DispatchLog {
     this.headRecordedAt = undefined;
     this.records.length = 0;
     await writeFileAtomic(this.file, '');
+    this.#endsInsideALine = false;
   }
 
   async #write(line: LogLine): Promise<void> {
     // The line reaches the disk before memory changes, so memory never runs ahead of the file.
-    await appendDurably(this.file, `${JSON.stringify(line)}\n`);
+    const text = `${this.#endsInsideALine ? '\n' : ''}${JSON.stringify(line)}\n`;
+    try {
+      await appendDurably(this.file, text);
+    } catch (error) {
+      // Part of the line may have reached the file: the next append starts on a fresh line (an
+      // empty line costs nothing on load).
+      this.#endsInsideALine = true;
+      throw error;
+    }
+    this.#endsInsideALine = false;
     this.#apply(line);
   }
 
