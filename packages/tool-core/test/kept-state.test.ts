@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { plantFifoWithLateWriter } from '../../../test-support/fifo-with-late-writer.js';
 import { keepStateIn, Workspace } from '../src/index.js';
 
 // A family's kept state (the kept listing, the kept analyses) lives in the hidden app folder. The
@@ -60,6 +61,19 @@ describe('keepStateIn', () => {
     await readOnly.save('written by R');
     expect(await readOnly.load()).toBe('kept by U');
   });
+
+  it('is not read from a FIFO planted in its place (nor waits for a writer)', async () => {
+    const kept = keepStateIn(await Workspace.open(root), place);
+    await kept.save('first');
+    const file = path.join(root, '.assistant-kit/area/state.json');
+    await rm(file);
+    const fifo = plantFifoWithLateWriter(file, 'forged');
+    try {
+      expect(await kept.load()).toBeUndefined();
+    } finally {
+      fifo.remove();
+    }
+  }, 10_000);
 
   it('is not read beyond its size bound', async () => {
     const kept = keepStateIn(await Workspace.open(root), place);

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { plantFifoWithLateWriter } from '../../../test-support/fifo-with-late-writer.js';
 import { isInsideDirectory, ToolError, Workspace } from '../src/index.js';
 
 let base: string;
@@ -31,6 +32,16 @@ afterEach(async () => {
 });
 
 describe('path confinement', () => {
+  it('refuses a FIFO as not a regular file, without waiting for a writer', async () => {
+    const fifo = plantFifoWithLateWriter(path.join(root, 'pipe'), 'late');
+    try {
+      await expect(workspace.readFile('pipe')).rejects.toBeInstanceOf(ToolError);
+      await expect(workspace.openForReading('pipe')).rejects.toBeInstanceOf(ToolError);
+    } finally {
+      fifo.remove();
+    }
+  }, 10_000);
+
   it('resolves relative and absolute paths inside the root', async () => {
     expect((await workspace.resolve('inside.txt')).relative).toBe('inside.txt');
     expect((await workspace.resolve(path.join(root, 'inside.txt'))).kind).toBe('file');

@@ -1,10 +1,13 @@
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { plantFifoWithLateWriter } from '../../../test-support/fifo-with-late-writer.js';
 import { readConfinedText } from '../src/files/confined-fs.js';
 import { loadIgnoreLayer } from '../src/files/folder-scan.js';
 import { walkWorkspace } from '../src/files/workspace-walker.js';
+import { createCodeTools } from '../src/index.js';
 import { callOk, type FixtureSession, openFixtureProject } from './helpers/fixture-projects.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
@@ -90,4 +93,62 @@ describe('the file index reads (confined-fs)', () => {
     const walk = await walkWorkspace(root);
     expect(walk.files.map((file) => file.relative)).toEqual(['src/own.ts']);
   });
+});
+
+/**
+ * A command (or a tarball) can leave a FIFO where the index expects a regular file. Opening one
+ * without O_NONBLOCK waits for a writer: the watched tree's scan would block the thread (the
+ * call's cancellation could not even run), the kept analyses' load a thread-pool thread.
+ */
+describe('FIFOs in place of the files the index reads', () => {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  async function openWorkspace(withGit: boolean) {
+    const root = await realpath(await mkdtemp(path.join(tmpdir(), 'tools-code-fifo-')));
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    await mkdir(path.join(root, 'src'));
+    await writeFile(path.join(root, 'src/a.ts'), 'export function alpha(): void {}\n');
+    if (withGit) await mkdir(path.join(root, '.git/info'), { recursive: true });
+    return root;
+  }
+
+  async function symbolsOf(root: string): Promise<string> {
+    const workspace = await Workspace.open(root);
+    const family = createCodeTools({ workspace, watchFiles: true, analysisWorkers: 0 });
+    try {
+      const result = await new ToolRuntime({ workspace, tools: family.tools }).call(
+        'code_workspace_symbols',
+        {},
+      );
+      return JSON.stringify(result.content);
+    } finally {
+      await family.close();
+    }
+  }
+
+  // A scan that waits for the FIFO's writer (30 s) fails as a timeout.
+  it.each([
+    ['a .gitignore', 'src/.gitignore'],
+    ['.git/info/exclude', '.git/info/exclude'],
+  ])(
+    'skips %s that is a FIFO',
+    async (_label, relative) => {
+      const root = await openWorkspace(true);
+      const fifo = plantFifoWithLateWriter(path.join(root, relative), 'src\n');
+      cleanups.push(() => fifo.remove());
+      expect(await symbolsOf(root)).toContain('alpha');
+    },
+    10_000,
+  );
+
+  it('does not wait on a FIFO in place of the kept analyses', async () => {
+    const root = await openWorkspace(false);
+    await mkdir(path.join(root, '.assistant-kit/code-index'), { recursive: true });
+    const fifo = plantFifoWithLateWriter(path.join(root, '.assistant-kit/code-index/analyses.json'), '{}');
+    cleanups.push(() => fifo.remove());
+    expect(await symbolsOf(root)).toContain('alpha');
+  }, 10_000);
 });

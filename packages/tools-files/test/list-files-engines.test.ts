@@ -187,6 +187,30 @@ describe('list_files: ripgrep and the TypeScript walker give the same listing', 
     }
   });
 
+  it('lists a workspace whose .git is a file (a worktree or a submodule) the same way', async () => {
+    // A linked worktree's `.git` is a file naming the real git folder: `.git/info/exclude` is then
+    // not a path at all (ENOTDIR), which must read as "no exclude file", not fail the call.
+    const pair = await Promise.all([createHarness({ rgPath: 'rg' }), createHarness({ rgPath: null })]);
+    try {
+      for (const harness of pair) {
+        await harness.write('.git', 'gitdir: /elsewhere/.git/worktrees/ws\n');
+        await harness.write('.gitignore', '*.log\n');
+        await harness.write('a.txt', 'a\n');
+        await harness.write('debug.log', 'ignored\n');
+        await mkdir(path.join(harness.root, 'empty'), { recursive: true });
+      }
+      const results = await Promise.all(pair.map((harness) => harness.call('list_files', {})));
+      expect(textOf(results[0]!)).toBe('.gitignore\t6\na.txt\t2\nempty/');
+      expect(textOf(results[1]!)).toBe(textOf(results[0]!));
+      const found = await Promise.all(
+        pair.map((harness) => harness.call('search_files', { pattern: 'a', glob: '*.txt' })),
+      );
+      for (const result of found) expect(result.isError ?? false).toBe(false);
+    } finally {
+      await Promise.all(pair.map((harness) => harness.close()));
+    }
+  });
+
   it('lists an empty workspace the same way', async () => {
     const pair = await Promise.all([createHarness({ rgPath: 'rg' }), createHarness({ rgPath: null })]);
     try {

@@ -71,7 +71,9 @@ export function keepStateIn(workspace: Workspace, place: KeptStatePlace): KeptSt
       }
       let handle: Awaited<ReturnType<typeof open>> | undefined;
       try {
-        handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+        // O_NONBLOCK: a FIFO planted in the file's place opens at once and is refused below,
+        // instead of holding a thread-pool thread until a writer comes.
+        handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
         const status = await handle.stat();
         if (!status.isFile() || status.size > place.maxBytes) return undefined;
         return await handle.readFile('utf8');

@@ -1,4 +1,13 @@
-import { closeSync, constants, type Dirent, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  type Stats,
+} from 'node:fs';
 import path from 'node:path';
 import { type CompiledGlob, compileGlob } from '@assistant-kit/kernel';
 import ignore, { type Ignore } from 'ignore';
@@ -156,14 +165,23 @@ export function ignoredByLayers(
 }
 
 function readRules(file: string): Ignore | undefined {
-  // Most folders have no .gitignore: a quiet lstat is much cheaper than a thrown ENOENT.
-  const status = lstatSync(file, { throwIfNoEntry: false });
+  let status: Stats | undefined;
+  try {
+    // Most folders have no .gitignore: a quiet lstat is much cheaper than a thrown ENOENT.
+    status = lstatSync(file, { throwIfNoEntry: false });
+  } catch {
+    // ENOTDIR and the like: in a linked worktree or a submodule `.git` is a file, so
+    // `.git/info/exclude` is no path at all. No rules there, as for a missing file.
+    return undefined;
+  }
   // A .gitignore that is a symlink is not followed (git does not follow it either): it could name
   // a file outside the workspace, whose content would then steer the walk.
   if (status === undefined || !status.isFile()) return undefined;
   let content: string;
   try {
-    const descriptor = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // O_NONBLOCK: should the path become a FIFO after the lstat, the open returns at once (and
+    // the read fails) instead of waiting for a writer forever. No effect on a regular file.
+    const descriptor = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
       content = readFileSync(descriptor, 'utf8');
     } finally {

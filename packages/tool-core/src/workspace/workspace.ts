@@ -34,6 +34,13 @@ import {
 
 export { HIDDEN_DIRECTORY_NAME };
 
+/**
+ * How a workspace file is opened for reading: never through a symlink, and without waiting for a
+ * writer should the path be (or have become) a FIFO; the descriptor is then refused as not a
+ * regular file. O_NONBLOCK changes nothing for a regular file.
+ */
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
 /** What a confined path names on disk. */
 export type WorkspacePathKind = 'file' | 'directory' | 'missing';
 
@@ -494,7 +501,7 @@ export class Workspace {
   private async readBytesNoFollow(resolved: WorkspacePath): Promise<Buffer> {
     let handle: Awaited<ReturnType<typeof open>>;
     try {
-      handle = await open(resolved.absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
+      handle = await open(resolved.absolute, READ_FLAGS);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ELOOP') {
@@ -534,7 +541,7 @@ export class Workspace {
     input: string,
   ): Promise<{ path: WorkspacePath; handle: Awaited<ReturnType<typeof open>> }> {
     const resolved = await this.resolveFile(input);
-    const handle = await open(resolved.absolute, constants.O_RDONLY | constants.O_NOFOLLOW).catch((error) => {
+    const handle = await open(resolved.absolute, READ_FLAGS).catch((error) => {
       throw openFailure(input, error);
     });
     const status = await handle.stat();

@@ -102,7 +102,9 @@ export function readConfinedText(
   if (!isInsideDirectory(root, absolute)) return undefined;
   let descriptor: number;
   try {
-    descriptor = openSync(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    // O_NONBLOCK: a FIFO (a `.gitignore` made with mkfifo, say) opens at once and is then
+    // refused as not a regular file, instead of blocking this thread until a writer comes.
+    descriptor = openSync(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | constants.O_NONBLOCK);
   } catch {
     return undefined;
   }
