@@ -432,29 +432,43 @@ export class DispatchCheckpoints {
         open.baseCommit = await this.#recordIfChanged(shadow, log, baseTree, 'workspace before a dispatch');
         open.baseTree = baseTree;
       }
-      const baseTree = open.baseTree!;
+      let baseTree = open.baseTree!;
       const visible = open.visible;
       const knownVisible =
         visible !== undefined &&
-        onlyPaths !== undefined &&
-        onlyPaths.every((file) => visible.has(file) && !isIgnoreFile(file));
+        onlyPaths?.every((file) => visible.has(file) && !isIgnoreFile(file)) === true;
       const snapshot = await shadow.snapshot(undefined, onlyPaths, { knownVisible, atDispatchEnd: true });
       const message = open.label === undefined ? open.id : `${open.id}: ${open.label}`;
-      const head = log.head!;
-      const unchanged = snapshot.tree === baseTree && (await shadow.treeOf(head)) === snapshot.tree;
-      const [commit, changedFiles] = unchanged
-        ? [head, []]
-        : await Promise.all([
-            // The objects are flushed while the (read-only) diff still runs; #append then finds
-            // nothing left to flush before it names the commit.
-            shadow.commit(snapshot.tree, head, message).then(async (created) => {
-              await shadow.makeObjectsDurable();
-              return created;
-            }),
-            shadow.changedFiles(baseTree, snapshot.tree),
-            // What the index now records for the written files, for their next first write.
-            onlyPaths === undefined ? undefined : shadow.learnRecordedEntries(onlyPaths),
-          ]);
+      const recordEnd = async (learn: boolean): Promise<[string, ChangedFile[]]> => {
+        const head = log.head!;
+        const unchanged = snapshot.tree === baseTree && (await shadow.treeOf(head)) === snapshot.tree;
+        if (unchanged) return [head, []];
+        const [created, changed] = await Promise.all([
+          // The objects are flushed while the (read-only) diff still runs; #append then finds
+          // nothing left to flush before it names the commit.
+          shadow.commit(snapshot.tree, head, message).then(async (commit) => {
+            await shadow.makeObjectsDurable();
+            return commit;
+          }),
+          shadow.changedFiles(baseTree, snapshot.tree),
+          // What the index now records for the written files, for their next first write.
+          onlyPaths === undefined || !learn ? undefined : shadow.learnRecordedEntries(onlyPaths),
+        ]);
+        return [created, changed];
+      };
+      let [commit, changedFiles] = await recordEnd(true);
+      // A file entry at a folder of a written path that the dispatch did not write itself was
+      // the user's: they deleted the file, or made it a folder, before the dispatch (a write
+      // under a file fails). The index kept the stale entry until the end's record of the
+      // written path dropped it, which made its removal look like the dispatch's. It moves to
+      // the base; found from the change list, so the usual end costs nothing more.
+      const leftByTheUser = onlyPaths === undefined ? [] : parentsRemovedBefore(changedFiles, onlyPaths);
+      if (leftByTheUser.length > 0) {
+        baseTree = await shadow.treeWithout(baseTree, leftByTheUser);
+        open.baseCommit = await this.#recordIfChanged(shadow, log, baseTree, 'workspace before a dispatch');
+        open.baseTree = baseTree;
+        [commit, changedFiles] = await recordEnd(false);
+      }
       const record: CheckpointRecord = {
         id: open.id,
         kind: 'dispatch',
@@ -1017,8 +1031,8 @@ export class DispatchCheckpoints {
       );
     }
     const conflicts: UndoConflict[] = [];
-    const targetTree = await reversedTree(shadow, targets, snapshot.tree, conflicts);
-    if (conflicts.length > 0 || targetTree === undefined) {
+    const reversal = await reversedTree(shadow, targets, snapshot.tree, conflicts);
+    if (conflicts.length > 0 || reversal === undefined) {
       const files = [...new Set(conflicts.map((conflict) => conflict.path))];
       const named =
         files.slice(0, 20).join(', ') + (files.length > 20 ? `, and ${files.length - 20} more` : '');
@@ -1029,13 +1043,14 @@ export class DispatchCheckpoints {
       );
     }
     if (signal?.aborted) throw undoError('CANCELLED', 'The undo was cancelled before it changed anything.');
+    const { tree: targetTree, decided } = reversal;
     const baseCommit = await this.#recordIfChanged(shadow, log, snapshot.tree, `workspace before ${kind}`);
     const id = log.nextId(kind);
     const reversed = targets.map((target) => target.id);
     // The commit and the change list do not depend on the checkout, so all three run at once; a
     // refused checkout leaves only an unreferenced commit object behind.
     const [, commit, changedFiles] = await settleAll([
-      shadow.checkoutTree(snapshot.tree, targetTree),
+      shadow.checkoutTree(snapshot.tree, targetTree, decided),
       shadow.commit(targetTree, log.head, `${id}: reverses ${reversed.join(', ')}`),
       shadow.changedFiles(snapshot.tree, targetTree),
     ] as const);
@@ -1063,14 +1078,16 @@ export class DispatchCheckpoints {
 
 /**
  * The tree the workspace has once `targets` (newest first) are reversed, or undefined with
- * `conflicts` filled when a file they touched changed afterwards.
+ * `conflicts` filled when a file they touched changed afterwards. `decided` names the paths the
+ * reversal sets, when it went file by file: nothing else may differ between the current tree and
+ * the result (see ShadowRepository.checkoutTree).
  */
 async function reversedTree(
   shadow: ShadowRepository,
   targets: readonly CheckpointRecord[],
   currentTree: string,
   conflicts: UndoConflict[],
-): Promise<string | undefined> {
+): Promise<{ tree: string; decided?: ReadonlySet<string> } | undefined> {
   const ends = await shadow.treesOf(targets.flatMap((target) => [target.baseCommit, target.commit]));
   const baseTree = (index: number) => ends[index * 2]!;
   const endTree = (index: number) => ends[index * 2 + 1]!;
@@ -1080,7 +1097,7 @@ async function reversedTree(
   const consecutive = targets.every(
     (_target, index) => index === targets.length - 1 || baseTree(index) === endTree(index + 1),
   );
-  if (consecutive && endTree(0) === currentTree) return baseTree(targets.length - 1);
+  if (consecutive && endTree(0) === currentTree) return { tree: baseTree(targets.length - 1) };
   // Otherwise, per file: what each target changed, and what the workspace holds now at each of
   // those paths (the target's end entry unless the workspace differs from its end there). One
   // diff-tree process answers all of it.
@@ -1111,7 +1128,7 @@ async function reversedTree(
     }
   }
   if (conflicts.length > 0) return undefined;
-  return shadow.buildTree(currentTree, state);
+  return { tree: await shadow.buildTree(currentTree, state), decided: new Set(state.keys()) };
 }
 
 /** What a baseline resolver may use. */
@@ -1173,6 +1190,28 @@ function conflictReason(
  */
 export function describeBaselineWait(milliseconds: number): string {
   return `Waited ${(milliseconds / 1000).toFixed(1)} s for this workspace's first undo baseline (every file is recorded once, in the background, the first time undo checkpoints run in a workspace).`;
+}
+
+/**
+ * Paths the change list shows removed (deleted, or the source of a rename) that are a folder of
+ * a path the record looked at (`looked`) without being one of them: only the record of a path
+ * under them, which drops a file entry standing where its folder must be, removed them.
+ */
+function parentsRemovedBefore(changedFiles: readonly ChangedFile[], looked: readonly string[]): string[] {
+  const lookedAt = new Set(looked);
+  const folders = new Set<string>();
+  for (const file of looked) {
+    for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1)) {
+      folders.add(file.slice(0, slash));
+    }
+  }
+  const removed = new Set<string>();
+  for (const file of changedFiles) {
+    const gone =
+      file.status === 'deleted' ? file.path : file.status === 'renamed' ? file.previousPath : undefined;
+    if (gone !== undefined && folders.has(gone) && !lookedAt.has(gone)) removed.add(gone);
+  }
+  return [...removed];
 }
 
 /** One path is the other or lies under it. */

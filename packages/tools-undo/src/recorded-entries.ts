@@ -27,7 +27,11 @@ export class RecordedEntries {
     return this.#entries?.get(file);
   }
 
-  /** Announces a change of the entries of `paths` (undefined: any entry may change). */
+  /**
+   * Announces a change of the entries of `paths` (undefined: any entry may change). An entry at a
+   * folder of one of them is dropped too: git's `update-index --replace` and `--index-info` remove
+   * a file entry that stands where a folder of a new entry must be.
+   */
   changed(paths?: readonly string[]): void {
     this.generation += 1;
     if (this.#entries === undefined) return;
@@ -35,7 +39,12 @@ export class RecordedEntries {
       this.#entries = undefined;
       return;
     }
-    for (const file of paths) this.#entries.delete(file);
+    for (const file of paths) {
+      this.#entries.delete(file);
+      for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1)) {
+        this.#entries.delete(file.slice(0, slash));
+      }
+    }
   }
 
   /**

@@ -856,6 +856,22 @@ export class ShadowRepository {
   }
 
   /**
+   * `tree` without the entries at `paths` (exactly those paths: files, links), built in a scratch
+   * index from the tree itself; the shadow index is untouched.
+   */
+  async treeWithout(tree: string, paths: readonly string[]): Promise<string> {
+    const scratchIndex = path.join(this.options.storageDirectory, `trim-index-${randomUUID()}`);
+    const scratch = this.git.with({ GIT_INDEX_FILE: scratchIndex });
+    try {
+      await scratch.run(['read-tree', tree]);
+      await scratch.run(['update-index', '--force-remove', '-z', '--stdin'], { input: joinNul(paths) });
+      return await this.#writeTree(scratchIndex);
+    } finally {
+      await removePath(scratchIndex);
+    }
+  }
+
+  /**
    * Moves the work tree and the shadow index from `fromTree` (what they hold now) to `toTree`,
    * writing only the files that differ. Refuses with `UNDO_CONFLICT`, changing nothing, when a
    * file or folder that is not recorded stands where a file must be written.
@@ -865,26 +881,34 @@ export class ShadowRepository {
    * a file that becomes a folder or the reverse, go through `read-tree -m -u`, which walks both
    * whole trees and rebuilds the index's cache of tree ids (about 200 ms at 28,000 files).
    */
-  async checkoutTree(fromTree: string, toTree: string): Promise<void> {
+  async checkoutTree(fromTree: string, toTree: string, decided?: ReadonlySet<string>): Promise<void> {
     if (fromTree === toTree) return;
     const [changes] = await this.rawChangesOfPairs([[fromTree, toTree]]);
     const paths = changes!.map((change) => change.path);
+    // An entry the reversal did not set changed all the same: building the tree replaced it (a
+    // file set where the current tree has a folder with files in it, or the reverse), so the
+    // checkout would delete or overwrite a file no reversed dispatch changed.
+    const unexpected = decided === undefined ? [] : paths.filter((file) => !decided.has(file));
+    if (unexpected.length > 0) throw inTheWayError(unexpected);
     if (paths.length > MAX_NARROWED_CHECKOUT || hasFolderFlip(paths)) {
       await this.#checkoutWholeTrees(fromTree, toTree);
       return;
     }
     const inTheWay: string[] = [];
-    const created = changes!.filter((change) => change.before === undefined).map((change) => change.path);
     const statuses = await Promise.all(
-      created.map(async (file) => {
-        // The file itself, then each folder above it up to the root: none may be anything but
+      changes!.map(async ({ path: file, before }) => {
+        const status = await lstatIfPresent(path.join(this.options.workTree, file));
+        // A recorded file (or link) that is a folder now: `git restore` would remove the folder
+        // and everything in it, files git does not record (ignored, large) included.
+        if (before !== undefined) return status?.isDirectory() === true ? file : undefined;
+        // A created file, then each folder above it up to the root: none may be anything but
         // absent (the file) or a folder (its parents).
-        if ((await lstatIfPresent(path.join(this.options.workTree, file))) !== undefined) return file;
+        if (status !== undefined) return file;
         for (let slash = file.lastIndexOf('/'); slash > 0; slash = file.lastIndexOf('/', slash - 1)) {
           const parent = file.slice(0, slash);
-          const status = await lstatIfPresent(path.join(this.options.workTree, parent));
-          if (status === undefined) continue;
-          if (!status.isDirectory()) return parent;
+          const above = await lstatIfPresent(path.join(this.options.workTree, parent));
+          if (above === undefined) continue;
+          if (!above.isDirectory()) return parent;
           break;
         }
         return undefined;

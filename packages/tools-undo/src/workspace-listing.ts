@@ -93,7 +93,15 @@ export async function findWorkspaceChanges(
         return;
       }
       // Missing files are passed on too: update-index --remove drops them from the index.
-      if (status === undefined || status.isFile() || status.isSymbolicLink()) update.push(relative);
+      if (status === undefined || status.isFile() || status.isSymbolicLink()) {
+        update.push(relative);
+        return;
+      }
+      // A folder where the index records a file (the user replaced it): the entry leaves the
+      // index, as for a file that is gone. Kept, it made the snapshot claim the file was still
+      // there, and an undo restoring it deleted the folder and what git does not record in it
+      // (ignored or large files). Files in the folder are listed on their own (not ignored).
+      if (status.isDirectory()) forceRemove.push(relative);
     });
   }
   return { update, forceRemove, skippedLargeFiles, nestedRepositories, visible: [...visible] };

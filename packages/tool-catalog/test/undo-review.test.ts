@@ -1,0 +1,44 @@
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createToolCatalog, type ToolCatalog } from '../src/index.js';
+
+// Undo data-loss bugs found in review (2026-11-27), through the catalogue as hosts use it.
+
+let root: string;
+const opened: ToolCatalog[] = [];
+
+beforeEach(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'catalog-undo-review-'));
+});
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((catalog) => catalog.close()));
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('undo in U', () => {
+  it('keeps a folder the user made where a file was, when a dispatch wrote into it', async () => {
+    await writeFile(path.join(root, 'notes'), 'old notes file\n');
+    const catalog = await createToolCatalog({
+      configuration: 'U',
+      workspace: root,
+      omitFamilies: ['browser', 'code'],
+    });
+    opened.push(catalog);
+    await catalog.dispatch('warm-up', (tools) =>
+      tools.call('write_file', { path: 'warm.txt', content: 'w\n' }),
+    );
+    // The user, between dispatches.
+    await rm(path.join(root, 'notes'));
+    await mkdir(path.join(root, 'notes'));
+    await writeFile(path.join(root, 'notes/mine.md'), 'my notes\n');
+    await catalog.dispatch('agent', (tools) =>
+      tools.call('write_file', { path: 'notes/todo.md', content: 'todo\n' }),
+    );
+    const undo = await catalog.call('undo_workspace_dispatches', { count: 1 });
+    expect(undo.isError).toBeUndefined();
+    expect(await readdir(path.join(root, 'notes')).catch(() => [])).toEqual(['mine.md']);
+  });
+});
