@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -40,5 +40,29 @@ describe('undo in U', () => {
     const undo = await catalog.call('undo_workspace_dispatches', { count: 1 });
     expect(undo.isError).toBeUndefined();
     expect(await readdir(path.join(root, 'notes')).catch(() => [])).toEqual(['mine.md']);
+  });
+
+  it('leaves the files an ignore rule hid when it undoes a command that removed the rule', async () => {
+    await writeFile(path.join(root, '.gitignore'), '.env\nbuild/\n');
+    await writeFile(path.join(root, '.env'), 'SECRET=1\n');
+    await mkdir(path.join(root, 'build'));
+    await writeFile(path.join(root, 'build/out.js'), 'built\n');
+    const catalog = await createToolCatalog({
+      configuration: 'U',
+      workspace: root,
+      permissionMode: 'full-access',
+      omitFamilies: ['browser', 'code'],
+    });
+    opened.push(catalog);
+    const ran = await catalog.dispatch('command', (tools) =>
+      tools.call('run_command', { command: "printf 'other\\n' > .gitignore" }),
+    );
+    expect(ran.isError).toBeUndefined();
+    expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('other\n');
+    const undo = await catalog.call('undo_workspace_dispatches', { count: 1 });
+    expect(undo.isError).toBeUndefined();
+    expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('.env\nbuild/\n');
+    expect(await readFile(path.join(root, '.env'), 'utf8')).toBe('SECRET=1\n');
+    expect(await readFile(path.join(root, 'build/out.js'), 'utf8')).toBe('built\n');
   });
 });

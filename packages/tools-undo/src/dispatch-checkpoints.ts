@@ -132,6 +132,11 @@ export interface BeginDispatchOptions {
 }
 
 interface OpenState extends OpenDispatch {
+  /**
+   * When the dispatch began (see startTimes): a file whose status last changed before it was not
+   * created or written by the dispatch.
+   */
+  startedAtMs: number;
   /** The tree the dispatch began from; undefined while an observed dispatch has not settled it. */
   baseTree: string | undefined;
   /**
@@ -330,6 +335,7 @@ export class DispatchCheckpoints {
       visible: _visible,
       early: _early,
       held: _held,
+      startedAtMs: _startedAtMs,
       ...open
     } = this.#open;
     return open;
@@ -369,7 +375,7 @@ export class DispatchCheckpoints {
         id: log.nextId('dispatch'),
         baseCommit,
         baseTree: snapshot.tree,
-        startedAt: new Date().toISOString(),
+        ...startTimes(),
       };
       if (label !== undefined && label !== '') open.label = label;
       this.#open = open;
@@ -463,8 +469,23 @@ export class DispatchCheckpoints {
       // written path dropped it, which made its removal look like the dispatch's. It moves to
       // the base; found from the change list, so the usual end costs nothing more.
       const leftByTheUser = onlyPaths === undefined ? [] : parentsRemovedBefore(changedFiles, onlyPaths);
-      if (leftByTheUser.length > 0) {
-        baseTree = await shadow.treeWithout(baseTree, leftByTheUser);
+      // A full scan after an ignore file changed also finds the files its old rules hid: new in
+      // the checkpoints, not in the workspace. A file whose status last changed before the
+      // dispatch began was neither created nor written by it, so it moves to the base (undo then
+      // leaves it); only a change of an ignore file can bring such a file in.
+      const hiddenBefore =
+        onlyPaths === undefined && changedFiles.some(changesAnIgnoreFile)
+          ? await shadow.filesUnchangedSince(
+              changedFiles.filter((file) => NEW_IN_THE_END.has(file.status)).map((file) => file.path),
+              open.startedAtMs,
+            )
+          : [];
+      if (leftByTheUser.length > 0 || hiddenBefore.length > 0) {
+        const updates = new Map<string, TreeEntry | undefined>(
+          leftByTheUser.map((file) => [file, undefined]),
+        );
+        for (const [file, entry] of await shadow.indexEntries(hiddenBefore)) updates.set(file, entry);
+        baseTree = await shadow.treeWithEntries(baseTree, updates);
         open.baseCommit = await this.#recordIfChanged(shadow, log, baseTree, 'workspace before a dispatch');
         open.baseTree = baseTree;
         [commit, changedFiles] = await recordEnd(false);
@@ -538,7 +559,7 @@ export class DispatchCheckpoints {
       baseTree: undefined,
       observed: new Set(),
       visible: new Set(),
-      startedAt: new Date().toISOString(),
+      ...startTimes(),
     };
     if (early === true) this.#open.early = true;
     if (label !== undefined && label !== '') this.#open.label = label;
@@ -1212,6 +1233,24 @@ function parentsRemovedBefore(changedFiles: readonly ChangedFile[], looked: read
     if (gone !== undefined && folders.has(gone) && !lookedAt.has(gone)) removed.add(gone);
   }
   return [...removed];
+}
+
+/**
+ * The start of a dispatch, as an ISO time and as the wall-clock millisecond files are compared
+ * with (see OpenState.startedAtMs). `Date.now()` is the time rounded down, and the file system's
+ * clock may lag it by a tick: a file created right after the begin may then count as older, which
+ * only makes undo leave it; a file older than the begin never counts as newer.
+ */
+function startTimes(): { startedAt: string; startedAtMs: number } {
+  const now = Date.now();
+  return { startedAt: new Date(now).toISOString(), startedAtMs: now + 1 };
+}
+
+/** Statuses of a path that the end tree has and the base tree lacks. */
+const NEW_IN_THE_END = new Set<ChangedFile['status']>(['added', 'renamed', 'copied']);
+
+function changesAnIgnoreFile(file: ChangedFile): boolean {
+  return isIgnoreFile(file.path) || (file.previousPath !== undefined && isIgnoreFile(file.previousPath));
 }
 
 /** One path is the other or lies under it. */

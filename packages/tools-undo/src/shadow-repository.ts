@@ -22,6 +22,7 @@ import {
   readRegularFileIfSmall,
   removePath,
   replaceFileDurably,
+  setPermissions,
   writeScratchFiles,
 } from './storage-files.js';
 import { findWorkspaceChanges } from './workspace-listing.js';
@@ -856,19 +857,42 @@ export class ShadowRepository {
   }
 
   /**
-   * `tree` without the entries at `paths` (exactly those paths: files, links), built in a scratch
-   * index from the tree itself; the shadow index is untouched.
+   * `tree` with the given entries set, or removed when undefined (exactly those paths), built in a
+   * scratch index from the tree itself; the shadow index is untouched.
    */
-  async treeWithout(tree: string, paths: readonly string[]): Promise<string> {
+  async treeWithEntries(tree: string, updates: ReadonlyMap<string, TreeEntry | undefined>): Promise<string> {
     const scratchIndex = path.join(this.options.storageDirectory, `trim-index-${randomUUID()}`);
     const scratch = this.git.with({ GIT_INDEX_FILE: scratchIndex });
     try {
       await scratch.run(['read-tree', tree]);
-      await scratch.run(['update-index', '--force-remove', '-z', '--stdin'], { input: joinNul(paths) });
+      const lines = [...updates].map(([file, entry]) =>
+        entry === undefined ? `0 ${'0'.repeat(40)}\t${file}` : `${entry.mode} ${entry.object}\t${file}`,
+      );
+      if (lines.length > 0)
+        await scratch.run(['update-index', '-z', '--index-info'], { input: joinNul(lines) });
       return await this.#writeTree(scratchIndex);
     } finally {
       await removePath(scratchIndex);
     }
+  }
+
+  /**
+   * Of `paths`, the files and links of the work tree whose status (and content) last changed
+   * before `sinceMs` (milliseconds since the epoch): nothing wrote, created or renamed them since.
+   */
+  async filesUnchangedSince(paths: readonly string[], sinceMs: number): Promise<string[]> {
+    const statuses = await Promise.all(
+      paths.map((file) => lstatIfPresent(path.join(this.options.workTree, file))),
+    );
+    return paths.filter((_, index) => {
+      const status = statuses[index];
+      return (
+        status !== undefined &&
+        (status.isFile() || status.isSymbolicLink()) &&
+        status.ctimeMs < sinceMs &&
+        status.mtimeMs < sinceMs
+      );
+    });
   }
 
   /**
@@ -895,15 +919,34 @@ export class ShadowRepository {
       return;
     }
     const inTheWay: string[] = [];
+    // Created paths where the workspace already holds exactly the file to restore (a file the
+    // dispatch's new ignore rule took out of the checkpoints, untouched since): only the index
+    // takes them, the file is left as it is.
+    const alreadyThere = new Set<string>();
+    // Regular files written back over a regular file: git writes them 644 or 755, so the other
+    // permission bits they have now (0600, 0640, ...) are put back after (see keptPermissions).
+    const permissions = new Map<string, number>();
     const statuses = await Promise.all(
-      changes!.map(async ({ path: file, before }) => {
+      changes!.map(async ({ path: file, before, after }) => {
         const status = await lstatIfPresent(path.join(this.options.workTree, file));
         // A recorded file (or link) that is a folder now: `git restore` would remove the folder
         // and everything in it, files git does not record (ignored, large) included.
-        if (before !== undefined) return status?.isDirectory() === true ? file : undefined;
+        if (before !== undefined) {
+          if (status?.isDirectory() === true) return file;
+          if (status?.isFile() === true && isRegularFileMode(before.mode) && isRegularFileMode(after?.mode)) {
+            permissions.set(file, keptPermissions(status.mode, after!.mode));
+          }
+          return undefined;
+        }
         // A created file, then each folder above it up to the root: none may be anything but
         // absent (the file) or a folder (its parents).
-        if (status !== undefined) return file;
+        if (status !== undefined) {
+          if (status.isFile() && after !== undefined && (await this.#holdsEntry(file, after))) {
+            alreadyThere.add(file);
+            return undefined;
+          }
+          return file;
+        }
         for (let slash = file.lastIndexOf('/'); slash > 0; slash = file.lastIndexOf('/', slash - 1)) {
           const parent = file.slice(0, slash);
           const above = await lstatIfPresent(path.join(this.options.workTree, parent));
@@ -918,8 +961,36 @@ export class ShadowRepository {
     if (inTheWay.length > 0) throw inTheWayError(inTheWay);
     this.#indexTree = undefined;
     this.#recorded.changed(paths);
-    await this.git.run(['restore', `--source=${toTree}`, '--staged', '--worktree', '--', ...paths]);
+    const rewritten = paths.filter((file) => !alreadyThere.has(file));
+    // One after the other: both write the index.
+    if (rewritten.length > 0) {
+      await this.git.run(['restore', `--source=${toTree}`, '--staged', '--worktree', '--', ...rewritten]);
+    }
+    if (alreadyThere.size > 0) {
+      await this.git.run(['restore', `--source=${toTree}`, '--staged', '--', ...alreadyThere]);
+    }
+    // Only the permission bits change: the index keeps its entries (stat data is refreshed by
+    // the next record, which finds the same bytes and executable bit).
+    await Promise.all(
+      [...permissions].map(([file, mode]) =>
+        setPermissions(path.join(this.options.workTree, file), mode).catch(() => {}),
+      ),
+    );
     this.#indexTree = toTree;
+  }
+
+  /** Whether the work tree's regular file at `file` holds exactly `entry` (bytes and mode). */
+  async #holdsEntry(file: string, entry: TreeEntry): Promise<boolean> {
+    if (entry.mode !== '100644' && entry.mode !== '100755') return false;
+    const current = await readRegularFileIfSmall(
+      path.join(this.options.workTree, file),
+      this.options.maxFileBytes,
+    );
+    return (
+      current !== undefined &&
+      regularFileMode(current.mode) === entry.mode &&
+      blobObjectId(current.bytes) === entry.object
+    );
   }
 
   async #checkoutWholeTrees(fromTree: string, toTree: string): Promise<void> {
@@ -1038,6 +1109,21 @@ function inTheWayError(paths: readonly string[], cause?: unknown): UndoToolError
       details: { conflicts: paths.map((file) => ({ path: file, reason: 'in_the_way' })) },
     },
   );
+}
+
+function isRegularFileMode(mode: string | undefined): boolean {
+  return mode === '100644' || mode === '100755';
+}
+
+/**
+ * The permission bits a file written back by an undo gets: the ones it has now, with the
+ * executable bits added (where it is readable) or removed when the restored entry's differs.
+ */
+function keptPermissions(current: number, restoredMode: string): number {
+  const bits = current & 0o7777;
+  const executable = (bits & 0o100) !== 0;
+  if (restoredMode === '100755') return executable ? bits : bits | ((bits & 0o444) >> 2);
+  return executable ? bits & ~0o111 : bits;
 }
 
 /** Files recorded by one `update-index` above which objects are flushed once, not one by one. */

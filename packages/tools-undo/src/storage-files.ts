@@ -6,7 +6,8 @@
  * dispatch log, stat-only checks of workspace paths that git reported, reads of a workspace file
  * about to be written (never through a symlink) to compare it with what the shadow index records
  * (see recorded-entries.ts) or to keep its before-image (see before-images.ts), and the user repository's top-level attribute files (read to learn
- * which filter drivers to switch off). Tool handlers reach workspace files only through the
+ * which filter drivers to switch off), and the permission bits of a workspace file an undo has just
+ * written back (git knows only 644 and 755). Tool handlers reach workspace files only through the
  * Workspace; git itself writes the work tree during an undo.
  *
  * Writes are durable as ARCHITECTURE.md promises: a replaced file is written to a temporary file,
@@ -18,6 +19,7 @@ import { execFile } from 'node:child_process';
 import { constants, type Stats } from 'node:fs';
 import {
   access,
+  chmod,
   copyFile,
   lstat,
   mkdir,
@@ -141,6 +143,11 @@ export async function writeScratchFiles(files: readonly { file: string; bytes: B
 /** lstat that answers undefined for a path that is gone (or cannot be looked at). */
 export async function lstatIfPresent(file: string): Promise<Stats | undefined> {
   return lstat(file).catch(() => undefined);
+}
+
+/** Sets a file's permission bits (never through a symlink: callers pass regular files git just wrote). */
+export async function setPermissions(file: string, mode: number): Promise<void> {
+  await chmod(file, mode);
 }
 
 export async function makeDirectory(directory: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { appendFile, lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type ToolError, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -162,5 +162,101 @@ describe('#5: a torn last line in the dispatch log', () => {
     await family!.checkpoints.undoDispatches(1);
     expect(await kindOf('c.txt')).toBe('absent');
     expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a1\n');
+  });
+});
+
+describe('#3: a dispatch that removes an ignore rule', () => {
+  for (const how of ['a scanned dispatch', 'an observed dispatch settled for a command'] as const) {
+    it(`did not add the files the rule hid; undo leaves them (${how})`, async () => {
+      await write(root, '.gitignore', '.env\nbuild/\n');
+      await write(root, '.env', 'SECRET=1\n');
+      await write(root, 'build/out.js', 'built\n');
+      await openSession();
+      const checkpoints = family!.checkpoints;
+      if (how === 'a scanned dispatch') {
+        await checkpoints.beginDispatch('command');
+      } else {
+        await checkpoints.beginDispatch('command', { observedWrites: true });
+        await checkpoints.noteUnobservedChanges();
+      }
+      // What `printf 'other\n' > .gitignore` does.
+      await writeFile(path.join(root, '.gitignore'), 'other\n');
+      const ended = await checkpoints.endDispatch();
+      expect(listed(ended.changedFiles)).toEqual(['modified .gitignore']);
+      await checkpoints.undoDispatches(1);
+      expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('.env\nbuild/\n');
+      expect(await readFile(path.join(root, '.env'), 'utf8')).toBe('SECRET=1\n');
+      expect(await readFile(path.join(root, 'build/out.js'), 'utf8')).toBe('built\n');
+    });
+  }
+
+  it('still undoes a file the dispatch created that the removed rule had hidden', async () => {
+    await write(root, '.gitignore', 'build/\n');
+    await openSession();
+    const checkpoints = family!.checkpoints;
+    const { startedAt } = await checkpoints.beginDispatch('command');
+    await write(root, 'build/out.js', 'built by the command\n');
+    // The file system's clock may lag the begin's by a tick (a file that seems older than the
+    // dispatch is left by undo, see startTimes): its status changes until it is clearly newer.
+    const created = path.join(root, 'build/out.js');
+    while ((await lstat(created)).ctimeMs <= Date.parse(startedAt) + 1) await chmod(created, 0o644);
+    await writeFile(path.join(root, '.gitignore'), 'other\n');
+    const ended = await checkpoints.endDispatch();
+    expect(listed(ended.changedFiles)).toEqual(['added build/out.js', 'modified .gitignore']);
+    await checkpoints.undoDispatches(1);
+    expect(await kindOf('build/out.js')).toBe('absent');
+  });
+});
+
+describe('#4: a dispatch that adds an ignore rule covering a recorded file', () => {
+  for (const how of ['a file tool', 'a command'] as const) {
+    it(`is undone, the file left as it is (${how})`, async () => {
+      await write(root, '.gitignore', 'x\n');
+      await write(root, 'app.log', 'log line\n');
+      await openSession();
+      const before = await lstat(path.join(root, 'app.log'));
+      if (how === 'a file tool') {
+        await observedDispatch('ignore logs', { '.gitignore': 'x\n*.log\n' });
+      } else {
+        await family!.checkpoints.beginDispatch('ignore logs');
+        await writeFile(path.join(root, '.gitignore'), 'x\n*.log\n');
+        await family!.checkpoints.endDispatch();
+      }
+      await family!.checkpoints.undoDispatches(1);
+      expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('x\n');
+      expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('log line\n');
+      // Not written again: the same file.
+      const after = await lstat(path.join(root, 'app.log'));
+      expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+    });
+  }
+
+  it('still refuses when the user changed the file since', async () => {
+    await write(root, '.gitignore', 'x\n');
+    await write(root, 'app.log', 'log line\n');
+    await openSession();
+    await observedDispatch('ignore logs', { '.gitignore': 'x\n*.log\n' });
+    await writeFile(path.join(root, 'app.log'), 'more log lines\n');
+    const before = await workspaceState(root);
+    await expect(family!.checkpoints.undoDispatches(1)).rejects.toMatchObject({ code: 'UNDO_CONFLICT' });
+    expect(await workspaceState(root)).toEqual(before);
+  });
+});
+
+describe('#6: permission bits beyond the executable bit', () => {
+  it('are kept on a file the undo writes back', async () => {
+    await write(root, 'secret.txt', 's0\n');
+    await chmod(path.join(root, 'secret.txt'), 0o600);
+    await write(root, 'tool.sh', 't0\n');
+    await chmod(path.join(root, 'tool.sh'), 0o750);
+    await openSession();
+    await observedDispatch('edit', { 'secret.txt': 's1\n', 'tool.sh': 't1\n' });
+    // The user tightens them after the dispatch: a mode alone is not a conflict.
+    await chmod(path.join(root, 'secret.txt'), 0o400);
+    await family!.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'secret.txt'), 'utf8')).toBe('s0\n');
+    expect(await readFile(path.join(root, 'tool.sh'), 'utf8')).toBe('t0\n');
+    expect((await lstat(path.join(root, 'secret.txt'))).mode & 0o7777).toBe(0o400);
+    expect((await lstat(path.join(root, 'tool.sh'))).mode & 0o7777).toBe(0o750);
   });
 });
