@@ -121,23 +121,57 @@ describe.each([
     expect(map).not.toContain('scratchOnly');
   });
 
-  it('re-parses a file rewritten with the same size and mtime', async () => {
+  // A rewrite that keeps the size, with the mtime set back (cp -p, rsync, tar): only the status
+  // change time, which nothing sets back, tells. The mtime is a whole second first, so that
+  // `utimes` really restores it (it drops what lies below the millisecond).
+  it.each([
+    ['alone', async (_root: string) => {}],
+    // The folder is read again in the same update: the file's own watch event must not be lost.
+    [
+      'beside a new file in its folder',
+      async (root: string) => {
+        await writeFile(path.join(root, 'src/sibling.ts'), 'export const sibling = 1;\n');
+      },
+    ],
+    ['by an atomic replace', undefined],
+  ] as const)('re-parses a file rewritten with the same size and mtime (%s)', async (_variant, alongside) => {
     const root = await project(2);
-    const runtime = await openFamily(root, watchFiles);
     const file = path.join(root, 'src/file1.ts');
+    const mtime = new Date(1_700_000_000_000);
     await writeFile(file, 'export const alpha = 1;\n');
-    const before = await stat(file);
+    await utimes(file, mtime, mtime);
+    const runtime = await openFamily(root, watchFiles);
     expect((await mapOf(runtime)).text).toContain('alpha');
-    await writeFile(file, 'export const gamma = 1;\n');
-    await utimes(file, before.atime, before.mtime);
-    const after = await mapOf(runtime);
-    if (watchFiles) {
-      // The watcher saw the write even though size and mtime are unchanged.
-      expect(after.text).toContain('gamma');
+    if (alongside === undefined) {
+      await writeFile(`${file}.tmp`, 'export const gamma = 1;\n');
+      await utimes(`${file}.tmp`, mtime, mtime);
+      await rename(`${file}.tmp`, file);
     } else {
-      // Without a watcher size and mtime are all there is to go by (documented limit).
-      expect(after.text).toMatch(/alpha|gamma/);
+      await writeFile(file, 'export const gamma = 1;\n');
+      await utimes(file, mtime, mtime);
+      await alongside(root);
     }
+    const after = await mapOf(runtime);
+    expect(after.text).toContain('gamma');
+    expect(after.text).not.toContain('alpha');
+    // file_outline reads the file itself: it must not take the old analysis for the new text.
+    const outline = await runtime.call('file_outline', { path: 'src/file1.ts' });
+    expect(JSON.stringify(outline.content)).toContain('gamma');
+  });
+
+  it('reads again a manifest rewritten with the same size and mtime', async () => {
+    const root = await project(1);
+    const manifest = path.join(root, 'package.json');
+    const mtime = new Date(1_700_000_000_000);
+    await writeFile(manifest, JSON.stringify({ name: 'p', scripts: { lint: 'node a.js' } }));
+    await utimes(manifest, mtime, mtime);
+    const runtime = await openFamily(root, watchFiles);
+    expect((await mapOf(runtime, { include: ['project'] })).text).toContain('npm:lint');
+    await writeFile(manifest, JSON.stringify({ name: 'p', scripts: { test: 'node a.js' } }));
+    await utimes(manifest, mtime, mtime);
+    const after = (await mapOf(runtime, { include: ['project'] })).text;
+    expect(after).toContain('npm:test');
+    expect(after).not.toContain('npm:lint');
   });
 
   it('answers scoped maps from the same index', async () => {
@@ -339,6 +373,21 @@ describe('document cache', () => {
     expect((await documents.read('src/file0.ts', 1_000_000)).text).toContain('two');
     await writeFile(file, 'export const three = 3;\n');
     expect((await documents.read('./src/file0.ts', 1_000_000)).text).toContain('three');
+  });
+
+  it('never serves stale text of an old file rewritten with the same size and its mtime set back', async () => {
+    const root = await project(1);
+    const workspace = await Workspace.open(root);
+    const documents = new DocumentCache(workspace, { racyWindowMs: 0 });
+    const file = path.join(root, 'src/file0.ts');
+    const mtime = new Date(1_700_000_000_000);
+    await writeFile(file, 'export const one = 1;\n');
+    await utimes(file, mtime, mtime);
+    expect((await documents.read('src/file0.ts', 1_000_000)).text).toContain('one');
+    await writeFile(file, 'export const two = 2;\n');
+    await utimes(file, mtime, mtime);
+    expect((await documents.read('src/file0.ts', 1_000_000)).text).toContain('two');
+    expect(documents.cachedLines('src/file0.ts', file)?.lineCount).toBe(2);
   });
 
   it('serves an unchanged old file from memory and re-confines every call', async () => {

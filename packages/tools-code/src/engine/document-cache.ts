@@ -14,6 +14,8 @@ export interface CachedDocument {
 interface Entry {
   document: CachedDocument;
   mtimeMs: number;
+  /** Status change time: a rewrite that keeps the size and sets the mtime back still moves it. */
+  ctimeMs: number;
   size: number;
   /** Device and inode: the hit path checks it still finds the very file that was read. */
   device: number;
@@ -70,6 +72,7 @@ export class DocumentCache {
       status !== undefined &&
       entry.trusted &&
       entry.mtimeMs === status.mtimeMs &&
+      entry.ctimeMs === status.ctimeMs &&
       entry.size === status.size &&
       entry.document.path.absolute === resolved.absolute
     ) {
@@ -90,6 +93,7 @@ export class DocumentCache {
       this.#entries.set(resolved.relative, {
         document,
         mtimeMs: status.mtimeMs,
+        ctimeMs: status.ctimeMs,
         size: status.size,
         device: status.dev,
         inode: status.ino,
@@ -106,7 +110,7 @@ export class DocumentCache {
    * The cached entry for `input` when it provably still is the same, unchanged file: the input
    * resolves (lexically inside the root, then through every symlink with one realpath call) to
    * the real path the workspace confined when it was read, and that path still is the same
-   * regular file (device, inode) with the same size and mtime. Anything else returns undefined
+   * regular file (device, inode) with the same size, mtime and ctime. Anything else returns undefined
    * and the caller goes through the workspace's own checks and read. Synchronous: these calls
    * take microseconds, where the workspace's async resolve costs a few hundred with thread-pool
    * round trips, more than a warm language-server answer's whole budget.
@@ -128,6 +132,7 @@ export class DocumentCache {
       status.dev !== entry.device ||
       status.ino !== entry.inode ||
       status.mtimeMs !== entry.mtimeMs ||
+      status.ctimeMs !== entry.ctimeMs ||
       status.size !== entry.size
     )
       return undefined;
@@ -136,12 +141,17 @@ export class DocumentCache {
     return entry;
   }
 
-  /** Lines of a cached file when its size and mtime are unchanged (no read, no confinement). */
+  /** Lines of a cached file when its size, mtime and ctime are unchanged (no read, no confinement). */
   cachedLines(relative: string, absolute: string): LineIndex | undefined {
     const entry = this.#entries.get(relative);
     if (entry === undefined || !entry.trusted || entry.document.path.absolute !== absolute) return undefined;
     const status = statOrUndefined(absolute);
-    if (status === undefined || status.mtimeMs !== entry.mtimeMs || status.size !== entry.size)
+    if (
+      status === undefined ||
+      status.mtimeMs !== entry.mtimeMs ||
+      status.ctimeMs !== entry.ctimeMs ||
+      status.size !== entry.size
+    )
       return undefined;
     return entry.document.lines;
   }

@@ -6,7 +6,7 @@
  */
 import { realpathSync, type Stats, statSync } from 'node:fs';
 
-export type FileStatus = Pick<Stats, 'mtimeMs' | 'size' | 'dev' | 'ino' | 'isFile'>;
+export type FileStatus = Pick<Stats, 'mtimeMs' | 'ctimeMs' | 'size' | 'dev' | 'ino' | 'isFile'>;
 
 /** The file's status, or undefined when it does not exist or cannot be read. */
 export function statOrUndefined(absolute: string): FileStatus | undefined {

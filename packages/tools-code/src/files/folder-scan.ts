@@ -13,6 +13,22 @@ export interface WalkedFile {
   ctimeMs: number;
 }
 
+/**
+ * True when two listings of a file saw the same version of it. The status change time decides
+ * along with size and mtime: a rewrite that keeps the size and sets the mtime back (cp -p, rsync,
+ * tar, an atomic replace by such a tool) still stamps a new ctime, which nothing sets back.
+ */
+export function sameFileVersion(
+  a: { size: number; mtimeMs: number; ctimeMs?: number },
+  b: { size: number; mtimeMs: number; ctimeMs?: number },
+): boolean {
+  return (
+    a.size === b.size &&
+    a.mtimeMs === b.mtimeMs &&
+    (a.ctimeMs === undefined || b.ctimeMs === undefined || a.ctimeMs === b.ctimeMs)
+  );
+}
+
 /** Folders never walked: version-control data, installed dependencies, the app's own folder. */
 export const ALWAYS_SKIPPED = new Set([
   '.git',

@@ -9,6 +9,7 @@ import {
   type IgnoreLayer,
   isIgnored,
   loadIgnoreLayer,
+  sameFileVersion,
   scanFolder,
   type WalkedFile,
   yieldToEventLoop,
@@ -174,18 +175,20 @@ export class WorkspaceTree {
     const excludeChanged = rootNode !== undefined && excludeFileText(this.root) !== this.#excludeText;
     if (this.#pending.size === 0 && !excludeChanged) return changes;
     const fileCountBefore = this.#fileCount;
-    if (excludeChanged) {
-      this.#pending.clear();
-      this.#rebuildSubtree(rootNode, changes);
-      if (!this.usable) return undefined;
-    }
     const pending = [...this.#pending];
     this.#pending.clear();
-    for (const [folder, names] of pending) {
+    if (excludeChanged) {
+      this.#rebuildSubtree(rootNode, changes);
+      if (!this.usable) return undefined;
+      this.#touchReported(pending, changes);
+    }
+    for (const [folder, names] of excludeChanged ? [] : pending) {
       const node = this.#folders.get(folder);
       if (node === undefined) continue;
-      if (names.has('*') || names.has('.gitignore')) this.#rescanFolder(node, changes);
-      else {
+      if (names.has('*') || names.has('.gitignore')) {
+        this.#rescanFolder(node, changes);
+        this.#touchReported([[folder, names]], changes);
+      } else {
         for (const name of names) this.#refreshEntry(node, name, changes);
         const time = folderTimes.get(folder);
         if (time !== undefined && this.#folders.get(folder) === node) node.mtimeMs = time;
@@ -393,6 +396,22 @@ export class WorkspaceTree {
   }
 
   /** Applies one name a watcher reported in `node`. */
+  /**
+   * Marks as touched every file a watcher named that is still in the tree after a rescan or a
+   * rebuild: the watcher saw a write, and a rewrite within the timestamps' granularity (or one that
+   * set them back) leaves size and times as they were (see #refreshEntry).
+   */
+  #touchReported(reported: readonly [string, ReadonlySet<string>][], changes: TreeChanges): void {
+    for (const [folder, names] of reported) {
+      const node = this.#folders.get(folder);
+      if (node === undefined) continue;
+      for (const name of names) {
+        const file = node.files.get(name);
+        if (file !== undefined) changes.touched.add(file.relative);
+      }
+    }
+  }
+
   #refreshEntry(node: FolderNode, name: string, changes: TreeChanges): void {
     const relative = childPath(node.relative, name);
     const absolute = path.join(this.root, relative);
@@ -427,8 +446,7 @@ export class WorkspaceTree {
     const before = node.files.get(name);
     if (before === undefined) this.#fileCount++;
     node.files.set(name, file);
-    if (before === undefined || before.size !== file.size || before.mtimeMs !== file.mtimeMs)
-      changes.touched.add(file.relative);
+    if (before === undefined || !sameFileVersion(before, file)) changes.touched.add(file.relative);
     if (this.#fileCount > this.#maxFiles) this.#giveUp();
   }
 
@@ -501,8 +519,7 @@ export class WorkspaceTree {
     const now = this.#filesUnder(node.relative);
     for (const [relative, file] of now) {
       const old = before.get(relative);
-      if (old === undefined || old.size !== file.size || old.mtimeMs !== file.mtimeMs)
-        changes.touched.add(relative);
+      if (old === undefined || !sameFileVersion(old, file)) changes.touched.add(relative);
     }
     for (const relative of before.keys()) if (!now.has(relative)) changes.removed.add(relative);
   }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Workspace } from '@assistant-kit/tool-core';
+import { sameFileVersion } from '../files/folder-scan.js';
 import type { WalkedFile } from '../files/workspace-walker.js';
 import { languageOfPath } from '../languages.js';
 import { isTestFile } from './test-files.js';
@@ -106,19 +107,20 @@ function scoped(id: string, folder: string): string {
   return folder === '.' ? id : `${id}@${folder}`;
 }
 
-/** A file's size and mtime as a walk saw them (through lstat: a regular file, not a symlink). */
+/** A file's size, mtime and ctime as a walk saw them (through lstat: a regular file, not a symlink). */
 export interface ListedVersion {
   size: number;
   mtimeMs: number;
+  ctimeMs: number;
 }
 
 /** Texts read through the Workspace, per workspace, with the listed version they were read at. */
-const textCache = new WeakMap<Workspace, Map<string, { size: number; mtimeMs: number; text: string }>>();
+const textCache = new WeakMap<Workspace, Map<string, ListedVersion & { text: string }>>();
 const TEXT_CACHE_ENTRIES = 2_000;
 
 /**
  * Reads a small workspace file as text through the Workspace (symlinks out of it are refused).
- * With the version a walk listed, a text read earlier at that same size and mtime is reused, so a
+ * With the version a walk listed, a text read earlier at that same version is reused, so a
  * warm repo map does not re-read every manifest; without one it always reads.
  */
 export async function readWorkspaceText(
@@ -128,8 +130,7 @@ export async function readWorkspaceText(
 ): Promise<string | undefined> {
   let cache = textCache.get(workspace);
   const cached = cache?.get(relative);
-  if (version !== undefined && cached?.size === version.size && cached.mtimeMs === version.mtimeMs)
-    return cached.text;
+  if (version !== undefined && cached !== undefined && sameFileVersion(cached, version)) return cached.text;
   try {
     const file = await workspace.readFile(relative, { observe: false, maxBytes: 2_000_000 });
     const text = file.bytes.toString('utf8');
@@ -139,7 +140,7 @@ export async function readWorkspaceText(
         textCache.set(workspace, cache);
       }
       if (cache.size >= TEXT_CACHE_ENTRIES) cache.clear();
-      cache.set(relative, { size: version.size, mtimeMs: version.mtimeMs, text });
+      cache.set(relative, { size: version.size, mtimeMs: version.mtimeMs, ctimeMs: version.ctimeMs, text });
     }
     return text;
   } catch {
@@ -189,7 +190,7 @@ export async function detectProjectProfile(
   pathsKey?: string,
 ): Promise<ProjectProfile> {
   // The profile follows from the paths and the texts it read: with the same paths (`pathsKey`,
-  // see IndexSnapshot) and those files at the same size and mtime, the last one still holds. A
+  // see IndexSnapshot) and those files at the same version, the last one still holds. A
   // repo map after an edit of one source file then skips a pass over every path (about 80 ms at
   // 50,000 files).
   const remembered = pathsKey === undefined ? undefined : rememberedProfiles.get(workspace);
@@ -203,7 +204,7 @@ export async function detectProjectProfile(
   let readWithoutVersion = false;
   const read = (relative: string, version: ListedVersion | undefined) => {
     if (version === undefined) readWithoutVersion = true;
-    else reads.set(relative, { size: version.size, mtimeMs: version.mtimeMs });
+    else reads.set(relative, { size: version.size, mtimeMs: version.mtimeMs, ctimeMs: version.ctimeMs });
     return readWorkspaceText(workspace, relative, version);
   };
   const profile = await computeProjectProfile(workspace, files, read);
@@ -222,7 +223,7 @@ function readsStillCurrent(reads: ReadonlyMap<string, ListedVersion>, files: rea
   for (const file of files) {
     const version = reads.get(file.relative);
     if (version === undefined) continue;
-    if (version.size !== file.size || version.mtimeMs !== file.mtimeMs) return false;
+    if (!sameFileVersion(version, file)) return false;
     found += 1;
   }
   return found === reads.size;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { KeptState } from '@assistant-kit/tool-core';
 import { throwIfCancelled } from '../errors.js';
 import { readConfinedText } from '../files/confined-fs.js';
-import { yieldToEventLoop } from '../files/folder-scan.js';
+import { sameFileVersion, yieldToEventLoop } from '../files/folder-scan.js';
 import { WorkspaceTree, type WorkspaceTreeOptions } from '../files/workspace-tree.js';
 import {
   DEFAULT_WALK_FILE_CAP,
@@ -28,9 +28,12 @@ interface CachedAnalysis {
   mtimeMs: number;
   size: number;
   analysis: FileAnalysis | undefined;
-  /** Status change time, when the file came from a listing (kept between sessions only then). */
+  /** Status change time, when known: a version check compares it (see sameFileVersion). */
   ctimeMs?: number;
-  /** When the listing the file came from began, at the latest (before its content was read). */
+  /**
+   * When the listing the file came from began, at the latest (before its content was read). Only
+   * an analysis with one (and a ctime) is kept between sessions.
+   */
   observedAt?: number;
 }
 
@@ -143,7 +146,7 @@ export class SyntaxIndex {
   /** Analysis of a file already listed by a walk, from the cache when unchanged. */
   async analyzeWalked(file: WalkedFile): Promise<{ analysis: FileAnalysis | undefined; reparsed: boolean }> {
     const cached = this.#cache.get(file.relative);
-    if (cached !== undefined && cached.mtimeMs === file.mtimeMs && cached.size === file.size) {
+    if (cached !== undefined && sameFileVersion(cached, file)) {
       return { analysis: cached.analysis, reparsed: false };
     }
     const observedAt = this.#clock();
@@ -160,11 +163,10 @@ export class SyntaxIndex {
   async analyzeContent(
     relative: string,
     text: string,
-    version: { mtimeMs: number; size: number },
+    version: { mtimeMs: number; size: number; ctimeMs: number },
   ): Promise<FileAnalysis | undefined> {
     const cached = this.#cache.get(relative);
-    if (cached !== undefined && cached.mtimeMs === version.mtimeMs && cached.size === version.size)
-      return cached.analysis;
+    if (cached !== undefined && sameFileVersion(cached, version)) return cached.analysis;
     const analysis = await analyzeText(relative, text);
     this.#store({ relative, ...version }, analysis);
     return analysis;
@@ -383,7 +385,7 @@ export class SyntaxIndex {
 
   #isStale(file: WalkedFile): boolean {
     const cached = this.#cache.get(file.relative);
-    return cached === undefined || cached.mtimeMs !== file.mtimeMs || cached.size !== file.size;
+    return cached === undefined || !sameFileVersion(cached, file);
   }
 
   /** Keeps the analyses once the answer this refresh was for is out (and at close at the latest). */
@@ -517,9 +519,9 @@ export class SyntaxIndex {
     observedAt?: number,
   ): void {
     const cached: CachedAnalysis = { mtimeMs: file.mtimeMs, size: file.size, analysis };
-    if (file.ctimeMs !== undefined && observedAt !== undefined) {
+    if (file.ctimeMs !== undefined) {
       cached.ctimeMs = file.ctimeMs;
-      cached.observedAt = observedAt;
+      if (observedAt !== undefined) cached.observedAt = observedAt;
     }
     this.#cache.set(file.relative, cached);
     this.#generation++;
@@ -549,6 +551,6 @@ function hashPaths(files: readonly WalkedFile[]): string {
 
 function hashListing(files: readonly WalkedFile[]): string {
   const hash = createHash('sha1');
-  for (const file of files) hash.update(`${file.relative}\0${file.mtimeMs}\0${file.size}\n`);
+  for (const file of files) hash.update(`${file.relative}\0${file.mtimeMs}\0${file.size}\0${file.ctimeMs}\n`);
   return hash.digest('hex');
 }

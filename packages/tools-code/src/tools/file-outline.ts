@@ -25,7 +25,7 @@ export function fileOutlineTool(context: CodeContext) {
     effects: ['read'],
     network: 'none',
     handler: async ({ path }, { signal }) => {
-      // The index caches each file's analysis by size and mtime: a warm outline skips parsing.
+      // The index caches each file's analysis by size, mtime and ctime: a warm outline skips parsing.
       // Stat before reading, so a write in between leaves an older version on the analysis.
       const status = statOrUndefined((await context.workspace.resolveFile(path)).absolute);
       const { path: resolved, text } = await readText(context, path);
@@ -37,8 +37,8 @@ export function fileOutlineTool(context: CodeContext) {
               text,
               // A version no file has when the stat failed: the analysis is then never reused.
               status === undefined
-                ? { mtimeMs: -1, size: -1 }
-                : { mtimeMs: status.mtimeMs, size: status.size },
+                ? { mtimeMs: -1, size: -1, ctimeMs: -1 }
+                : { mtimeMs: status.mtimeMs, size: status.size, ctimeMs: status.ctimeMs },
             )
           )?.symbols
         : undefined;
