@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync }
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { compareText } from '@assistant-kit/tool-core';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TreeListingMemory } from '../src/listing/listing-memory.js';
@@ -306,6 +307,24 @@ describe('the search service remembers a whole listing after its answer', () => 
   });
 });
 
+describe('ignore files the stamps cannot vouch for', () => {
+  // ripgrep follows a symlinked ignore file; the link's own stamps do not move when its target is
+  // edited, so a listing made under such rules is not remembered (the walker reads none).
+  it.each([
+    ['a symlinked .gitignore', 'src/nested/.gitignore'],
+    ['a symlinked .git/info/exclude', '.git/info/exclude'],
+  ])('remembers no listing made under %s', async (_label, relative) => {
+    buildTree();
+    write('rules.txt', 'open.ts\n');
+    rmSync(path.join(root, relative));
+    symlinkSync(path.join(root, 'rules.txt'), path.join(root, relative));
+    const memory = new TreeListingMemory({ clock: ahead });
+    await record(memory);
+    expect(memory.pathCount).toBe(0);
+    expect(await memory.list(request(), pool)).toBeUndefined();
+  });
+});
+
 describe('a listing kept for the next session', () => {
   it('is taken back whole and answers without reading any folder', async () => {
     buildTree();
@@ -360,6 +379,27 @@ describe('a listing kept for the next session', () => {
       expect(await next.list(request(), pool)).toBeUndefined();
     }
     expect(next.restore(memory.serialize()!, root)).toBe(true);
+  });
+
+  it('takes back a forged chain of folders deeper than the call stack without throwing', async () => {
+    buildTree();
+    const memory = new TreeListingMemory({ clock: ahead });
+    await record(memory);
+    const document = JSON.parse(memory.serialize()!) as {
+      folders: [string, number, number | null, string, string[]][];
+    };
+    // 12,000 nested folders below the root, none of which exists (their stamps vouch for nothing);
+    // one-letter names keep the paths to about 144 million characters.
+    const rootChildren = document.folders.find((entry) => entry[0] === '')![4];
+    rootChildren.push('z');
+    rootChildren.sort(compareText);
+    let folder = 'z';
+    for (let depth = 0; depth < 12_000; depth += 1) {
+      document.folders.push([folder, 1, 1, '-', depth < 11_999 ? ['z'] : []]);
+      folder = `${folder}/z`;
+    }
+    const next = new TreeListingMemory({ clock: ahead });
+    expect(next.restore(JSON.stringify(document), root)).toBe(true);
   });
 
   it('is not kept for a tree smaller than keepListingFrom (5,000 paths by default)', async () => {

@@ -70,6 +70,17 @@ export function ignoreFileOf(folder: string): string {
  * (an edit in place or a rename over it changes the change time). A file stamped too close to the
  * moment it was seen gets an identity no later probe can match, so the next listing starts over.
  */
+/**
+ * False for an ignore file the memory cannot stand behind: one that exists but is not a regular
+ * file. ripgrep follows a symlinked `.gitignore` (the walker reads none), and the link's own stamps
+ * do not move when its target is edited, so a listing made under it is not remembered.
+ */
+function vouchable(probed: ProbedPath): boolean {
+  return (
+    probed.kind === KIND_FILE || (probed.kind === KIND_OTHER && probed.ctimeMs === 0 && probed.inode === 0)
+  );
+}
+
 function ignoreFileIdentity(probed: ProbedPath, observedAt: number): string {
   if (probed.kind === KIND_OTHER && probed.ctimeMs === 0 && probed.inode === 0) return NO_IGNORE_FILE;
   if (isRacyStamp(probed.ctimeMs, observedAt)) return `racy:${observedAt}`;
@@ -209,6 +220,7 @@ export class TreeListingMemory {
     const { root, startedAt } = snapshot;
     const rootFacts = snapshot.facts.get('');
     if (rootFacts === undefined) return;
+    if (!vouchable(probedOf(lstatOrUndefined(absoluteInRoot(root, '.git/info/exclude'))))) return;
     const exclude = this.#excludeIdentity(root, startedAt);
     let paths = 0;
     for (const [folder, children] of snapshot.children) {
@@ -220,6 +232,7 @@ export class TreeListingMemory {
       if (
         facts === undefined ||
         ignoreFile === undefined ||
+        !vouchable(ignoreFile) ||
         facts.device !== rootFacts.device ||
         paths > TreeListingMemory.MAX_PATHS
       ) {
@@ -383,14 +396,16 @@ export class TreeListingMemory {
     }
     // Every folder but the root is a child of a folder, and every folder is reached from the root.
     if (!folders.has('')) return false;
+    // Walked with a stack, not by recursion: a forged document may nest folders deeper than the
+    // call stack goes (thousands of levels), and must then be refused, not throw.
     let reached = 0;
-    const visit = (folder: string): boolean => {
+    const stack = [''];
+    while (stack.length > 0) {
       reached += 1;
-      for (const child of folders.get(folder)!.children)
-        if (folders.has(child) && !visit(child)) return false;
-      return true;
-    };
-    if (!visit('') || reached !== folders.size) return false;
+      for (const child of folders.get(stack.pop()!)!.children) if (folders.has(child)) stack.push(child);
+      if (reached > folders.size) return false;
+    }
+    if (reached !== folders.size) return false;
     for (const [folder, remembered] of folders) this.#folders.set(folder, remembered);
     this.#root = root;
     this.#device = document.device;
@@ -500,6 +515,7 @@ export class TreeListingMemory {
     for (const [each, stamp] of stamps) {
       if (stamp.kind !== KIND_FOLDER || stamp.device !== this.#device) return false;
       const ignoreFile = probedOf(lstatOrUndefined(absoluteInRoot(root, ignoreFileOf(each))));
+      if (!vouchable(ignoreFile)) return false;
       this.#probes = undefined;
       this.#folders.set(each, {
         inode: stamp.inode,
