@@ -839,21 +839,10 @@ export class ShadowRepository {
    * folders keep their cached trees and the shadow index itself is untouched.
    */
   async buildTree(indexTree: string, updates: ReadonlyMap<string, TreeEntry | undefined>): Promise<string> {
-    const scratchIndex = path.join(this.options.storageDirectory, `build-index-${randomUUID()}`);
-    const scratch = this.git.with({ GIT_INDEX_FILE: scratchIndex });
-    try {
-      if (!(await copyFileIfPresent(this.indexFile, scratchIndex))) {
+    return this.#treeInScratchIndex('build-index', updates, async (scratch, scratchIndex) => {
+      if (!(await copyFileIfPresent(this.indexFile, scratchIndex)))
         await scratch.run(['read-tree', indexTree]);
-      }
-      const lines = [...updates].map(([file, entry]) =>
-        entry === undefined ? `0 ${'0'.repeat(40)}\t${file}` : `${entry.mode} ${entry.object}\t${file}`,
-      );
-      if (lines.length > 0)
-        await scratch.run(['update-index', '-z', '--index-info'], { input: joinNul(lines) });
-      return await this.#writeTree(scratchIndex);
-    } finally {
-      await removePath(scratchIndex);
-    }
+    });
   }
 
   /**
@@ -861,10 +850,21 @@ export class ShadowRepository {
    * scratch index from the tree itself; the shadow index is untouched.
    */
   async treeWithEntries(tree: string, updates: ReadonlyMap<string, TreeEntry | undefined>): Promise<string> {
-    const scratchIndex = path.join(this.options.storageDirectory, `trim-index-${randomUUID()}`);
+    return this.#treeInScratchIndex('trim-index', updates, async (scratch) => {
+      await scratch.run(['read-tree', tree]);
+    });
+  }
+
+  /** Fills a scratch index with `fill`, applies `updates` to it, and writes its tree. */
+  async #treeInScratchIndex(
+    name: string,
+    updates: ReadonlyMap<string, TreeEntry | undefined>,
+    fill: (scratch: GitRunner, scratchIndex: string) => Promise<void>,
+  ): Promise<string> {
+    const scratchIndex = path.join(this.options.storageDirectory, `${name}-${randomUUID()}`);
     const scratch = this.git.with({ GIT_INDEX_FILE: scratchIndex });
     try {
-      await scratch.run(['read-tree', tree]);
+      await fill(scratch, scratchIndex);
       const lines = [...updates].map(([file, entry]) =>
         entry === undefined ? `0 ${'0'.repeat(40)}\t${file}` : `${entry.mode} ${entry.object}\t${file}`,
       );
