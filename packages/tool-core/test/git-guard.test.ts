@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Type } from 'typebox';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { plantFifoWithLateWriter } from '../../../test-support/fifo-with-late-writer.js';
 import { commandEntriesOf, parseGitConfig, removeEntries } from '../src/git-guard/git-config.js';
 import { defineTool, type ToolResult, ToolRuntime, textResult, Workspace } from '../src/index.js';
 
@@ -305,6 +306,39 @@ describe('the git guard after a process call', () => {
     );
     expect(guardOf(result)?.incomplete).toContain('big/.git/config');
   });
+
+  // A FIFO where git keeps a file: reading it would wait for a writer, and the guard runs in the
+  // server's own thread after every process call. The late writer (30 s) fails a regression as a
+  // timeout once it releases the thread.
+  it.each([
+    ["a nested repository's config", 'lib/.git/config'],
+    ['a hook', 'lib/.git/hooks/pre-commit'],
+    ['a worktree pointer', 'wt/.git'],
+  ])(
+    'does not wait on a FIFO planted as %s',
+    async (_label, relative) => {
+      const cleanups: (() => void)[] = [];
+      try {
+        const runtime = new ToolRuntime({
+          workspace,
+          tools: [
+            plantingTool('plant', async (at) => {
+              await mkdir(path.join(at, 'lib'));
+              git(path.join(at, 'lib'), 'init', '--quiet');
+              await mkdir(path.join(at, 'wt'));
+              await rm(path.join(at, relative), { force: true });
+              cleanups.push(plantFifoWithLateWriter(path.join(at, relative), '[core]\n').remove);
+            }),
+          ],
+        });
+        const result = await runtime.call('plant', {});
+        expect(result.isError ?? false).toBe(false);
+      } finally {
+        for (const cleanup of cleanups) cleanup();
+      }
+    },
+    10_000,
+  );
 
   it('never reads a config symlinked outside the workspace, and says the check is incomplete', async () => {
     const outside = await mkdtemp(path.join(tmpdir(), 'git-guard-outside-'));

@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+} from 'node:fs';
 import path from 'node:path';
 import { isInsideDirectory, toWorkspaceRelative } from '../workspace/path-confinement.js';
 import { HIDDEN_DIRECTORY_NAME } from '../workspace/protected-paths.js';
@@ -59,10 +70,25 @@ function isGitDirectory(directory: string, names?: ReadonlySet<string>): boolean
   return isDirectoryAt(path.join(directory, 'objects')) || isFileAt(path.join(directory, 'commondir'));
 }
 
+/**
+ * The bytes of a regular file (through a symlink, as git reads it). Anything else throws, and
+ * without waiting: a FIFO planted where git keeps a file opens at once (O_NONBLOCK) and is
+ * refused, where a plain read would block this thread until some process writes to it.
+ */
+export function readRegularFile(file: string): Buffer {
+  const descriptor = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(descriptor).isFile()) throw new Error(`${file} is not a regular file`);
+    return readFileSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
 /** Reads the first line of a `.git` file or `commondir`/`gitdir` pointer and resolves it. */
 function readPointer(file: string, prefix: string): string | undefined {
   try {
-    const text = readFileSync(file, 'utf8').slice(0, 4096);
+    const text = readRegularFile(file).toString('utf8').slice(0, 4096);
     const line = text.split('\n')[0]!.trim();
     const target = prefix === '' ? line : line.startsWith(prefix) ? line.slice(prefix.length).trim() : '';
     return target === '' ? undefined : path.resolve(path.dirname(file), target);
@@ -89,7 +115,13 @@ function fingerprintHook(absolute: string): string | undefined {
   // git runs only executable hooks; a non-executable one is recorded too, so that making it
   // executable later counts as a change.
   const executable = (status.mode & 0o111) !== 0;
-  const hash = createHash('sha256').update(readFileSync(absolute)).digest('hex');
+  let bytes: Buffer;
+  try {
+    bytes = readRegularFile(absolute);
+  } catch {
+    return undefined; // Swapped for something else since the lstat: not a hook git would run.
+  }
+  const hash = createHash('sha256').update(bytes).digest('hex');
   return `${executable ? 'exec' : 'plain'} ${hash}`;
 }
 
@@ -205,7 +237,7 @@ export async function scanGitState(realRoot: string): Promise<GitGuardSnapshot> 
           snapshot.unreadable.push(toWorkspaceRelative(realRoot, file));
           continue;
         }
-        text = readFileSync(file, 'utf8');
+        text = readRegularFile(file).toString('utf8');
       } catch {
         snapshot.unreadable.push(toWorkspaceRelative(realRoot, file));
         continue;

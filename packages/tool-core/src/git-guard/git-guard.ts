@@ -1,11 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomically } from '../workspace/atomic-write.js';
 import { isInsideDirectory } from '../workspace/path-confinement.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { commandEntriesOf, type GitConfigEntry, removeEntries } from './git-config.js';
-import { type GitGuardSnapshot, isRunnableHook, scanGitState } from './git-directory-scan.js';
+import {
+  type GitGuardSnapshot,
+  isRunnableHook,
+  readRegularFile,
+  scanGitState,
+} from './git-directory-scan.js';
 
 /** One thing a process call added that would make git run code, and what the guard did. */
 export interface GitGuardFinding {
@@ -120,7 +125,7 @@ export class GitGuard {
       const absolute = path.join(root, file);
       try {
         // Re-parse right before the edit so line numbers match the bytes being changed.
-        const text = await readFile(absolute, 'utf8');
+        const text = readRegularFile(absolute).toString('utf8');
         // Only the copies that were added (the later ones) go, never a pre-existing one.
         const removal = addedEntries(before.configs.get(file), commandEntriesOf(text));
         if (removal.length === 0) continue;
