@@ -11,6 +11,7 @@ export {
   writeFileAtomic,
 } from './atomic-file.js';
 export { CONFIGURATIONS, type Configuration, isConfiguration } from './configuration.js';
+export { readConfinedFileSync } from './confined-read.js';
 export {
   AssistantKitError,
   type AssistantKitErrorOptions,

@@ -23,7 +23,6 @@ const LOW_LEVEL_MODULES: Record<string, string> = {
     'lstat/readdir of the folders a remembered listing holds, to bring it up to date',
   'packages/tools-files/src/listing/stat-pool.ts':
     'lstat worker pool for list_files sizes (source text run in a worker)',
-  'packages/tools-files/src/search/typescript-engine.ts': 'reads files the walk found (search fallback)',
   'packages/tools-files/src/search/ripgrep-engine.ts':
     'spawns the ripgrep binary with a fixed argv, no shell (a read-only search engine, not a user command)',
   // tools-commands: the launcher implementation itself. It is the capability the runtime hands

@@ -14,22 +14,15 @@
  * module only through the walker, the watched tree and the syntax index.
  */
 import {
-  closeSync,
-  constants,
   type Dirent,
   type FSWatcher,
-  fstatSync,
   lstatSync,
-  openSync,
   readdirSync,
   readFileSync,
-  readlinkSync,
-  readSync,
-  realpathSync,
   type Stats,
   watch,
 } from 'node:fs';
-import { isInsideDirectory } from '@assistant-kit/kernel';
+import { readConfinedFileSync } from '@assistant-kit/kernel';
 
 export type { Dirent, FSWatcher, Stats };
 
@@ -78,52 +71,15 @@ export function watchFolder(absoluteFolder: string, onChange: (name: string | nu
   );
 }
 
-function realPathOfDescriptor(descriptor: number, absolute: string): string | undefined {
-  try {
-    return readlinkSync(`/proc/self/fd/${descriptor}`);
-  } catch {
-    try {
-      return realpathSync(absolute);
-    } catch {
-      return undefined;
-    }
-  }
-}
-
 /**
  * Reads a regular file under `root` as UTF-8 without following symlinks, or returns undefined
- * when it is missing, not a regular file, outside the root, or larger than `maxBytes`.
+ * when it is missing, not a regular file, outside the root, or larger than `maxBytes` (kernel's
+ * `readConfinedFileSync`, which every family's synchronous reads of walked files share).
  */
 export function readConfinedText(
   root: string,
   absolute: string,
   maxBytes = MAX_CONFINED_READ_BYTES,
 ): string | undefined {
-  if (!isInsideDirectory(root, absolute)) return undefined;
-  let descriptor: number;
-  try {
-    // O_NONBLOCK: a FIFO (a `.gitignore` made with mkfifo, say) opens at once and is then
-    // refused as not a regular file, instead of blocking this thread until a writer comes.
-    descriptor = openSync(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const status = fstatSync(descriptor);
-    if (!status.isFile() || status.size > maxBytes) return undefined;
-    const real = realPathOfDescriptor(descriptor, absolute);
-    if (real === undefined || !isInsideDirectory(root, real)) return undefined;
-    const buffer = Buffer.allocUnsafe(status.size);
-    let offset = 0;
-    while (offset < buffer.length) {
-      const read = readSync(descriptor, buffer, offset, buffer.length - offset, offset);
-      if (read === 0) break;
-      offset += read;
-    }
-    return buffer.subarray(0, offset).toString('utf8');
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(descriptor);
-  }
+  return readConfinedFileSync(root, absolute, maxBytes)?.toString('utf8');
 }

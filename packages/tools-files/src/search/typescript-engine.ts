@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readConfinedFileSync } from '@assistant-kit/kernel';
 import { walkWorkspace } from '@assistant-kit/tool-core';
 import { byteOrderMark, decodeBody } from '../text/encoding.js';
 import { compileSearchRegex } from './regex-translation.js';
@@ -80,11 +80,11 @@ export async function searchWithTypeScript(request: ContentSearchRequest): Promi
         filesThisTurn = 0;
         await new Promise((resolve) => setImmediate(resolve));
       }
-      let bytes: Buffer;
-      try {
-        bytes = readFileSync(entry.absolute);
-      } catch (error) {
-        warnings.push(`${entry.relative}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+      // Confined at the read, not only at the walk: a file (or a folder above it) swapped for a
+      // symlink or a FIFO since the walk listed it is not read through.
+      const bytes = readConfinedFileSync(request.root, entry.absolute, request.maxFileBytes);
+      if (bytes === undefined) {
+        warnings.push(`${entry.relative}: unreadable`);
         return true;
       }
       const text = decodeForSearch(bytes);
