@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '@assistant-kit/kernel';
 import { isToolError } from '@assistant-kit/tool-core';
@@ -926,8 +927,31 @@ export class ShadowRepository {
     // Regular files written back over a regular file: git writes them 644 or 755, so the other
     // permission bits they have now (0600, 0640, ...) are put back after (see keptPermissions).
     const permissions = new Map<string, number>();
+    // Each folder above a changed path, looked at once: one that exists but is no real folder (a
+    // symlink the user left in its place) is in the way. git would unlink it to make the folder
+    // again, and every path below it is read through it.
+    const folders = new Map<string, Promise<Stats | undefined>>();
+    const folderStatus = (folder: string) => {
+      let status = folders.get(folder);
+      if (status === undefined) {
+        status = lstatIfPresent(path.join(this.options.workTree, folder));
+        folders.set(folder, status);
+      }
+      return status;
+    };
+    const blockingFolder = async (file: string): Promise<string | undefined> => {
+      for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1)) {
+        const folder = file.slice(0, slash);
+        const status = await folderStatus(folder);
+        if (status === undefined) return undefined;
+        if (!status.isDirectory()) return folder;
+      }
+      return undefined;
+    };
     const statuses = await Promise.all(
       changes!.map(async ({ path: file, before, after }) => {
+        const blocked = await blockingFolder(file);
+        if (blocked !== undefined) return blocked;
         const status = await lstatIfPresent(path.join(this.options.workTree, file));
         // A recorded file (or link) that is a folder now: `git restore` would remove the folder
         // and everything in it, files git does not record (ignored, large) included.
@@ -938,21 +962,13 @@ export class ShadowRepository {
           }
           return undefined;
         }
-        // A created file, then each folder above it up to the root: none may be anything but
-        // absent (the file) or a folder (its parents).
+        // A created file must be absent (its folders were checked above).
         if (status !== undefined) {
           if (status.isFile() && after !== undefined && (await this.#holdsEntry(file, after))) {
             alreadyThere.add(file);
             return undefined;
           }
           return file;
-        }
-        for (let slash = file.lastIndexOf('/'); slash > 0; slash = file.lastIndexOf('/', slash - 1)) {
-          const parent = file.slice(0, slash);
-          const above = await lstatIfPresent(path.join(this.options.workTree, parent));
-          if (above === undefined) continue;
-          if (!above.isDirectory()) return parent;
-          break;
         }
         return undefined;
       }),

@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
+import { lstat, readFile, rename, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -73,6 +73,25 @@ describe('an undo that must write where an unrecorded file stands', () => {
       details: { conflicts: [{ path: 'logs', reason: 'in_the_way' }] },
     });
     expect(await workspaceState(root)).toEqual(before);
+  });
+
+  it('refuses when a folder of a file it would restore became a symlink', async () => {
+    await dispatch(async () => {
+      await write(root, 'logs/app.txt', 'log line, changed by the agent\n');
+    });
+    // The user moves the folder away and leaves a symlink to it: git will not write through it.
+    await rename(path.join(root, 'logs'), path.join(root, 'moved-logs'));
+    await symlink('moved-logs', path.join(root, 'logs'));
+    const result = await runtime.call('undo_workspace_dispatches', { count: 1 });
+    expect(conflictsOf(result)).toMatchObject({
+      code: 'UNDO_CONFLICT',
+      details: { conflicts: [{ path: 'logs', reason: 'in_the_way' }] },
+    });
+    // Nothing changed: the link stands, and the file behind it keeps the agent's text.
+    expect((await lstat(path.join(root, 'logs'))).isSymbolicLink()).toBe(true);
+    expect(await readFile(path.join(root, 'moved-logs/app.txt'), 'utf8')).toBe(
+      'log line, changed by the agent\n',
+    );
   });
 
   it('goes through once the unrecorded file is moved away', async () => {
