@@ -19,7 +19,6 @@ import { execFile } from 'node:child_process';
 import { constants, type Stats } from 'node:fs';
 import {
   access,
-  chmod,
   copyFile,
   lstat,
   mkdir,
@@ -145,9 +144,19 @@ export async function lstatIfPresent(file: string): Promise<Stats | undefined> {
   return lstat(file).catch(() => undefined);
 }
 
-/** Sets a file's permission bits (never through a symlink: callers pass regular files git just wrote). */
+/**
+ * Sets a regular file's permission bits through a descriptor opened without following a symlink:
+ * a file swapped for a link since git wrote it (a background process in the workspace) leaves the
+ * link's target as it is. Throws for anything but a regular file.
+ */
 export async function setPermissions(file: string, mode: number): Promise<void> {
-  await chmod(file, mode);
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    if (!(await handle.stat()).isFile()) throw new Error(`${file} is no longer a regular file`);
+    await handle.chmod(mode);
+  } finally {
+    await handle.close();
+  }
 }
 
 export async function makeDirectory(directory: string): Promise<void> {
