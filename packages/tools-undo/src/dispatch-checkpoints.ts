@@ -46,6 +46,14 @@ export interface DispatchCheckpointsOptions {
    * @internal
    */
   repositoryGate?: Promise<unknown>;
+  /**
+   * Each dispatch's end looks at the workspace only once the promise this returns settles (it
+   * is called when the end's turn comes, in the queue the end runs in): lets tests change files
+   * between a host's answer and the end's record, a window the machine's speed would decide.
+   *
+   * @internal
+   */
+  endGate?: () => Promise<unknown>;
 }
 
 /** The dispatch that is open: begun by the host and not yet ended. */
@@ -197,6 +205,7 @@ export class DispatchCheckpoints {
   readonly #exclude: readonly string[];
   readonly #baselineGate: Promise<unknown> | undefined;
   readonly #repositoryGate: Promise<unknown> | undefined;
+  readonly #endGate: (() => Promise<unknown>) | undefined;
   readonly #mutex = new TaskQueue();
   /** Serialises the Workspace's before-write notifications (see #holdBeforeImages). */
   readonly #beforeWriteQueue = new TaskQueue();
@@ -225,6 +234,7 @@ export class DispatchCheckpoints {
     this.#exclude = options.exclude ?? [];
     this.#baselineGate = options.baselineGate;
     this.#repositoryGate = options.repositoryGate;
+    this.#endGate = options.endGate;
     if (!workspace.readOnly) {
       // U and W: the log is read at once, and the shadow repository opens (and a first session
       // records its baseline) in the background right after, unless a later session's first
@@ -406,6 +416,7 @@ export class DispatchCheckpoints {
     if (this.#open?.early === true && options.changedPaths === undefined) {
       // Begun before the first baseline was recorded: capture the end state now, record later.
       const ended = await this.#whileEarly(async (early) => {
+        await this.#endGate?.().catch(() => {});
         const open = this.#open;
         if (open?.early !== true) return undefined;
         const dispatch = { id: open.id, startedAt: open.startedAt, endedAt: new Date().toISOString() };
@@ -419,6 +430,7 @@ export class DispatchCheckpoints {
       if (ended?.value !== undefined) return ended.value;
     }
     return this.#exclusive(async ({ shadow, log }) => {
+      await this.#endGate?.().catch(() => {});
       const open = this.#open;
       if (open === undefined) {
         throw undoError('DISPATCH_NOT_OPEN', 'No dispatch is open; call beginDispatch first.');
