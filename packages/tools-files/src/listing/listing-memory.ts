@@ -197,6 +197,11 @@ export class TreeListingMemory {
     this.#clock = options.clock ?? Date.now;
   }
 
+  /** What this memory takes for the time (`Date.now` unless a test gave a clock). */
+  get clock(): () => number {
+    return this.#clock;
+  }
+
   /** Paths (files and folders) the remembered listing holds; 0 when nothing is remembered. */
   get pathCount(): number {
     let count = 0;

@@ -125,6 +125,8 @@ export class SearchService {
         const listing = await listTreeWithRipgrep(this.#ripgrepPath, request, {
           pool: this.#statPool,
           memory: this.#folderReads,
+          // The memory's clock decides which stamps are too recent to trust, for both.
+          clock: this.#wholeTree.clock,
           // Only a whole-workspace listing is remembered (after it is answered, see listTree).
           ...(whole ? { listingMemory: this.#wholeTree } : {}),
         });
