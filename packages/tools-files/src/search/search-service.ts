@@ -103,9 +103,16 @@ export class SearchService {
     // Answered first; the next whole listing (and close) waits until this one is remembered.
     this.#wholeTreeTurn = turn
       .then(async ({ remember }) => {
-        if (remember === undefined) return;
-        await this.#afterTheAnswer(listingNumber);
-        await remember();
+        if (remember !== undefined) {
+          await this.#afterTheAnswer(listingNumber);
+          await remember();
+        } else if (this.#wholeTree.version !== this.#keptVersion) {
+          // Answered from the memory, which read changed folders again: kept again (after the
+          // answer, as a listing ripgrep made is), or every later session reads them again.
+          await this.#afterTheAnswer(listingNumber);
+        } else {
+          return;
+        }
         this.#keepInBackground();
       })
       .catch(() => undefined);

@@ -1,0 +1,82 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Workspace } from '@assistant-kit/tool-core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { keepListingsIn, type ListingKeeper } from '../src/listing/kept-listing.js';
+import { TreeListingMemory } from '../src/listing/listing-memory.js';
+import { listTreeWithTypeScript } from '../src/listing/typescript-listing.js';
+import { SearchService } from '../src/search/search-service.js';
+import { passFilesystemTick as passTick } from './helpers.js';
+
+/** A clock a minute ahead: every stamp looks old enough to be trusted. */
+const ahead = () => Date.now() + 60_000;
+
+let base: string;
+let root: string;
+/** A ripgrep that always fails: a session given it answers from the kept listing or from the walker. */
+let failingRipgrep: string;
+
+beforeEach(async () => {
+  base = await mkdtemp(path.join(tmpdir(), 'tools-files-sessions-'));
+  root = path.join(base, 'ws');
+  mkdirSync(root);
+  failingRipgrep = path.join(base, 'rg-failing');
+  writeFileSync(failingRipgrep, '#!/bin/sh\nexit 2\n', { mode: 0o755 });
+});
+
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+function write(relative: string, content = 'x'): void {
+  mkdirSync(path.dirname(path.join(root, relative)), { recursive: true });
+  writeFileSync(path.join(root, relative), content);
+}
+
+const passFilesystemTick = () => passTick(base);
+const request = () => ({ root, start: root, maxEntries: 100_000 });
+const walked = () => listTreeWithTypeScript(request());
+const keeperOf = async () => keepListingsIn(await Workspace.open(root));
+
+/**
+ * One session: a search service with a memory of its own (as a new process has) and the
+ * workspace's kept listing, listing the whole workspace once, then closed (which keeps the
+ * listing). `reread` counts the folders the memory read again (its `lastReread`).
+ */
+async function session(keeper: ListingKeeper, ripgrep = 'rg') {
+  const memory = new TreeListingMemory({ clock: ahead });
+  const service = new SearchService(ripgrep, {
+    listingMemory: memory,
+    keeper,
+    keepFromPaths: 1,
+    rememberAfterMs: 0,
+  });
+  try {
+    const { engine, ...listing } = await service.listTree(request());
+    return { listing, engine, reread: memory.lastReread };
+  } finally {
+    await service.close();
+  }
+}
+
+describe('the kept listing across sessions', () => {
+  it('is kept again after a session answered from it and re-read folders, so the next one reads none', async () => {
+    write('src/deep/er/app.ts');
+    write('docs/readme.md');
+    const keeper = await keeperOf();
+    await session(keeper);
+    passFilesystemTick();
+    write('src/deep/er/new.ts');
+    // ripgrep fails from here on: engine 'ripgrep' means the kept listing answered, not a walk.
+    const second = await session(keeper, failingRipgrep);
+    expect(second.engine).toBe('ripgrep');
+    expect(second.reread).toBeGreaterThan(0);
+    expect(second.listing).toEqual(await walked());
+    const third = await session(keeper, failingRipgrep);
+    expect(third.engine).toBe('ripgrep');
+    expect(third.listing).toEqual(await walked());
+    expect(third.reread).toBe(0);
+  });
+});
