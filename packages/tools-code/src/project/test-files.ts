@@ -71,6 +71,27 @@ function holdsTests(relative: string): boolean {
   return TEST_PATTERNS.some((pattern) => pattern.test(relative));
 }
 
+/**
+ * Folders whose code the application never runs: tests, their support files, fixtures (inputs a
+ * test reads, often thousands of them in a parser or compiler repository), snapshots and mocks.
+ */
+const TEST_CODE_FOLDER =
+  /(^|\/)(test|tests|__tests__|spec|specs|e2e|fixtures?|__fixtures__|__snapshots__|__mocks__|testdata)\//;
+
+const testCodeVerdicts = new PathVerdicts(
+  (relative) => TEST_CODE_FOLDER.test(relative) || holdsTests(relative),
+);
+
+/**
+ * True for tests and everything that only serves them (support files, fixtures, snapshots, mocks),
+ * wherever they are. The repository map ranks and lists the application's code, not these: in a
+ * compiler's repository thousands of fixture inputs define `Object` or `length`, and taken as
+ * definitions they drew every file that uses those names.
+ */
+export function isTestCode(relative: string): boolean {
+  return testCodeVerdicts.get(relative);
+}
+
 /** True for support files of a test folder (helpers, set-up, mocks): neither source nor tests. */
 export function isTestSupportFile(relative: string): boolean {
   return testSupportVerdicts.get(relative);

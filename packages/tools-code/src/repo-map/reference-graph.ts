@@ -1,4 +1,5 @@
 import { resolveImport } from '../project/import-resolution.js';
+import { isTestCode } from '../project/test-files.js';
 import type { CodeSymbol, FileAnalysis } from '../syntax/symbols.js';
 import { compressGraph, pageRankCompressed } from './page-rank.js';
 
@@ -10,8 +11,14 @@ const INCREMENTAL_SHARE = 0.1;
 
 const NON_DEFINITION_KINDS = new Set(['key', 'heading', 'selector', 'id']);
 
-function definedNames(analysis: FileAnalysis | undefined): Set<string> {
+/**
+ * The names `file` defines for other files to use. Tests, fixtures and their support files define
+ * none: their names are local to them (a fixture's `function expect` or `const length` is a parser's
+ * input, not an API), and taking them as definitions linked every file using such a name to them.
+ */
+function definedNames(file: string, analysis: FileAnalysis | undefined): Set<string> {
   const names = new Set<string>();
+  if (isTestCode(file)) return names;
   for (const symbol of analysis?.symbols ?? []) if (isDefinition(symbol)) names.add(symbol.name);
   return names;
 }
@@ -55,7 +62,7 @@ export interface FileRanking {
 /**
  * The import and symbol-reference graph of a file list, ranked with PageRank (the approach of
  * aider's repo map). Edges: resolved imports (weight 1) and identifier references to names
- * defined in at most 5 files (weight 0.5·√count / definers).
+ * defined outside tests and fixtures, in at most 5 files (weight 0.5·√count / definers).
  *
  * Kept between calls: when the file list is the same and only a few analyses changed, only the
  * edges that can differ are recomputed (those of the changed files and of the files that use a
@@ -113,7 +120,7 @@ export class ReferenceGraph {
     this.#fileSet = fileSet;
     for (let index = 0; index < files.length; index++) {
       const analysis = this.#analyses[index];
-      for (const name of definedNames(analysis)) {
+      for (const name of definedNames(files[index]!, analysis)) {
         const list = this.#definers.get(name);
         if (list === undefined) this.#definers.set(name, [index]);
         else list.push(index);
@@ -131,9 +138,10 @@ export class ReferenceGraph {
     const affectedNames = new Set<string>();
     for (const index of changed) {
       const before = this.#analyses[index];
-      const after = analyses.get(this.#files[index]!);
-      const namesBefore = definedNames(before);
-      const namesAfter = definedNames(after);
+      const file = this.#files[index]!;
+      const after = analyses.get(file);
+      const namesBefore = definedNames(file, before);
+      const namesAfter = definedNames(file, after);
       for (const name of namesBefore) {
         if (namesAfter.has(name)) continue;
         affectedNames.add(name);

@@ -1,4 +1,5 @@
 import { isAssetPath, languageOfPath } from '../../languages.js';
+import { isTestCode } from '../../project/test-files.js';
 
 import type { SectionInput } from './section.js';
 
@@ -6,12 +7,16 @@ import type { SectionInput } from './section.js';
 export async function modulesSection(input: SectionInput): Promise<void> {
   const { options, scope, files, snapshot, rankOf, structured, sections } = input;
   const { modules, languagesOf } = input.derived('modules', () => groupIntoModules(files, scope));
+  // A module ranks by its application code, and lists it before its tests and fixtures: summed
+  // over every file, a parser's 13,000 fixture inputs put it first and filled its listing.
   const moduleRank = new Map(
     [...modules].map(([name, moduleFiles]) => [
       name,
-      moduleFiles.reduce((sum, file) => sum + rankOf(file), 0),
+      moduleFiles.reduce((sum, file) => (isTestCode(file) ? sum : sum + rankOf(file)), 0),
     ]),
   );
+  const listingOrder = (a: string, b: string) =>
+    Number(isTestCode(a)) - Number(isTestCode(b)) || rankOf(b) - rankOf(a);
   const ordered = [...modules].sort((a, b) => moduleRank.get(b[0])! - moduleRank.get(a[0])!);
   let filesLeft = options.maxFiles;
   let symbolsLeft = options.maxSymbols;
@@ -23,7 +28,7 @@ export async function modulesSection(input: SectionInput): Promise<void> {
       `${name === '.' ? '(root)' : `${name}/`} ${moduleFiles.length} files${languages.length > 0 ? `, ${languages.join(', ')}` : ''}`,
     );
     const fileRecords: unknown[] = [];
-    for (const file of [...moduleFiles].sort((a, b) => rankOf(b) - rankOf(a))) {
+    for (const file of [...moduleFiles].sort(listingOrder)) {
       if (filesLeft <= 0) break;
       const symbols = (snapshot.analyses.get(file)?.symbols ?? [])
         .filter((symbol) => symbol.kind !== 'key' || symbol.container === undefined)

@@ -1,17 +1,16 @@
 import path from 'node:path';
-import { isTestFile, isTestSupportFile } from '../../project/test-files.js';
+import { isTestCode, isTestFile } from '../../project/test-files.js';
 
 import type { SectionInput } from './section.js';
-
-const TEST_FOLDER = /(^|\/)(test|tests|__tests__|spec|e2e)\//;
 
 /** The routes section: the HTTP routes the application declares (not those of test servers or helpers). */
 export async function routesSection(input: SectionInput): Promise<void> {
   const { options, files, snapshot, structured, sections } = input;
   const routes: { method: string; path: string; file: string; line?: number }[] = [];
-  // Routes of test servers and test helpers are not the application's.
-  const inTests = (file: string) => isTestFile(file) || isTestSupportFile(file) || TEST_FOLDER.test(file);
-  const applicationFiles = input.derived('files outside tests', () => files.filter((file) => !inTests(file)));
+  // Routes of test servers, test helpers and fixture applications are not the application's.
+  const applicationFiles = input.derived('files outside tests', () =>
+    files.filter((file) => !isTestCode(file)),
+  );
   for (const file of applicationFiles) {
     for (const route of snapshot.analyses.get(file)?.routes ?? []) routes.push({ ...route, file });
   }

@@ -34,7 +34,7 @@ export async function testsSection(input: SectionInput): Promise<void> {
   sections.push(
     [
       '## tests',
-      `${testFiles.length} test files; frameworks: ${frameworks.map((framework) => framework.name).join(', ') || 'none detected'}; commands: ${commands.map((command) => command.command_id).join(', ') || 'none'}`,
+      `${testFiles.length} test files; frameworks: ${frameworks.map((framework) => (framework.cwd === '.' ? framework.name : `${framework.name} in ${framework.cwd}`)).join(', ') || 'none detected'}; commands: ${commands.map((command) => command.command_id).join(', ') || 'none'}`,
       ...(exampleArgv === undefined
         ? []
         : [`one file: run_tests path=${example!.file} (runs ${exampleArgv.join(' ')})`]),

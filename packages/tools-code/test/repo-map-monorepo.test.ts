@@ -1,0 +1,188 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createCodeTools } from '../src/index.js';
+import { isTestCode } from '../src/project/test-files.js';
+import { ReferenceGraph } from '../src/repo-map/reference-graph.js';
+import type { FileAnalysis } from '../src/syntax/symbols.js';
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
+
+const PACKAGES = 30;
+const FIXTURES = 60;
+
+/**
+ * A monorepo shaped like a compiler's (babel's, where these faults were seen): one package.json
+ * and tsconfig.json per package, a core package every other one imports, and a parser whose test
+ * fixtures far outnumber its code and define names every file uses (`expect`, `length`).
+ */
+async function writeMonorepo(root: string): Promise<void> {
+  const write = async (relative: string, text: string) => {
+    await mkdir(path.dirname(path.join(root, relative)), { recursive: true });
+    await writeFile(path.join(root, relative), text);
+  };
+  await write(
+    'package.json',
+    JSON.stringify({
+      name: 'compiler',
+      private: true,
+      scripts: { test: 'jest' },
+      devDependencies: { jest: '29' },
+    }),
+  );
+  await write('tsconfig.json', '{}');
+  await write(
+    'packages/core/src/index.ts',
+    'export function transformSource(code: string): string {\n  return code.trim();\n}\n',
+  );
+  for (let index = 0; index < PACKAGES; index++) {
+    await write(`packages/plugin-${index}/package.json`, JSON.stringify({ name: `plugin-${index}` }));
+    await write(`packages/plugin-${index}/tsconfig.json`, '{}');
+    await write(
+      `packages/plugin-${index}/src/index.ts`,
+      `import { transformSource } from '../../core/src/index.js';\n\nexport function plugin${index}(code: string): number {\n  return transformSource(code).length;\n}\n`,
+    );
+    await write(
+      `packages/plugin-${index}/test/index.test.ts`,
+      `import { plugin${index} } from '../src/index.js';\n\ntest('runs', () => {\n  expect(plugin${index}('x')).toBe(1);\n});\n`,
+    );
+  }
+  await write(
+    'packages/parser/src/parse.ts',
+    'export function parseSource(code: string): string[] {\n  return code.split("\\n");\n}\n',
+  );
+  for (let index = 0; index < FIXTURES; index++) {
+    // Fixture inputs of the parser: a few define the names every test and plugin uses.
+    const body =
+      index < 3
+        ? 'function expect(value) {\n  return value;\n}\nconst length = 1;\n'
+        : `var fixture${index} = ${index};\n`;
+    await write(`packages/parser/test/fixtures/case-${index}/input.js`, body);
+  }
+  // An application an integration test builds: its pages are not this repository's routes.
+  await write(
+    'scripts/integration-tests/fixtures/next-app/pages/index.js',
+    'export default function Home() {}\n',
+  );
+  await write(
+    'packages/jest-preset/package.json',
+    JSON.stringify({ name: 'jest-preset', scripts: { test: 'jest' }, devDependencies: { jest: '29' } }),
+  );
+}
+
+describe('repo_map on a monorepo with many packages and test fixtures', () => {
+  let root: string;
+  let runtime: ToolRuntime;
+  let close: () => Promise<void>;
+  let text: string;
+  let data: Record<string, unknown>;
+
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'tools-code-monorepo-'));
+    await writeMonorepo(root);
+    const workspace = await Workspace.open(root);
+    const family = createCodeTools({ workspace, watchFiles: false });
+    close = () => family.close();
+    runtime = new ToolRuntime({ workspace, tools: family.tools });
+    const result = await runtime.call('repo_map', { max_results: 10, max_files: 500 });
+    expect(result.isError).toBeFalsy();
+    text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+    data = result.structuredContent as Record<string, unknown>;
+  });
+  afterAll(async () => {
+    await close?.();
+    if (root !== undefined) await rm(root, { recursive: true, force: true });
+  });
+
+  it('ranks the code every package imports first, never a fixture that defines common names', () => {
+    const next = (data.next_files as { path: string }[]).map((entry) => entry.path);
+    expect(next[0]).toBe('packages/core/src/index.ts');
+    expect(next.filter((file) => file.includes('/fixtures/'))).toEqual([]);
+  });
+
+  it('lists no fixture among the files to read next, however many it may list', async () => {
+    const result = await runtime.call('repo_map', { include: ['next_files'], max_results: 500 });
+    const next = (result.structuredContent!.next_files as { path: string }[]).map((entry) => entry.path);
+    expect(next).toContain('packages/parser/src/parse.ts');
+    expect(next.filter((file) => file.includes('/fixtures/'))).toEqual([]);
+  });
+
+  it('orders modules by their application code and lists it before their fixtures', () => {
+    const modules = data.modules as { name: string; listed: { path: string }[] }[];
+    expect(modules[0]!.name).toBe('packages/core');
+    const parser = modules.find((module) => module.name === 'packages/parser');
+    expect(parser?.listed[0]?.path).toBe('packages/parser/src/parse.ts');
+  });
+
+  it('shows the shallowest manifests and counts the rest by name', () => {
+    const project = data.project as { manifests: string[]; manifests_total?: number };
+    // 2 at the root, 2 per plugin, 1 for the preset.
+    const total = 2 + PACKAGES * 2 + 1;
+    expect(project.manifests_total).toBe(total);
+    expect(project.manifests).toHaveLength(10);
+    expect(project.manifests.slice(0, 2)).toEqual(['package.json', 'tsconfig.json']);
+    const line = text.split('\n').find((entry) => entry.startsWith('manifests: '))!;
+    expect(line).toContain(`(+${total - 10} more: `);
+    expect(line).toMatch(/\(\+\d+ more: \d+ (package|tsconfig)\.json, \d+ (package|tsconfig)\.json\)/);
+    expect(line.length).toBeLessThan(800);
+  });
+
+  it('lists no routes of a fixture application', () => {
+    expect(data.routes).toEqual([]);
+  });
+
+  it('says where each test framework was found', () => {
+    expect(text).toContain('frameworks: jest, jest in packages/jest-preset;');
+  });
+});
+
+describe('ReferenceGraph', () => {
+  function analysis(defines: string[], uses: string[]): FileAnalysis {
+    return {
+      symbols: defines.map((name, index) => ({
+        name,
+        kind: 'function',
+        line: index + 1,
+        character: 1,
+        endLine: 1,
+      })),
+      imports: [],
+      routes: [],
+      identifiers: new Map(uses.map((name) => [name, 1])),
+      syntaxProblems: [],
+    };
+  }
+
+  it('links no file to a name a test or fixture defines', () => {
+    const analyses = new Map<string, FileAnalysis>([
+      ['test/fixtures/case/input.js', analysis(['expect'], [])],
+      ['src/format.ts', analysis(['formatValue'], [])],
+    ]);
+    for (let index = 0; index < 8; index++)
+      analyses.set(`src/use${index}.ts`, analysis([], ['expect', 'formatValue']));
+    const { ranks } = new ReferenceGraph().rank([...analyses.keys()], analyses);
+    // The fixture keeps the rank of a file nobody refers to; the source file is drawn to.
+    expect(ranks.get('test/fixtures/case/input.js')).toBeCloseTo(ranks.get('src/use0.ts')!, 10);
+    expect(ranks.get('src/format.ts')!).toBeGreaterThan(ranks.get('src/use0.ts')! * 2);
+  });
+});
+
+describe('isTestCode', () => {
+  it('takes tests, their support files, fixtures, snapshots and mocks, wherever they are', () => {
+    for (const file of [
+      'test/a.test.ts',
+      'src/a.spec.js',
+      'packages/p/test/fixtures/x/input.js',
+      'scripts/integration-tests/fixtures/next/pages/index.js',
+      'src/__snapshots__/a.ts',
+      'src/__mocks__/fs.ts',
+      'lib/testdata/sample.go',
+      'tests/helpers.py',
+    ])
+      expect(isTestCode(file), file).toBe(true);
+    for (const file of ['src/index.ts', 'packages/p/src/testing.ts', 'lib/contest.py', 'src/fixture.ts'])
+      expect(isTestCode(file), file).toBe(false);
+  });
+});
