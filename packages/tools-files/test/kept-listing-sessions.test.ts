@@ -79,4 +79,67 @@ describe('the kept listing across sessions', () => {
     expect(third.listing).toEqual(await walked());
     expect(third.reread).toBe(0);
   });
+
+  it('leaves the next session no folder to read when nothing changed, though the first save made the hidden folder', async () => {
+    write('src/app.ts');
+    write('docs/readme.md');
+    const keeper = await keeperOf();
+    await session(keeper);
+    const second = await session(keeper, failingRipgrep);
+    expect(second.engine).toBe('ripgrep');
+    expect(second.listing).toEqual(await walked());
+    expect(second.reread).toBe(0);
+  });
+
+  it('reads a change the user makes to the root while the first listing is kept, not stamping over it', async () => {
+    write('src/app.ts');
+    const workspaceKeeper = await keeperOf();
+    let saves = 0;
+    const keeper: ListingKeeper = {
+      writable: true,
+      load: () => workspaceKeeper.load(),
+      save: async (text) => {
+        await workspaceKeeper.save(text);
+        saves += 1;
+        if (saves === 1) {
+          // Right after the hidden folder was made: the root changes again, by the user's hand.
+          passFilesystemTick();
+          write('added-by-user.ts');
+        }
+      },
+    };
+    await session(keeper);
+    const second = await session(keeper, failingRipgrep);
+    expect(second.engine).toBe('ripgrep');
+    expect(second.listing).toEqual(await walked());
+    expect(second.listing.entries.map((entry) => entry.path)).toContain('added-by-user.ts');
+    // Read by the first session once the hidden folder was made, so not by the second.
+    expect(second.reread).toBe(0);
+  });
+
+  it('reads the root again only once its new stamp is old enough to trust', async () => {
+    write('src/app.ts');
+    let now = Date.now() + 60_000;
+    const memory = new TreeListingMemory({ clock: () => now });
+    const service = new SearchService('rg', { listingMemory: memory, rememberAfterMs: 0 });
+    try {
+      await service.listTree(request());
+    } finally {
+      await service.close();
+    }
+    const version = memory.version;
+    passFilesystemTick();
+    write('new-at-the-root.ts');
+    // Just stamped, by the real clock: a change in the same tick would not show, so not yet.
+    now = Date.now();
+    const wait = await memory.refreshRoot();
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(2_010);
+    expect(memory.version).toBe(version);
+    now = Date.now() + 60_000;
+    expect(await memory.refreshRoot()).toBeUndefined();
+    expect(memory.version).toBe(version + 1);
+    expect(await memory.list(request(), undefined)).toEqual(await walked());
+    expect(memory.lastReread).toBe(0);
+  });
 });

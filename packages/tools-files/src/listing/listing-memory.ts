@@ -3,6 +3,7 @@ import {
   compareText,
   GitignoreOracle,
   isRacyStamp,
+  RACY_MARGIN_MS,
   WALK_ALWAYS_SKIPPED,
   walkWorkspace,
 } from '@assistant-kit/tool-core';
@@ -417,6 +418,42 @@ export class TreeListingMemory {
     this.#exclude = document.exclude;
     this.version += 1;
     return true;
+  }
+
+  /**
+   * Reads the root folder again when its stamp moved since it was remembered, as {@link list}
+   * would, and returns undefined; or, when the new stamp is too recent to trust, returns how many
+   * milliseconds to wait before asking again. Meant for the moment the listing has been kept: the
+   * first save creates the app's hidden folder in the root, which stamps the root, and without
+   * this every next session would read the root again. Whatever changed the root (that folder, or
+   * the user in between) is read, never stamped over. An ignore file that changed is left to the
+   * next {@link list}, which forgets.
+   */
+  async refreshRoot(): Promise<number | undefined> {
+    const root = this.#root;
+    const remembered = this.#folders.get('');
+    if (root === undefined || remembered === undefined) return undefined;
+    const observedAt = this.#clock();
+    const stamp = probedOf(lstatOrUndefined(root));
+    if (stamp.kind !== KIND_FOLDER || stamp.device !== this.#device) return undefined;
+    if (stamp.inode === remembered.inode && stamp.ctimeMs === remembered.ctimeMs) return undefined;
+    if (isRacyStamp(stamp.ctimeMs, observedAt))
+      return Math.ceil(stamp.ctimeMs + RACY_MARGIN_MS - observedAt) + 1;
+    // Probed after the root's stamp, as list() does: a change in between shows next time.
+    const ignoreFile = probedOf(lstatOrUndefined(absoluteInRoot(root, ignoreFileOf(''))));
+    if (
+      ignoreFileIdentity(ignoreFile, observedAt) !== remembered.ignoreFile ||
+      this.#excludeIdentity(root, observedAt) !== this.#exclude
+    )
+      return undefined;
+    const oracle = new GitignoreOracle(root, WALK_ALWAYS_SKIPPED);
+    if (!(await this.#reread(root, '', remembered, stamp, observedAt, oracle, undefined))) {
+      this.forget();
+      return undefined;
+    }
+    this.#ordered = undefined;
+    this.version += 1;
+    return undefined;
   }
 
   #excludeIdentity(root: string, observedAt: number): string {

@@ -41,6 +41,9 @@ export class SearchService {
   #keeping: Promise<void> = Promise.resolve();
   /** Listings of fewer paths are not kept (a small tree is walked quickly). */
   readonly #keepFromPaths: number;
+  /** The root refresh waiting for the root's new stamp to be old enough (see #refreshRootAfterSave). */
+  #refreshTimer: NodeJS.Timeout | undefined;
+  #closing = false;
   /** How long after its answer a whole listing is remembered, unless another comes first. */
   readonly #rememberAfterMs: number;
 
@@ -164,8 +167,32 @@ export class SearchService {
       // Serialised when its turn comes, so a burst of listings writes only what is current.
       if (this.#wholeTree.version !== version || this.#wholeTree.pathCount < this.#keepFromPaths) return;
       const text = this.#wholeTree.serialize();
-      if (text !== undefined) await keeper.save(text);
+      if (text === undefined) return;
+      await keeper.save(text);
+      this.#refreshRootAfterSave();
     });
+  }
+
+  /**
+   * The first save creates the app's hidden folder in the root, which stamps the root: without
+   * this, the next session would read the root again. Once the root's new stamp can be trusted
+   * (at once when it is old enough, else after one timer, unref'd; close() does not wait for it)
+   * the memory reads the root again like any changed folder, in the whole-listing turn, and the
+   * listing is kept again when that changed it. A root unchanged since costs one lstat.
+   */
+  #refreshRootAfterSave(): void {
+    this.#wholeTreeTurn = this.#wholeTreeTurn
+      .then(async () => {
+        const later = await this.#wholeTree.refreshRoot();
+        this.#keepInBackground();
+        if (later === undefined || this.#closing || this.#refreshTimer !== undefined) return;
+        this.#refreshTimer = setTimeout(() => {
+          this.#refreshTimer = undefined;
+          if (!this.#closing) this.#refreshRootAfterSave();
+        }, later);
+        this.#refreshTimer.unref();
+      })
+      .catch(() => undefined);
   }
 
   /**
@@ -200,9 +227,19 @@ export class SearchService {
 
   /** Ends the stat workers, once the last listing is remembered and kept. */
   async close(): Promise<void> {
+    this.#closing = true;
+    clearTimeout(this.#refreshTimer);
+    this.#refreshTimer = undefined;
     this.#rememberNow(Number.POSITIVE_INFINITY);
-    await this.#wholeTreeTurn;
-    await this.#keeping;
+    // Keeping the listing can queue a root refresh (see #refreshRootAfterSave), which can keep it
+    // again: waited for until nothing more is queued.
+    for (;;) {
+      const turn = this.#wholeTreeTurn;
+      const keeping = this.#keeping;
+      await turn;
+      await keeping;
+      if (turn === this.#wholeTreeTurn && keeping === this.#keeping) break;
+    }
     await this.#statPool.close();
   }
 }
