@@ -127,6 +127,7 @@ export {
   type WorkspaceOptions,
   type WorkspacePath,
   type WorkspacePathKind,
+  type WrittenWorkspaceFile,
 } from './workspace/workspace.js';
 export {
   compareText,

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -157,6 +157,34 @@ describe('observed-file ledger and writes', () => {
     ]);
     expect(await readFile(path.join(root, 'other.txt'), 'utf8')).toBe('B');
     expect(await readFile(path.join(root, 'brand/new.txt'), 'utf8')).toBe('C');
+  });
+
+  it('tells after-write listeners the bytes and modes each write left, and nothing for a refused one', async () => {
+    const told: { path: string; text: string; mode: number }[] = [];
+    const stop = workspace.onAfterWrite((files) => {
+      for (const file of files) {
+        told.push({ path: file.path, text: Buffer.from(file.bytes).toString(), mode: file.mode });
+      }
+    });
+    await chmod(path.join(root, 'inside.txt'), 0o750);
+    await workspace.readFile('inside.txt');
+    await workspace.replaceFile('inside.txt', Buffer.from('replaced'));
+    await workspace.createFile('dir/new.txt', Buffer.from('created'));
+    await workspace.writeFiles([
+      { path: 'inside.txt', bytes: Buffer.from('both') },
+      { path: 'dir/other.txt', bytes: Buffer.from('other') },
+    ]);
+    await expectCode(workspace.createFile('inside.txt', Buffer.from('x')), 'FILE_EXISTS');
+    stop();
+    await workspace.writeFiles([{ path: 'inside.txt', bytes: Buffer.from('unheard') }]);
+    expect(told).toEqual([
+      { path: 'inside.txt', text: 'replaced', mode: 0o750 },
+      { path: 'dir/new.txt', text: 'created', mode: 0o644 },
+      { path: 'inside.txt', text: 'both', mode: 0o750 },
+      { path: 'dir/other.txt', text: 'other', mode: 0o644 },
+    ]);
+    expect((await stat(path.join(root, 'inside.txt'))).mode & 0o777).toBe(0o750);
+    expect((await stat(path.join(root, 'dir/new.txt'))).mode & 0o777).toBe(0o644);
   });
 
   it('refuses every write in a read-only workspace', async () => {

@@ -3,14 +3,19 @@ import { regularFileMode } from './recorded-entries.js';
 import { lstatIfPresent, lstatOrAbsent, readRegularFileIfSmall } from './storage-files.js';
 
 /**
- * What a path held just before an observed dispatch first wrote it, read without git: a regular
- * file's bytes and index mode, or nothing at the path. The shadow index gets it later, after the
- * caller's answer (see ShadowRepository.layBeforeImages), with the entries a record of the path
- * made at that moment would have left.
+ * What a path holds, known without git: a regular file's bytes and index mode, or nothing at the
+ * path. The shadow index gets it later (see ShadowRepository.layFileImages), with the entries a
+ * record of the path made at the moment it was known would have left.
  */
-export type BeforeImage =
+export type FileImage =
   | { readonly kind: 'file'; readonly mode: '100644' | '100755'; readonly bytes: Buffer }
   | { readonly kind: 'absent' };
+
+/**
+ * What a path held just before an observed dispatch first wrote it, read from the disk; laid into
+ * the index after the caller's answer.
+ */
+export type BeforeImage = FileImage;
 
 /**
  * Most bytes of before-images an open dispatch holds in memory; a first write past it takes
@@ -30,12 +35,7 @@ export async function readBeforeImage(
   relative: string,
   maxFileBytes: number,
 ): Promise<BeforeImage | undefined> {
-  const segments = relative.split('/');
-  if (segments.includes('.git')) return undefined;
-  // Every folder on the way: none may be a repository of its own.
-  const folders = segments.slice(0, -1).map((_, index) => segments.slice(0, index + 1).join('/'));
-  const nested = await Promise.all(folders.map((folder) => lstatIfPresent(path.join(root, folder, '.git'))));
-  if (nested.some((status) => status !== undefined)) return undefined;
+  if (await isInsideNestedRepository(root, relative)) return undefined;
   const absolute = path.join(root, relative);
   const status = await lstatOrAbsent(absolute);
   if (status === 'absent') return { kind: 'absent' };
@@ -46,6 +46,19 @@ export async function readBeforeImage(
 }
 
 /** The bytes an image holds in memory. */
-export function sizeOfBeforeImage(image: BeforeImage): number {
+export function sizeOfFileImage(image: FileImage): number {
   return image.kind === 'file' ? image.bytes.length : 0;
+}
+
+/**
+ * Whether `relative` lies in a nested repository (a folder on its way holds `.git`, or it names
+ * one): its files follow that repository's own ignore rules, which only a record by git applies.
+ */
+export async function isInsideNestedRepository(root: string, relative: string): Promise<boolean> {
+  const segments = relative.split('/');
+  if (segments.includes('.git')) return true;
+  // Every folder on the way: none may be a repository of its own.
+  const folders = segments.slice(0, -1).map((_, index) => segments.slice(0, index + 1).join('/'));
+  const nested = await Promise.all(folders.map((folder) => lstatIfPresent(path.join(root, folder, '.git'))));
+  return nested.some((status) => status !== undefined);
 }

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { TaskQueue } from '@assistant-kit/kernel';
-import { invalidArguments, type Workspace } from '@assistant-kit/tool-core';
+import { invalidArguments, type Workspace, type WrittenWorkspaceFile } from '@assistant-kit/tool-core';
 import {
   type BeforeImage,
   MAX_BEFORE_IMAGE_BYTES,
   readBeforeImage,
-  sizeOfBeforeImage,
+  sizeOfFileImage,
 } from './before-images.js';
 import {
   type CheckpointKind,
@@ -26,6 +26,7 @@ import {
 } from './shadow-repository.js';
 import { makeTemporaryDirectory, pathExists, removePath } from './storage-files.js';
 import type { UserRepository } from './user-repository.js';
+import { replacedSinceWritten, type WrittenImage, WrittenImages } from './written-images.js';
 
 export interface DispatchCheckpointsOptions {
   /** Files larger than this many bytes are not recorded (default 5 MiB). */
@@ -165,6 +166,11 @@ interface OpenState extends OpenDispatch {
    * #holdBeforeImages); every task that uses the index lays them first.
    */
   held?: Map<string, BeforeImage>;
+  /**
+   * While the dispatch is observed: what its last write of each file through the Workspace left
+   * in it (see written-images.ts), the dispatch's result for a file someone changed after it.
+   */
+  written?: WrittenImages;
 }
 
 /** The storage folder and the dispatch log of a session (see #logOpened). */
@@ -225,6 +231,7 @@ export class DispatchCheckpoints {
   #closed = false;
   readonly #sessionStartedAt = new Date().toISOString();
   #stopObserving: (() => void) | undefined;
+  #stopHearingWrites: (() => void) | undefined;
   /** Ends called and not yet recorded (settled either way); close() waits for them. */
   readonly #endsInProgress = new Set<Promise<void>>();
 
@@ -248,6 +255,7 @@ export class DispatchCheckpoints {
         () => this.#openUnlessADispatchBegan(),
       );
       this.#stopObserving = workspace.onBeforeWrite((paths) => this.#beforeWorkspaceWrite(paths));
+      this.#stopHearingWrites = workspace.onAfterWrite((files) => this.#afterWorkspaceWrite(files));
     }
   }
 
@@ -345,6 +353,7 @@ export class DispatchCheckpoints {
       visible: _visible,
       early: _early,
       held: _held,
+      written: _written,
       startedAtMs: _startedAtMs,
       ...open
     } = this.#open;
@@ -413,6 +422,10 @@ export class DispatchCheckpoints {
 
   async #endDispatch(options: EndDispatchOptions): Promise<EndedDispatch> {
     let onlyPaths = this.#narrowedScan(options.changedPaths);
+    // What the dispatch's writes left in its files when the end is called: a later write, or a
+    // person's save before the end looks at the disk, is not the dispatch's (see written-images.ts).
+    const ending = this.#open;
+    const writtenByTheDispatch = ending?.written?.known();
     if (this.#open?.early === true && options.changedPaths === undefined) {
       // Begun before the first baseline was recorded: capture the end state now, record later.
       const ended = await this.#whileEarly(async (early) => {
@@ -420,9 +433,11 @@ export class DispatchCheckpoints {
         const open = this.#open;
         if (open?.early !== true) return undefined;
         const dispatch = { id: open.id, startedAt: open.startedAt, endedAt: new Date().toISOString() };
+        const written = open === ending ? writtenByTheDispatch : undefined;
         const { changedFiles, skippedLargeFiles } = await early.end(
           open.label === undefined ? dispatch : { ...dispatch, label: open.label },
           [...open.observed!],
+          () => this.#replacedSinceWritten(written),
         );
         this.#open = undefined;
         return { id: open.id, commit: undefined, changedFiles, skippedLargeFiles };
@@ -456,19 +471,33 @@ export class DispatchCheckpoints {
         visible !== undefined &&
         onlyPaths?.every((file) => visible.has(file) && !isIgnoreFile(file)) === true;
       const snapshot = await shadow.snapshot(undefined, onlyPaths, { knownVisible, atDispatchEnd: true });
+      let endTree = snapshot.tree;
+      let skippedLargeFiles = snapshot.skippedLargeFiles;
+      // The host answered before this end looked at the disk: a file someone changed since the
+      // dispatch's last write of it gets what that write left, so the change stays theirs (the
+      // next record of the file takes it as made between dispatches, and an undo of this one
+      // refuses). Compared after git read the files, so a save made while it read is caught too.
+      const replaced = await this.#replacedSinceWritten(
+        open === ending && open.observed !== undefined ? writtenByTheDispatch : undefined,
+      );
+      if (replaced.size > 0) {
+        await shadow.layFileImages(replaced);
+        endTree = await shadow.indexTree();
+        skippedLargeFiles = skippedLargeFiles.filter((file) => !replaced.has(file.path));
+      }
       const message = open.label === undefined ? open.id : `${open.id}: ${open.label}`;
       const recordEnd = async (learn: boolean): Promise<[string, ChangedFile[]]> => {
         const head = log.head!;
-        const unchanged = snapshot.tree === baseTree && (await shadow.treeOf(head)) === snapshot.tree;
+        const unchanged = endTree === baseTree && (await shadow.treeOf(head)) === endTree;
         if (unchanged) return [head, []];
         const [created, changed] = await Promise.all([
           // The objects are flushed while the (read-only) diff still runs; #append then finds
           // nothing left to flush before it names the commit.
-          shadow.commit(snapshot.tree, head, message).then(async (commit) => {
+          shadow.commit(endTree, head, message).then(async (commit) => {
             await shadow.makeObjectsDurable();
             return commit;
           }),
-          shadow.changedFiles(baseTree, snapshot.tree),
+          shadow.changedFiles(baseTree, endTree),
           // What the index now records for the written files, for their next first write.
           onlyPaths === undefined || !learn ? undefined : shadow.learnRecordedEntries(onlyPaths),
         ]);
@@ -514,7 +543,7 @@ export class DispatchCheckpoints {
       if (open.label !== undefined) record.label = open.label;
       await this.#append(shadow, log, record);
       this.#open = undefined;
-      return { id: record.id, commit, changedFiles, skippedLargeFiles: snapshot.skippedLargeFiles };
+      return { id: record.id, commit, changedFiles, skippedLargeFiles };
     });
   }
 
@@ -578,8 +607,21 @@ export class DispatchCheckpoints {
     return this.openDispatch!;
   }
 
+  /**
+   * Of the files the dispatch wrote last as `written` tells, those someone changed since (none
+   * without `written`: a scanned or settled dispatch, where a command may have written them).
+   */
+  async #replacedSinceWritten(
+    written: ReadonlyMap<string, WrittenImage> | undefined,
+  ): Promise<Map<string, WrittenImage>> {
+    if (written === undefined || written.size === 0) return new Map();
+    return replacedSinceWritten(this.workspace.root, written, this.maxFileBytes);
+  }
+
   /** Records a file's content before an observed dispatch writes it for the first time. */
   async #beforeWorkspaceWrite(relativePaths: readonly string[]): Promise<void> {
+    // Until this write is done, what it leaves in these files is unknown.
+    this.#open?.written?.forget(relativePaths);
     if (this.#open?.observed === undefined || this.#closed) return;
     // While the baseline is pending, a write the early path cannot take waits for it (in the
     // early queue, where the baseline's replay runs, or for the repository): that time is counted.
@@ -621,6 +663,18 @@ export class DispatchCheckpoints {
     });
   }
 
+  /** Notes what a write through the Workspace left in the observed dispatch's files. */
+  #afterWorkspaceWrite(files: readonly WrittenWorkspaceFile[]): void {
+    const open = this.#open;
+    const observed = open?.observed;
+    if (open === undefined || observed === undefined || this.#closed) return;
+    // A file the dispatch does not follow (its write began before the dispatch) stays unknown.
+    const followed = files.filter((file) => observed.has(file.path));
+    if (followed.length === 0) return;
+    open.written ??= new WrittenImages(this.maxFileBytes);
+    open.written.note(followed);
+  }
+
   /**
    * Keeps what files held before their first write in memory instead of recording them with git
    * before the write, so a file-tool call starts no git process before its answer (and need not
@@ -660,7 +714,7 @@ export class DispatchCheckpoints {
       );
       let bytes = 0;
       for (const image of [...held.values(), ...images])
-        bytes += image === undefined ? 0 : sizeOfBeforeImage(image);
+        bytes += image === undefined ? 0 : sizeOfFileImage(image);
       if (images.includes(undefined) || bytes > MAX_BEFORE_IMAGE_BYTES) return false;
       for (const [index, file] of toHold.entries()) held.set(file, images[index]!);
       open.held = held;
@@ -674,7 +728,7 @@ export class DispatchCheckpoints {
   async #layHeldBeforeImages(shadow: ShadowRepository): Promise<void> {
     const open = this.#open;
     if (open?.held === undefined || open.held.size === 0) return;
-    const visible = await shadow.layBeforeImages(open.held);
+    const visible = await shadow.layFileImages(open.held);
     for (const file of visible) open.visible?.add(file);
     open.held = undefined;
   }
@@ -693,6 +747,8 @@ export class DispatchCheckpoints {
     open.baseTree = baseTree;
     delete open.observed;
     delete open.visible;
+    // A command may write any file from here on: none is known from its last write any more.
+    delete open.written;
   }
 
   /** Forgets the open dispatch without recording it (its changes stay in the workspace). */
@@ -809,6 +865,7 @@ export class DispatchCheckpoints {
     if (this.#closed) return;
     this.#closed = true;
     this.#stopObserving?.();
+    this.#stopHearingWrites?.();
     await this.#mutex.run(async () => {
       if (this.#temporaryStorage !== undefined) {
         await removePath(this.#temporaryStorage);

@@ -1,3 +1,4 @@
+import type { FileImage } from './before-images.js';
 import type { ChangedFile, ShadowRepository, TreeEntry } from './shadow-repository.js';
 
 /** A dispatch that ended before the first baseline was recorded, waiting to become a checkpoint. */
@@ -56,15 +57,28 @@ export class EarlyDispatches {
 
   /**
    * Captures what the written `paths` (all captured before their first write) hold as the
-   * dispatch ends and keeps it for the replay. Returns the files that changed since the dispatch
-   * began; renames show as a deletion and an addition here (the checkpoint recorded at replay
-   * detects them).
+   * dispatch ends and keeps it for the replay. `replacedSinceWritten`, asked once the capture
+   * has read the files, names those someone changed after the dispatch's last write of them,
+   * with what that write left: their capture is what the write left, not what the disk holds.
+   * Returns the files that changed since the dispatch began; renames show as a deletion and an
+   * addition here (the checkpoint recorded at replay detects them).
    */
   async end(
     dispatch: Omit<EarlyDispatch, 'after' | 'paths'>,
     paths: readonly string[],
+    replacedSinceWritten: () => Promise<ReadonlyMap<string, FileImage>>,
   ): Promise<{ changedFiles: ChangedFile[]; skippedLargeFiles: { path: string; size: number }[] }> {
-    const { entries, skippedLargeFiles } = await this.shadow.captureEntries(paths);
+    const captured = await this.shadow.captureEntries(paths);
+    const { entries } = captured;
+    let { skippedLargeFiles } = captured;
+    const replaced = await replacedSinceWritten();
+    if (replaced.size > 0) {
+      const written = await this.shadow.entriesOfFileImages(replaced);
+      const replacedPaths = [...replaced.keys()];
+      for (const file of [...entries.keys()]) if (isUnderAny(file, replacedPaths)) entries.delete(file);
+      for (const [file, entry] of written.entries) entries.set(file, entry);
+      skippedLargeFiles = skippedLargeFiles.filter((file) => !replaced.has(file.path));
+    }
     const before = new Map<string, TreeEntry>();
     for (const [file, entry] of this.#current) if (isUnderAny(file, paths)) before.set(file, entry);
     const changedFiles: ChangedFile[] = [];

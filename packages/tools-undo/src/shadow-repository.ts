@@ -3,7 +3,7 @@ import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '@assistant-kit/kernel';
 import { isToolError } from '@assistant-kit/tool-core';
-import type { BeforeImage } from './before-images.js';
+import type { FileImage } from './before-images.js';
 import { type UndoToolError, undoError } from './errors.js';
 import {
   commandNeutralisingOverrides,
@@ -548,18 +548,38 @@ export class ShadowRepository {
   }
 
   /**
-   * Lays into the index what paths held just before an observed dispatch first wrote them (read
-   * then without git, see before-images.ts): the entries a record of each path made at that
-   * moment would have left. A file the ignore rules leave out, or a path where nothing was, has
-   * no entry at the path or under it; any other file has its bytes and mode. The rules are read
-   * now, which gives the answer of then as long as no ignore file changed in between: the
-   * checkpoints lay held images before a dispatch writes an ignore file (and before anything
-   * else that uses the index). Returns the paths known not to be ignored (see
+   * Lays into the index what paths held at a moment the checkpoints know without git: just
+   * before an observed dispatch first wrote them (read then, see before-images.ts), or what its
+   * last write through the Workspace left in them when a person has changed the file since (see
+   * written-images.ts). Leaves the entries a record of each path made at that moment would have
+   * left (see entriesOfFileImages); returns the paths known not to be ignored (see
    * WorkspaceChanges.visible).
    */
-  async layBeforeImages(images: ReadonlyMap<string, BeforeImage>): Promise<string[]> {
+  async layFileImages(images: ReadonlyMap<string, FileImage>): Promise<string[]> {
     const paths = [...images.keys()];
     if (paths.length === 0) return [];
+    const { entries, visible } = await this.entriesOfFileImages(images);
+    await this.replaceEntriesUnder(paths, entries);
+    // Checked against the rules of this session, like a narrowed record's own check.
+    for (const file of paths) this.#ignoredCheckedPaths.add(file);
+    return visible;
+  }
+
+  /**
+   * The entries a record of each image's path would have left, without touching the index: a
+   * file the ignore rules leave out, or a path where nothing is, has none (nor any under it); any
+   * other file has its bytes (written as an object, one `hash-object -w --stdin-paths` for all)
+   * and mode. The rules are read now, which gives the answer of the image's moment as long as no
+   * ignore file changed in between: the checkpoints lay before-images before a dispatch writes
+   * an ignore file (and before anything else that uses the index). `visible`: the paths not
+   * ignored.
+   */
+  async entriesOfFileImages(
+    images: ReadonlyMap<string, FileImage>,
+  ): Promise<{ entries: Map<string, TreeEntry>; visible: string[] }> {
+    const paths = [...images.keys()];
+    const entries = new Map<string, TreeEntry>();
+    if (paths.length === 0) return { entries, visible: [] };
     const files = [...images].flatMap(([file, image]) => (image.kind === 'file' ? [{ file, image }] : []));
     const [ignoredOutput, objects] = await Promise.all([
       // Rules only, index or not, as `ls-files --ignored` and `--others` apply them (leading
@@ -573,14 +593,10 @@ export class ShadowRepository {
       this.#writeBlobs(files.map(({ image }) => image.bytes)),
     ]);
     const ignored = new Set(splitNul(ignoredOutput).map((file) => file.replace(/^\.\//, '')));
-    const entries = new Map<string, TreeEntry>();
     for (const [index, { file, image }] of files.entries()) {
       if (!ignored.has(file)) entries.set(file, { mode: image.mode, object: objects[index]! });
     }
-    await this.replaceEntriesUnder(paths, entries);
-    // Checked against the rules of this session, like a narrowed record's own check.
-    for (const file of paths) this.#ignoredCheckedPaths.add(file);
-    return paths.filter((file) => !ignored.has(file));
+    return { entries, visible: paths.filter((file) => !ignored.has(file)) };
   }
 
   /** Writes each of `contents` as a blob object (durably, like a record's) and returns their ids. */

@@ -154,6 +154,8 @@ type Step =
       observed: boolean;
       writes: { file: number; content: number | null }[];
       unobservedAt: number;
+      /** A user edit made after the answer, before the end records (observed, never settled). */
+      duringEnd: { file: number; content: number | null } | null;
     }
   | { kind: 'undo'; touchAfter: number | null }
   | { kind: 'session' };
@@ -176,6 +178,10 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
       { minLength: 1, maxLength: 4 },
     ),
     unobservedAt: fc.nat(5),
+    duringEnd: fc.option(
+      fc.record({ file: fc.nat(FILES.length - 1), content: fc.option(fc.nat(50), { nil: null }) }),
+      { nil: null },
+    ),
   }),
   fc.record({
     kind: fc.constant('undo' as const),
@@ -192,7 +198,11 @@ describe('property: undo restores exactly the workspace before the dispatch', ()
         const directory = await makeTemporaryDirectory('undo-property-');
         try {
           for (const [index, file] of FILES.entries()) await write(directory, file, contentOf(index, 0));
-          await open(directory);
+          // Each end waits for `endHeld` when a step holds it (the window after the answer).
+          let endHeld: Promise<void> | undefined;
+          const endGate = () => endHeld ?? Promise.resolve();
+          workspace = await Workspace.open(directory);
+          family = createUndoTools({ workspace, endGate });
           // Plain copies of the workspace just before and just after the newest dispatch.
           let before: Record<string, string> | undefined;
           let after: Record<string, string> = {};
@@ -206,15 +216,19 @@ describe('property: undo restores exactly the workspace before the dispatch', ()
               // has opened and holds its before-images until the end.
               await family.close();
               workspace = await Workspace.open(directory);
-              family = createUndoTools({ workspace });
+              family = createUndoTools({ workspace, endGate });
               continue;
             }
             if (step.kind === 'dispatch') {
               before = await workspaceState(directory);
               await family.checkpoints.beginDispatch('random', { observedWrites: step.observed });
+              let settled = false;
               for (const [position, change] of step.writes.entries()) {
                 const direct = !step.observed || position >= step.unobservedAt || change.content === null;
-                if (step.observed && direct) await family.checkpoints.noteUnobservedChanges();
+                if (step.observed && direct) {
+                  await family.checkpoints.noteUnobservedChanges();
+                  settled = true;
+                }
                 if (direct) await applyDirect(directory, change.file, change.content);
                 else
                   await toolWrite(
@@ -222,8 +236,17 @@ describe('property: undo restores exactly the workspace before the dispatch', ()
                     contentOf(change.file, change.content!).toString('latin1'),
                   );
               }
-              const ended = await family.checkpoints.endDispatch();
+              // The user saves after the answer, before the end records: the dispatch's result is
+              // still what its writes left (only writes through the Workspace are known exactly).
+              const duringEnd = step.observed && !settled ? step.duringEnd : null;
+              let release = () => {};
+              if (duringEnd !== null) endHeld = new Promise((resolve) => (release = resolve));
+              const ending = family.checkpoints.endDispatch();
               after = await workspaceState(directory);
+              if (duringEnd !== null) await applyDirect(directory, duringEnd.file, duringEnd.content);
+              release();
+              endHeld = undefined;
+              const ended = await ending;
               if (ended.changedFiles.length === 0) before = undefined;
               continue;
             }

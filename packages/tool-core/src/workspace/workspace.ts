@@ -88,6 +88,16 @@ export interface WorkspaceFileChange {
   expectedHash?: string;
 }
 
+/** A file a write through the {@link Workspace} has just put in place. */
+export interface WrittenWorkspaceFile {
+  /** Workspace-relative path with '/' separators. */
+  path: string;
+  /** The bytes the file now holds: the writer's own buffer, so a listener must not change it. */
+  bytes: Uint8Array;
+  /** The permission bits the file was given. */
+  mode: number;
+}
+
 /**
  * One workspace root: every path argument is resolved and confined to it, reads and writes go
  * through it, and it holds the session's observed-file ledger.
@@ -102,6 +112,7 @@ export class Workspace {
   readonly readOnly: boolean;
   readonly ledger = new ObservedFileLedger();
   readonly #beforeWrite = new Set<(relativePaths: readonly string[]) => Promise<void> | void>();
+  readonly #afterWrite = new Set<(files: readonly WrittenWorkspaceFile[]) => void>();
 
   private constructor(root: string, options: WorkspaceOptions) {
     this.root = root;
@@ -139,6 +150,23 @@ export class Workspace {
 
   async #notifyBeforeWrite(relativePaths: readonly string[]): Promise<void> {
     for (const listener of this.#beforeWrite) await listener(relativePaths);
+  }
+
+  /**
+   * Calls `listener`, synchronously, with the files a write has just put in place: the exact
+   * bytes and permission bits each holds now. Undo checkpoints record a dispatch's result from
+   * them, since by the time they look at the disk (after the host has answered) a person may
+   * have saved over the file. A write that fails calls nothing (what its files hold then is
+   * unknown). The write is done when it is called, so a listener must not throw. Returns a
+   * function that removes the listener.
+   */
+  onAfterWrite(listener: (files: readonly WrittenWorkspaceFile[]) => void): () => void {
+    this.#afterWrite.add(listener);
+    return () => this.#afterWrite.delete(listener);
+  }
+
+  #notifyAfterWrite(files: readonly WrittenWorkspaceFile[]): void {
+    for (const listener of this.#afterWrite) listener(files);
   }
 
   /** Absolute path of the hidden app folder (not created). */
@@ -313,6 +341,7 @@ export class Workspace {
       await parent.close();
     }
     this.ledger.record(resolved.relative, { hash: sha256Hex(bytes), size: bytes.length });
+    this.#notifyAfterWrite([{ path: resolved.relative, bytes, mode: 0o644 }]);
     return { ...resolved, kind: 'file', size: bytes.length };
   }
 
@@ -345,6 +374,7 @@ export class Workspace {
       await parent.close();
     }
     this.ledger.record(resolved.relative, { hash: sha256Hex(bytes), size: bytes.length });
+    this.#notifyAfterWrite([{ path: resolved.relative, bytes, mode: resolved.mode }]);
     return { ...resolved, size: bytes.length };
   }
 
@@ -409,10 +439,18 @@ export class Workspace {
     } finally {
       await Promise.all(parents.map((parent) => parent.close()));
     }
-    return prepared.map(({ resolved, change }) => {
+    const written = prepared.map(({ resolved, change }) => {
       this.ledger.record(resolved.relative, { hash: sha256Hex(change.bytes), size: change.bytes.length });
       return { ...resolved, kind: 'file' as const, size: change.bytes.length };
     });
+    this.#notifyAfterWrite(
+      prepared.map(({ resolved, change }) => ({
+        path: resolved.relative,
+        bytes: change.bytes,
+        mode: resolved.mode,
+      })),
+    );
+    return written;
   }
 
   /**
