@@ -38,7 +38,15 @@ async function writeMonorepo(root: string): Promise<void> {
     'export function transformSource(code: string): string {\n  return code.trim();\n}\n',
   );
   for (let index = 0; index < PACKAGES; index++) {
-    await write(`packages/plugin-${index}/package.json`, JSON.stringify({ name: `plugin-${index}` }));
+    // Built to lib/ (ignored, so absent), the manifest exported for tools: babel's shape.
+    await write(
+      `packages/plugin-${index}/package.json`,
+      JSON.stringify({
+        name: `plugin-${index}`,
+        main: './lib/index.js',
+        exports: { '.': './lib/index.js', './package.json': './package.json' },
+      }),
+    );
     await write(`packages/plugin-${index}/tsconfig.json`, '{}');
     await write(
       `packages/plugin-${index}/src/index.ts`,
@@ -61,6 +69,8 @@ async function writeMonorepo(root: string): Promise<void> {
         : `var fixture${index} = ${index};\n`;
     await write(`packages/parser/test/fixtures/case-${index}/input.js`, body);
   }
+  // An application a test starts: not this repository's entry point.
+  await write('tests/test_apps/hello/app.py', 'app = None\n');
   // An application an integration test builds: its pages are not this repository's routes.
   await write(
     'scripts/integration-tests/fixtures/next-app/pages/index.js',
@@ -127,6 +137,17 @@ describe('repo_map on a monorepo with many packages and test fixtures', () => {
     expect(line).toContain(`(+${total - 10} more: `);
     expect(line).toMatch(/\(\+\d+ more: \d+ (package|tsconfig)\.json, \d+ (package|tsconfig)\.json\)/);
     expect(line.length).toBeLessThan(800);
+  });
+
+  it('finds the source of a package built to lib/, and never the manifest itself', async () => {
+    const result = await runtime.call('repo_map', { include: ['entrypoints'], max_results: 500 });
+    const entrypoints = result.structuredContent!.entrypoints as { path: string; reason: string }[];
+    expect(entrypoints).toContainEqual({
+      path: 'packages/plugin-0/src/index.ts',
+      reason: 'package.json main (source of packages/plugin-0/lib/index.js)',
+    });
+    expect(entrypoints.filter((entry) => entry.path.endsWith('package.json'))).toEqual([]);
+    expect(entrypoints.filter((entry) => entry.path.startsWith('tests/'))).toEqual([]);
   });
 
   it('lists no routes of a fixture application', () => {

@@ -53,6 +53,17 @@ export function proseSummary(text: string): string {
   return '';
 }
 
+/**
+ * The source file a package's build output comes from, when the output is not in the tree (it is
+ * usually ignored): `dist/`, `lib/` or `build/` read as `src/`, and a `.js` as `.ts`, `.tsx` or itself.
+ */
+function sourceOfBuildOutput(output: string, files: ReadonlySet<string>): string | undefined {
+  const inSource = output.replace(/^(.*\/)?(dist|lib|build)\//, '$1src/');
+  const stem = inSource.replace(/\.(m|c)?js$/, '');
+  const candidates = stem === inSource ? [inSource] : [`${stem}.ts`, `${stem}.tsx`, inSource];
+  return candidates.find((candidate) => candidate !== output && files.has(candidate));
+}
+
 export function packageEntrypoints(
   folder: string,
   json: Record<string, unknown>,
@@ -62,10 +73,12 @@ export function packageEntrypoints(
   const add = (value: unknown, reason: string) => {
     if (typeof value === 'string') {
       const joined = path.posix.normalize(path.posix.join(folder, value));
+      // `"./package.json": "./package.json"` only exposes the manifest to tools: not an entry point.
+      if (path.posix.basename(joined) === 'package.json') return;
       if (files.has(joined)) found.push({ path: joined, reason });
       else {
-        const source = joined.replace(/^(.*\/)?dist\//, '$1src/').replace(/\.(m|c)?js$/, '.ts');
-        if (files.has(source)) found.push({ path: source, reason: `${reason} (source of ${joined})` });
+        const source = sourceOfBuildOutput(joined, files);
+        if (source !== undefined) found.push({ path: source, reason: `${reason} (source of ${joined})` });
       }
     } else if (value !== null && typeof value === 'object') {
       for (const [key, nested] of Object.entries(value)) if (key !== 'types') add(nested, reason);
