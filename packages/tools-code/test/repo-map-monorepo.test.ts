@@ -69,6 +69,12 @@ async function writeMonorepo(root: string): Promise<void> {
         : `var fixture${index} = ${index};\n`;
     await write(`packages/parser/test/fixtures/case-${index}/input.js`, body);
   }
+  // Checked-in bundles (yarn's plugin, a minified library) whose names match the project's.
+  await write(
+    '.yarn/plugins/plugin-release.cjs',
+    'function transformSource() {}\nfunction parseSource() {}\n',
+  );
+  await write('web/vendor/lib.min.js', 'function transformSource() {}\n');
   // An application a test starts: not this repository's entry point.
   await write('tests/test_apps/hello/app.py', 'app = None\n');
   // An application an integration test builds: its pages are not this repository's routes.
@@ -110,6 +116,17 @@ describe('repo_map on a monorepo with many packages and test fixtures', () => {
     const next = (data.next_files as { path: string }[]).map((entry) => entry.path);
     expect(next[0]).toBe('packages/core/src/index.ts');
     expect(next.filter((file) => file.includes('/fixtures/'))).toEqual([]);
+  });
+
+  it('takes no name from checked-in bundles and lists none of them to read next', async () => {
+    const result = await runtime.call('repo_map', { include: ['next_files'], max_results: 500 });
+    const next = result.structuredContent!.next_files as { path: string; rank: number }[];
+    expect(next.map((entry) => entry.path)).not.toContain('.yarn/plugins/plugin-release.cjs');
+    expect(next.map((entry) => entry.path)).not.toContain('web/vendor/lib.min.js');
+    // The core's rank is not shared with a bundle defining the same name.
+    const core = next.find((entry) => entry.path === 'packages/core/src/index.ts')!;
+    const parse = next.find((entry) => entry.path === 'packages/parser/src/parse.ts')!;
+    expect(core.rank).toBeGreaterThan(parse.rank);
   });
 
   it('lists no fixture among the files to read next, however many it may list', async () => {

@@ -28,7 +28,7 @@ const TEST_SUPPORT =
  * tree on each call, and at 50,000 files the regular expressions cost about 250 ms a map. A path
  * always gets the same verdict, so the only bound needed is on memory.
  */
-class PathVerdicts {
+export class PathVerdicts {
   static readonly LIMIT = 200_000;
   readonly #verdicts = new Map<string, boolean>();
 

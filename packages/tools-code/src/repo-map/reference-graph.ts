@@ -1,6 +1,6 @@
 import { resolveImport } from '../project/import-resolution.js';
-import { isTestCode } from '../project/test-files.js';
 import type { CodeSymbol, FileAnalysis } from '../syntax/symbols.js';
+import { isApplicationCode } from './application-code.js';
 import { compressGraph, pageRankCompressed } from './page-rank.js';
 
 /** Names defined in more files than this are too generic to link files by. */
@@ -18,7 +18,7 @@ const NON_DEFINITION_KINDS = new Set(['key', 'heading', 'selector', 'id']);
  */
 function definedNames(file: string, analysis: FileAnalysis | undefined): Set<string> {
   const names = new Set<string>();
-  if (isTestCode(file)) return names;
+  if (!isApplicationCode(file)) return names;
   for (const symbol of analysis?.symbols ?? []) if (isDefinition(symbol)) names.add(symbol.name);
   return names;
 }

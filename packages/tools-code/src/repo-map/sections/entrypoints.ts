@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { readWorkspaceText } from '../../project/project-profile.js';
-import { isTestCode } from '../../project/test-files.js';
+import { isApplicationCode } from '../application-code.js';
 
 import { ENTRYPOINT_PATTERNS, packageEntrypoints } from '../repo-map-text.js';
 import type { SectionInput } from './section.js';
@@ -16,7 +16,7 @@ export async function entrypointsSection(input: SectionInput): Promise<void> {
     ),
     conventional: files.filter(
       (file) =>
-        !isTestCode(file) && ENTRYPOINT_PATTERNS.some((pattern) => pattern.test(relativeToScope(file))),
+        isApplicationCode(file) && ENTRYPOINT_PATTERNS.some((pattern) => pattern.test(relativeToScope(file))),
     ),
   }));
   for (const manifest of byPath.manifests) {

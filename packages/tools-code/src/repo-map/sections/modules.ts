@@ -1,5 +1,5 @@
 import { isAssetPath, languageOfPath } from '../../languages.js';
-import { isTestCode } from '../../project/test-files.js';
+import { isApplicationCode } from '../application-code.js';
 
 import type { SectionInput } from './section.js';
 
@@ -12,11 +12,11 @@ export async function modulesSection(input: SectionInput): Promise<void> {
   const moduleRank = new Map(
     [...modules].map(([name, moduleFiles]) => [
       name,
-      moduleFiles.reduce((sum, file) => (isTestCode(file) ? sum : sum + rankOf(file)), 0),
+      moduleFiles.reduce((sum, file) => (isApplicationCode(file) ? sum + rankOf(file) : sum), 0),
     ]),
   );
   const listingOrder = (a: string, b: string) =>
-    Number(isTestCode(a)) - Number(isTestCode(b)) || rankOf(b) - rankOf(a);
+    Number(isApplicationCode(b)) - Number(isApplicationCode(a)) || rankOf(b) - rankOf(a);
   const ordered = [...modules].sort((a, b) => moduleRank.get(b[0])! - moduleRank.get(a[0])!);
   let filesLeft = options.maxFiles;
   let symbolsLeft = options.maxSymbols;

@@ -1,5 +1,5 @@
 import { languageOfPath } from '../../languages.js';
-import { isTestCode } from '../../project/test-files.js';
+import { isApplicationCode } from '../application-code.js';
 
 import type { SectionInput } from './section.js';
 
@@ -7,7 +7,7 @@ import type { SectionInput } from './section.js';
 export async function nextFilesSection(input: SectionInput): Promise<void> {
   const { options, files, snapshot, rankOf, structured, sections } = input;
   const candidates = input.derived('next_files candidates', () =>
-    files.filter((file) => languageOfPath(file)?.code === true && !isTestCode(file)),
+    files.filter((file) => languageOfPath(file)?.code === true && isApplicationCode(file)),
   );
   const ranked = mostCentral(candidates, rankOf, options.maxResults);
   const next = ranked.map((file) => {

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { isTestCode, isTestFile } from '../../project/test-files.js';
+import { isTestFile } from '../../project/test-files.js';
+import { isApplicationCode } from '../application-code.js';
 
 import type { SectionInput } from './section.js';
 
@@ -9,7 +10,7 @@ export async function routesSection(input: SectionInput): Promise<void> {
   const routes: { method: string; path: string; file: string; line?: number }[] = [];
   // Routes of test servers, test helpers and fixture applications are not the application's.
   const applicationFiles = input.derived('files outside tests', () =>
-    files.filter((file) => !isTestCode(file)),
+    files.filter((file) => isApplicationCode(file)),
   );
   for (const file of applicationFiles) {
     for (const route of snapshot.analyses.get(file)?.routes ?? []) routes.push({ ...route, file });
