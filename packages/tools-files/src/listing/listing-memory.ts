@@ -1,4 +1,14 @@
-import { type Dirent, lstatSync, readdirSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  type Stats,
+} from 'node:fs';
 import {
   compareText,
   GitignoreOracle,
@@ -49,6 +59,8 @@ export interface WholeTreeSnapshot {
   facts: ReadonlyMap<string, FolderFacts>;
   /** What every listed folder's `.gitignore` path was, probed after the walk (see rememberListing). */
   ignoreFiles: ReadonlyMap<string, ProbedPath>;
+  /** What every listed folder's `.git` path was, probed with the `.gitignore` (see repositoryFree). */
+  repositoryMarks: ReadonlyMap<string, ProbedPath>;
   /** When the walk began (ms since the epoch). */
   startedAt: number;
 }
@@ -66,30 +78,86 @@ export function ignoreFileOf(folder: string): string {
   return folder === '' ? '.gitignore' : `${folder}/.gitignore`;
 }
 
+/** A folder's `.git` (any kind), workspace-relative. */
+export function repositoryMarkOf(folder: string): string {
+  return folder === '' ? '.git' : `${folder}/.git`;
+}
+
+/** True when the probe found nothing at the path. */
+function isAbsent(probed: ProbedPath): boolean {
+  return probed.kind === KIND_OTHER && probed.ctimeMs === 0 && probed.inode === 0;
+}
+
+/** The UTF-8 byte order mark. */
+const BYTE_ORDER_MARK = [0xef, 0xbb, 0xbf];
+
+/**
+ * Whether a regular ignore file begins with a byte order mark, or cannot be read to tell (both
+ * mean "cannot vouch"). ripgrep 13 takes the mark as part of the first pattern, git and the
+ * walker do not. Opened `O_NOFOLLOW | O_NONBLOCK` and checked to be a regular file: a FIFO put
+ * in its place is refused at once instead of holding the thread.
+ */
+function marked(root: string, relative: string): boolean {
+  let descriptor: number;
+  try {
+    descriptor = openSync(
+      absoluteInRoot(root, relative),
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
+  } catch {
+    return true;
+  }
+  try {
+    if (!fstatSync(descriptor).isFile()) return true;
+    const start = Buffer.alloc(BYTE_ORDER_MARK.length);
+    const read = readSync(descriptor, start, 0, start.length, 0);
+    return read === start.length && BYTE_ORDER_MARK.every((byte, index) => start[index] === byte);
+  } catch {
+    return true;
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/**
+ * False for an ignore file the memory cannot stand behind, where ripgrep and the walker (which
+ * brings the memory up to date) would read different rules: one that exists but is not a regular
+ * file (ripgrep follows a symlinked `.gitignore`, the walker reads none, and the link's own stamps
+ * do not move when its target is edited), or one that begins with a byte order mark. A listing
+ * made under such a file is not remembered.
+ */
+function vouchable(root: string, relative: string, probed: ProbedPath): boolean {
+  if (isAbsent(probed)) return true;
+  return probed.kind === KIND_FILE && !marked(root, relative);
+}
+
+/**
+ * False when a folder's `.git` makes ripgrep read other rules than the walker: below a folder that
+ * holds `.git` (a nested repository, a submodule's checkout), ripgrep stops applying the rules of
+ * the folders above and applies that repository's own `.git/info/exclude`, where the walker goes on
+ * with the workspace's; and a root whose `.git` is a file (a linked worktree) has ripgrep read
+ * the exclude file of the repository it names, outside the workspace. The memory brings folders
+ * up to date with the walker's rules, so it keeps no listing of such a tree.
+ */
+function repositoryFree(folder: string, probed: ProbedPath): boolean {
+  return isAbsent(probed) || (folder === '' && probed.kind === KIND_FOLDER);
+}
+
 /**
  * What identifies the rules a folder's `.gitignore` gives: its kind, size, change time and inode
  * (an edit in place or a rename over it changes the change time). A file stamped too close to the
  * moment it was seen gets an identity no later probe can match, so the next listing starts over.
  */
-/**
- * False for an ignore file the memory cannot stand behind: one that exists but is not a regular
- * file. ripgrep follows a symlinked `.gitignore` (the walker reads none), and the link's own stamps
- * do not move when its target is edited, so a listing made under it is not remembered.
- */
-function vouchable(probed: ProbedPath): boolean {
-  return (
-    probed.kind === KIND_FILE || (probed.kind === KIND_OTHER && probed.ctimeMs === 0 && probed.inode === 0)
-  );
-}
 
 function ignoreFileIdentity(probed: ProbedPath, observedAt: number): string {
-  if (probed.kind === KIND_OTHER && probed.ctimeMs === 0 && probed.inode === 0) return NO_IGNORE_FILE;
+  if (isAbsent(probed)) return NO_IGNORE_FILE;
   if (isRacyStamp(probed.ctimeMs, observedAt)) return `racy:${observedAt}`;
   return `${probed.kind}:${probed.size}:${probed.ctimeMs}:${probed.inode}`;
 }
 
 /** Version of the text {@link TreeListingMemory.serialize} writes. */
-const SERIALIZED_FORMAT = 'assistant-kit list_files memory 1';
+// 2: a listing kept by an earlier version may hold a nested repository or a marked ignore file.
+const SERIALIZED_FORMAT = 'assistant-kit list_files memory 2';
 
 /** A folder as serialized: path, inode, change time (null: read again), ignore file, child names. */
 type SerializedFolder = [string, number, number | null, string, string[]];
@@ -212,6 +280,8 @@ export class TreeListingMemory {
 
   /** Forgets what was remembered (returns undefined: "nothing to answer from"). */
   forget(): undefined {
+    // Something remembered is dropped: what was kept of it is stale (see SearchService).
+    if (this.#root !== undefined) this.version += 1;
     this.#root = undefined;
     this.#folders.clear();
     this.#ordered = undefined;
@@ -226,19 +296,23 @@ export class TreeListingMemory {
     const { root, startedAt } = snapshot;
     const rootFacts = snapshot.facts.get('');
     if (rootFacts === undefined) return;
-    if (!vouchable(probedOf(lstatOrUndefined(absoluteInRoot(root, '.git/info/exclude'))))) return;
+    const excludeFile = '.git/info/exclude';
+    if (!vouchable(root, excludeFile, probedOf(lstatOrUndefined(absoluteInRoot(root, excludeFile))))) return;
     const exclude = this.#excludeIdentity(root, startedAt);
     let paths = 0;
     for (const [folder, children] of snapshot.children) {
       paths += children.length;
       const facts = snapshot.facts.get(folder);
       const ignoreFile = snapshot.ignoreFiles.get(folder);
+      const repositoryMark = snapshot.repositoryMarks.get(folder);
       // Another filesystem mounted inside the workspace: its stamps are not vouched for. A folder
       // without stamps (the snapshot must carry every listed folder's) is not either.
       if (
         facts === undefined ||
         ignoreFile === undefined ||
-        !vouchable(ignoreFile) ||
+        repositoryMark === undefined ||
+        !repositoryFree(folder, repositoryMark) ||
+        !vouchable(root, ignoreFileOf(folder), ignoreFile) ||
         facts.device !== rootFacts.device ||
         paths > TreeListingMemory.MAX_PATHS
       ) {
@@ -492,6 +566,9 @@ export class TreeListingMemory {
     const childFolders = new Set<string>();
     const added: string[] = [];
     for (const entry of entries) {
+      // A folder that became a repository (or a root whose `.git` is no longer a folder): see
+      // repositoryFree. Forgets everything; ripgrep walks again, and nothing is remembered.
+      if (entry.name === '.git' && (folder !== '' || !entry.isDirectory())) return false;
       if (WALK_ALWAYS_SKIPPED.has(entry.name)) continue;
       const child = folder === '' ? entry.name : `${folder}/${entry.name}`;
       let isDirectory = entry.isDirectory();
@@ -557,7 +634,9 @@ export class TreeListingMemory {
     for (const [each, stamp] of stamps) {
       if (stamp.kind !== KIND_FOLDER || stamp.device !== this.#device) return false;
       const ignoreFile = probedOf(lstatOrUndefined(absoluteInRoot(root, ignoreFileOf(each))));
-      if (!vouchable(ignoreFile)) return false;
+      if (!vouchable(root, ignoreFileOf(each), ignoreFile)) return false;
+      // The walker skips `.git` without a word: a new folder holding one is found here.
+      if (!isAbsent(probedOf(lstatOrUndefined(absoluteInRoot(root, repositoryMarkOf(each)))))) return false;
       this.#probes = undefined;
       this.#folders.set(each, {
         inode: stamp.inode,

@@ -2,7 +2,7 @@ import { lstatSync, readdirSync, type Stats, statfsSync } from 'node:fs';
 import { compareText, GitignoreOracle, HIGH_CHARACTERS, WALK_ALWAYS_SKIPPED } from '@assistant-kit/tool-core';
 import { runRipgrepForNames, selectionArguments } from '../search/ripgrep-engine.js';
 import type { FolderReadMemory, RememberedSubfolder } from './folder-read-memory.js';
-import { ignoreFileOf, type TreeListingMemory } from './listing-memory.js';
+import { ignoreFileOf, repositoryMarkOf, type TreeListingMemory } from './listing-memory.js';
 import {
   absoluteInRoot,
   relativeToRoot,
@@ -334,10 +334,13 @@ async function rememberListing(
   for (const folder of folders) {
     now.probe(folder);
     now.probe(ignoreFileOf(folder));
+    // ripgrep never shows `.git`: a nested repository's (see repositoryFree) is found here.
+    now.probe(repositoryMarkOf(folder));
   }
   await now.settled();
   const children = new Map<string, readonly string[]>();
   const ignoreFiles = new Map<string, ProbedPath>();
+  const repositoryMarks = new Map<string, ProbedPath>();
   for (const folder of folders) {
     const before = stamps.get(folder);
     const after = now.probed.get(folder)!;
@@ -353,8 +356,9 @@ async function rememberListing(
     }
     children.set(folder, tree.children.get(folder) ?? []);
     ignoreFiles.set(folder, now.probed.get(ignoreFileOf(folder))!);
+    repositoryMarks.set(folder, now.probed.get(repositoryMarkOf(folder))!);
   }
-  listingMemory.record({ root, children, facts: stamps, ignoreFiles, startedAt });
+  listingMemory.record({ root, children, facts: stamps, ignoreFiles, repositoryMarks, startedAt });
 }
 
 /** Folders per message when a round of folder reads goes to the stat workers. */

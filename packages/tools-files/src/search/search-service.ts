@@ -39,6 +39,8 @@ export class SearchService {
   /** The memory's version last kept, and the write in progress. */
   #keptVersion = -1;
   #keeping: Promise<void> = Promise.resolve();
+  /** Whether the kept listing holds a listing (taken back or saved by this service). */
+  #keptHolds = false;
   /** Listings of fewer paths are not kept (a small tree is walked quickly). */
   readonly #keepFromPaths: number;
   /** The root refresh waiting for the root's new stamp to be old enough (see #refreshRootAfterSave). */
@@ -153,8 +155,10 @@ export class SearchService {
   async #loadKept(root: string): Promise<void> {
     this.#keptLoaded = true;
     const text = await this.#keeper?.load();
-    if (text !== undefined && this.#wholeTree.restore(text, root))
+    if (text !== undefined && this.#wholeTree.restore(text, root)) {
       this.#keptVersion = this.#wholeTree.version;
+      this.#keptHolds = true;
+    }
   }
 
   /** Keeps the remembered listing for the next session when it changed; the call does not wait. */
@@ -165,10 +169,18 @@ export class SearchService {
     this.#keptVersion = version;
     this.#keeping = this.#keeping.then(async () => {
       // Serialised when its turn comes, so a burst of listings writes only what is current.
-      if (this.#wholeTree.version !== version || this.#wholeTree.pathCount < this.#keepFromPaths) return;
-      const text = this.#wholeTree.serialize();
-      if (text === undefined) return;
+      if (this.#wholeTree.version !== version) return;
+      const text = this.#wholeTree.pathCount < this.#keepFromPaths ? undefined : this.#wholeTree.serialize();
+      if (text === undefined) {
+        // Forgotten, and not remembered again (say the tree now holds a nested repository): what
+        // was kept would cost every next session a check that cannot pass. An empty text is
+        // refused by restore, like no kept listing at all.
+        if (this.#keptHolds) await keeper.save('');
+        this.#keptHolds = false;
+        return;
+      }
       await keeper.save(text);
+      this.#keptHolds = true;
       this.#refreshRootAfterSave();
     });
   }
