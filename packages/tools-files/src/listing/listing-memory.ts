@@ -148,15 +148,16 @@ function repositoryFree(folder: string, probed: ProbedPath): boolean {
  * (an edit in place or a rename over it changes the change time). A file stamped too close to the
  * moment it was seen gets an identity no later probe can match, so the next listing starts over.
  */
-
 function ignoreFileIdentity(probed: ProbedPath, observedAt: number): string {
   if (isAbsent(probed)) return NO_IGNORE_FILE;
   if (isRacyStamp(probed.ctimeMs, observedAt)) return `racy:${observedAt}`;
   return `${probed.kind}:${probed.size}:${probed.ctimeMs}:${probed.inode}`;
 }
 
-/** Version of the text {@link TreeListingMemory.serialize} writes. */
-// 2: a listing kept by an earlier version may hold a nested repository or a marked ignore file.
+/**
+ * Version of the text {@link TreeListingMemory.serialize} writes. 2: a listing kept by an earlier
+ * version may hold a nested repository or a marked ignore file, so it is not taken back.
+ */
 const SERIALIZED_FORMAT = 'assistant-kit list_files memory 2';
 
 /** A folder as serialized: path, inode, change time (null: read again), ignore file, child names. */
