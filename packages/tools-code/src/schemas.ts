@@ -68,7 +68,8 @@ export const RepoMapParameters = Type.Object({
   ),
   max_results: Optional(
     Type.Integer({
-      description: 'Most entries of list sections such as manifests, routes, tests and next_files (default 25).',
+      description:
+        'Most entries of list sections such as manifests, routes, tests and next_files (default 25).',
     }),
   ),
 });
