@@ -1,14 +1,5 @@
-import {
-  closeSync,
-  constants,
-  type Dirent,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readSync,
-  type Stats,
-} from 'node:fs';
+import { type Dirent, lstatSync, readdirSync, type Stats } from 'node:fs';
+import { readConfinedFileSync } from '@assistant-kit/kernel';
 import {
   compareText,
   GitignoreOracle,
@@ -91,32 +82,19 @@ function isAbsent(probed: ProbedPath): boolean {
 /** The UTF-8 byte order mark. */
 const BYTE_ORDER_MARK = [0xef, 0xbb, 0xbf];
 
+/** Larger ignore files are not vouched for (ripgrep reads them whole too). */
+const MAX_IGNORE_FILE_BYTES = 16 * 1024 * 1024;
+
 /**
  * Whether a regular ignore file begins with a byte order mark, or cannot be read to tell (both
  * mean "cannot vouch"). ripgrep 13 takes the mark as part of the first pattern, git and the
- * walker do not. Opened `O_NOFOLLOW | O_NONBLOCK` and checked to be a regular file: a FIFO put
- * in its place is refused at once instead of holding the thread.
+ * walker do not. Read through the kernel's confined read: no symlink followed, and a FIFO put in
+ * its place is refused at once instead of holding the thread.
  */
 function marked(root: string, relative: string): boolean {
-  let descriptor: number;
-  try {
-    descriptor = openSync(
-      absoluteInRoot(root, relative),
-      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-    );
-  } catch {
-    return true;
-  }
-  try {
-    if (!fstatSync(descriptor).isFile()) return true;
-    const start = Buffer.alloc(BYTE_ORDER_MARK.length);
-    const read = readSync(descriptor, start, 0, start.length, 0);
-    return read === start.length && BYTE_ORDER_MARK.every((byte, index) => start[index] === byte);
-  } catch {
-    return true;
-  } finally {
-    closeSync(descriptor);
-  }
+  const bytes = readConfinedFileSync(root, absoluteInRoot(root, relative), MAX_IGNORE_FILE_BYTES);
+  if (bytes === undefined) return true;
+  return BYTE_ORDER_MARK.every((byte, index) => bytes[index] === byte);
 }
 
 /**
