@@ -345,7 +345,9 @@ try {
   });
 } finally {
   await family?.close();
-  await rm(root, { recursive: true, force: true });
+  // The user's commits above start git's automatic gc in the background, which may still be
+  // packing the tree's objects (seconds on a loaded machine): removing its folder retries.
+  await rm(root, { recursive: true, force: true, maxRetries: 20 });
 }
 
 const format = (value: number) => (Math.abs(value) >= 100 ? value.toFixed(0) : value.toFixed(2));
