@@ -620,8 +620,6 @@ export class DispatchCheckpoints {
 
   /** Records a file's content before an observed dispatch writes it for the first time. */
   async #beforeWorkspaceWrite(relativePaths: readonly string[]): Promise<void> {
-    // Until this write is done, what it leaves in these files is unknown.
-    this.#open?.written?.forget(relativePaths);
     if (this.#open?.observed === undefined || this.#closed) return;
     // While the baseline is pending, a write the early path cannot take waits for it (in the
     // early queue, where the baseline's replay runs, or for the repository): that time is counted.

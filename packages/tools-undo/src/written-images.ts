@@ -20,10 +20,14 @@ export const MAX_WRITTEN_IMAGE_BYTES = 32 * 1024 * 1024;
  * end then takes these bytes as the dispatch's result for that file, so an undo sees the
  * person's change and refuses instead of putting the old content back over it.
  *
- * A file is known from the notice of its write until the next write of it begins (a write that
- * fails leaves it unknown), if it is within the size limit (a record leaves larger files out)
- * and the bytes held stay within {@link MAX_WRITTEN_IMAGE_BYTES}. The bytes are the writer's
- * own buffer, held, not copied.
+ * A file is known from the notice of its write until the notice of its next write, if it is
+ * within the size limit (a record leaves larger files out) and the bytes held stay within
+ * {@link MAX_WRITTEN_IMAGE_BYTES}. A later write of it that fails keeps the earlier image: the
+ * Workspace's writes change nothing when they fail (or put the previous bytes back), so the file
+ * still holds what the earlier write left; forgetting it would let a person's save in the window
+ * be recorded as the dispatch's. Should a failed write's rollback itself fail, the file differs
+ * from the image and the end records the image: an undo then refuses rather than guess. The
+ * bytes are the writer's own buffer, held, not copied.
  */
 export class WrittenImages {
   readonly #images = new Map<string, WrittenImage>();
@@ -31,8 +35,7 @@ export class WrittenImages {
 
   constructor(private readonly maxFileBytes: number) {}
 
-  /** A write of `paths` is about to begin: what they will hold is unknown until it is done. */
-  forget(paths: readonly string[]): void {
+  #forget(paths: readonly string[]): void {
     for (const file of paths) {
       const image = this.#images.get(file);
       if (image === undefined) continue;
@@ -44,7 +47,7 @@ export class WrittenImages {
   /** Files a write through the Workspace has just put in place. */
   note(files: readonly WrittenWorkspaceFile[]): void {
     for (const file of files) {
-      this.forget([file.path]);
+      this.#forget([file.path]);
       const size = file.bytes.byteLength;
       if (size > this.maxFileBytes || this.#bytes + size > MAX_WRITTEN_IMAGE_BYTES) continue;
       const bytes = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, size);

@@ -158,6 +158,30 @@ describe('a user edit between the answer and the end (steady state)', () => {
     await expect(read('a.txt')).rejects.toMatchObject({ code: 'ENOENT' });
     expect(ended.changedFiles).toEqual([{ path: 'a.txt', status: 'modified' }]);
   });
+
+  it('a later write of the same file that fails without changing it leaves the earlier write protected', async () => {
+    await write(root, 'a.txt', 'a0\n');
+    // A regular file where the batch needs a folder: the batch fails before any file changes.
+    await write(root, 'blocker', 'a regular file\n');
+    await openSession();
+    const ended = await answeredFirst(
+      async () => {
+        await writeFileTool('a.txt', 'a-agent\n');
+        const current = await workspace.readFile('a.txt');
+        await expect(
+          workspace.writeFiles([
+            { path: 'a.txt', bytes: Buffer.from('a-agent-2\n'), expectedHash: current.hash },
+            { path: 'blocker/x.txt', bytes: Buffer.from('x\n') },
+          ]),
+        ).rejects.toBeDefined();
+        expect(await read('a.txt')).toBe('a-agent\n');
+      },
+      () => write(root, 'a.txt', 'a-user\n'),
+    );
+    await expectConflict();
+    expect(await read('a.txt')).toBe('a-user\n');
+    expect(await recorded(ended.commit, 'a.txt')).toBe('a-agent\n');
+  });
 });
 
 describe("a user edit before a later session's first end (it opens the repository)", () => {
