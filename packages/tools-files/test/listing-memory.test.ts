@@ -103,6 +103,28 @@ describe('TreeListingMemory', () => {
     expect(memory.lastReread).toBe(0);
   });
 
+  it('forgets what it remembers when a listing is cancelled while it walks a new folder', async () => {
+    buildTree();
+    const memory = new TreeListingMemory({ clock: ahead });
+    await record(memory);
+    passFilesystemTick();
+    write('newdir/inner/file.ts');
+    // Not aborted when the listing starts (its first check), aborted from then on: the walk of
+    // the new folder is what sees it, as when list_files is cancelled or times out there.
+    let checks = 0;
+    const signal = {
+      get aborted() {
+        checks += 1;
+        return checks > 1;
+      },
+    } as AbortSignal;
+    await expect(memory.list({ ...request(), signal }, pool)).rejects.toMatchObject({ code: 'CANCELLED' });
+    // Nothing half-updated answers: the next listing is not answered from memory, or is whole.
+    const next = await memory.list(request(), pool);
+    if (next !== undefined) expect(next).toEqual(await walked());
+    expect(memory.serialize()).toBeUndefined();
+  });
+
   it('reads again only the folders that changed, and walks only new ones', async () => {
     buildTree();
     const memory = new TreeListingMemory({ clock: ahead });

@@ -578,8 +578,15 @@ export class TreeListingMemory {
     remembered.children = children;
     remembered.inode = stamp.inode;
     remembered.ctimeMs = isRacyStamp(stamp.ctimeMs, observedAt) ? Number.NaN : stamp.ctimeMs;
-    for (const child of added) {
-      if (!(await this.#walkNewFolder(root, child, observedAt, oracle, signal))) return false;
+    try {
+      for (const child of added) {
+        if (!(await this.#walkNewFolder(root, child, observedAt, oracle, signal))) return false;
+      }
+    } catch (error) {
+      // A walk cut short (a cancelled listing) leaves this folder's new children without their
+      // own entries, while its stamp says it is up to date: nothing remembered can be trusted.
+      this.forget();
+      throw error;
     }
     return true;
   }
