@@ -5,6 +5,7 @@ import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCodeTools } from '../src/index.js';
 import { isTestCode } from '../src/project/test-files.js';
+import { isApplicationCode } from '../src/repo-map/application-code.js';
 import { ReferenceGraph } from '../src/repo-map/reference-graph.js';
 import type { FileAnalysis } from '../src/syntax/symbols.js';
 
@@ -176,6 +177,52 @@ describe('repo_map on a monorepo with many packages and test fixtures', () => {
   });
 });
 
+describe('repo_map scoped to a package whose name reads as test code', () => {
+  let root: string;
+  let runtime: ToolRuntime;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'tools-code-spec-package-'));
+    const write = async (relative: string, text: string) => {
+      await mkdir(path.dirname(path.join(root, relative)), { recursive: true });
+      await writeFile(path.join(root, relative), text);
+    };
+    await write('package.json', JSON.stringify({ name: 'acme', private: true }));
+    await write('packages/spec/package.json', JSON.stringify({ name: '@acme/spec', main: './src/index.ts' }));
+    await write(
+      'packages/spec/src/index.ts',
+      'export function validateRequest(body: unknown): boolean {\n  return body !== null;\n}\n',
+    );
+    await write(
+      'packages/spec/src/server.ts',
+      "import { validateRequest } from './index.js';\napp.get('/openapi.json', (req, res) => res.json(validateRequest(req.body)));\n",
+    );
+    await write('packages/spec/test/index.test.ts', "import { validateRequest } from '../src/index.js';\n");
+    const workspace = await Workspace.open(root);
+    const family = createCodeTools({ workspace, watchFiles: false });
+    close = () => family.close();
+    runtime = new ToolRuntime({ workspace, tools: family.tools });
+  });
+  afterAll(async () => {
+    await close?.();
+    if (root !== undefined) await rm(root, { recursive: true, force: true });
+  });
+
+  it("tells the package's code from its tests below the scope", async () => {
+    const result = await runtime.call('repo_map', {
+      scope: 'packages/spec',
+      include: ['next_files', 'routes', 'entrypoints'],
+      max_results: 20,
+    });
+    const data = result.structuredContent!;
+    const next = (data.next_files as { path: string }[]).map((entry) => entry.path);
+    expect(next).toContain('packages/spec/src/index.ts');
+    expect(next).not.toContain('packages/spec/test/index.test.ts');
+    expect((data.routes as { path: string }[]).map((route) => route.path)).toEqual(['/openapi.json']);
+  });
+});
+
 describe('ReferenceGraph', () => {
   function analysis(defines: string[], uses: string[]): FileAnalysis {
     return {
@@ -222,5 +269,14 @@ describe('isTestCode', () => {
       expect(isTestCode(file), file).toBe(true);
     for (const file of ['src/index.ts', 'packages/p/src/testing.ts', 'lib/contest.py', 'src/fixture.ts'])
       expect(isTestCode(file), file).toBe(false);
+  });
+
+  it('leaves a JVM main source set to the application, and judges below a scope', () => {
+    expect(isApplicationCode('app/src/main/java/com/acme/spec/Schema.java')).toBe(true);
+    expect(isApplicationCode('app/src/test/java/com/acme/SchemaTest.java')).toBe(false);
+    expect(isApplicationCode('packages/spec/src/index.ts')).toBe(false);
+    expect(isApplicationCode('packages/spec/src/index.ts', 'packages/spec')).toBe(true);
+    expect(isApplicationCode('packages/spec/test/index.test.ts', 'packages/spec')).toBe(false);
+    expect(isApplicationCode('web/vendor/lib.js')).toBe(false);
   });
 });

@@ -8,14 +8,23 @@ import { isTestCode, PathVerdicts } from '../project/test-files.js';
 const VENDORED =
   /(^|\/)(\.yarn\/(releases|plugins|sdks|unplugged)|vendor|vendored|third[-_]party|bower_components)\/|\.min\.[cm]?js$|(^|\/)\.pnp\.[cm]?js$/;
 
+/** A JVM build's main source set: application code whatever its packages are called (`…/spec/`). */
+const MAIN_SOURCE_SET = /(^|\/)src\/main\//;
+
 // Asked for every file on every map (and in the modules section's sort): kept per path.
-const applicationVerdicts = new PathVerdicts((relative) => !isTestCode(relative) && !VENDORED.test(relative));
+const applicationVerdicts = new PathVerdicts(
+  (judged) => !VENDORED.test(judged) && (MAIN_SOURCE_SET.test(judged) || !isTestCode(judged)),
+);
 
 /**
  * True for the project's own code: neither tests and what serves them (see isTestCode) nor code
  * vendored from elsewhere. The map ranks, lists first and takes entry points and routes from
  * these files only.
+ *
+ * Judged below the map's `scope`: a map scoped to a folder whose name reads as test code (a
+ * package called `spec` or `e2e`) tells that folder's code from its tests, as a map of the whole
+ * workspace tells the workspace's.
  */
-export function isApplicationCode(relative: string): boolean {
-  return applicationVerdicts.get(relative);
+export function isApplicationCode(relative: string, scope?: string): boolean {
+  return applicationVerdicts.get(scope === undefined ? relative : relative.slice(scope.length + 1));
 }

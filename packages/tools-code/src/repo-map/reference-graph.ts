@@ -16,9 +16,13 @@ const NON_DEFINITION_KINDS = new Set(['key', 'heading', 'selector', 'id']);
  * none: their names are local to them (a fixture's `function expect` or `const length` is a parser's
  * input, not an API), and taking them as definitions linked every file using such a name to them.
  */
-function definedNames(file: string, analysis: FileAnalysis | undefined): Set<string> {
+function definedNames(
+  file: string,
+  scope: string | undefined,
+  analysis: FileAnalysis | undefined,
+): Set<string> {
   const names = new Set<string>();
-  if (!isApplicationCode(file)) return names;
+  if (!isApplicationCode(file, scope)) return names;
   for (const symbol of analysis?.symbols ?? []) if (isDefinition(symbol)) names.add(symbol.name);
   return names;
 }
@@ -70,6 +74,8 @@ export interface FileRanking {
  * full build, so the ranks are bit-for-bit those a fresh build would give.
  */
 export class ReferenceGraph {
+  /** The folder the ranked files are under (undefined: the workspace), below which test code is told. */
+  readonly #scope: string | undefined;
   #files: string[] = [];
   #listKey = '';
   #indexOf = new Map<string, number>();
@@ -84,6 +90,10 @@ export class ReferenceGraph {
   #fileSet: ReadonlySet<string> = new Set();
   /** The last ranking, while no edge changed since (PageRank would give the same numbers). */
   #ranking: FileRanking | undefined;
+
+  constructor(scope?: string) {
+    this.#scope = scope;
+  }
 
   /**
    * Ranks `files` (with the analyses of the parsable ones). `pathsKey`, when the caller has one
@@ -120,7 +130,7 @@ export class ReferenceGraph {
     this.#fileSet = fileSet;
     for (let index = 0; index < files.length; index++) {
       const analysis = this.#analyses[index];
-      for (const name of definedNames(files[index]!, analysis)) {
+      for (const name of definedNames(files[index]!, this.#scope, analysis)) {
         const list = this.#definers.get(name);
         if (list === undefined) this.#definers.set(name, [index]);
         else list.push(index);
@@ -140,8 +150,8 @@ export class ReferenceGraph {
       const before = this.#analyses[index];
       const file = this.#files[index]!;
       const after = analyses.get(file);
-      const namesBefore = definedNames(file, before);
-      const namesAfter = definedNames(file, after);
+      const namesBefore = definedNames(file, this.#scope, before);
+      const namesAfter = definedNames(file, this.#scope, after);
       for (const name of namesBefore) {
         if (namesAfter.has(name)) continue;
         affectedNames.add(name);

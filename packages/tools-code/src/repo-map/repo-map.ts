@@ -70,7 +70,7 @@ export class RepoMapCache {
     if (graph === undefined) {
       // One graph per scope; a session rarely maps more than a few scopes.
       if (this.#graphs.size >= 8) this.#graphs.clear();
-      graph = new ReferenceGraph();
+      graph = new ReferenceGraph(scope === '.' ? undefined : scope);
       this.#graphs.set(scope, graph);
     }
     return graph;

@@ -16,7 +16,8 @@ export async function entrypointsSection(input: SectionInput): Promise<void> {
     ),
     conventional: files.filter(
       (file) =>
-        isApplicationCode(file) && ENTRYPOINT_PATTERNS.some((pattern) => pattern.test(relativeToScope(file))),
+        isApplicationCode(file, scope) &&
+        ENTRYPOINT_PATTERNS.some((pattern) => pattern.test(relativeToScope(file))),
     ),
   }));
   for (const manifest of byPath.manifests) {

@@ -12,11 +12,11 @@ export async function modulesSection(input: SectionInput): Promise<void> {
   const moduleRank = new Map(
     [...modules].map(([name, moduleFiles]) => [
       name,
-      moduleFiles.reduce((sum, file) => (isApplicationCode(file) ? sum + rankOf(file) : sum), 0),
+      moduleFiles.reduce((sum, file) => (isApplicationCode(file, scope) ? sum + rankOf(file) : sum), 0),
     ]),
   );
   const listingOrder = (a: string, b: string) =>
-    Number(isApplicationCode(b)) - Number(isApplicationCode(a)) || rankOf(b) - rankOf(a);
+    Number(isApplicationCode(b, scope)) - Number(isApplicationCode(a, scope)) || rankOf(b) - rankOf(a);
   const ordered = [...modules].sort((a, b) => moduleRank.get(b[0])! - moduleRank.get(a[0])!);
   let filesLeft = options.maxFiles;
   let symbolsLeft = options.maxSymbols;

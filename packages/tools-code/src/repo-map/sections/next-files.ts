@@ -5,9 +5,9 @@ import type { SectionInput } from './section.js';
 
 /** The next_files section: the files to read next: the most central by the reference graph, with why. */
 export async function nextFilesSection(input: SectionInput): Promise<void> {
-  const { options, files, snapshot, rankOf, structured, sections } = input;
+  const { options, scope, files, snapshot, rankOf, structured, sections } = input;
   const candidates = input.derived('next_files candidates', () =>
-    files.filter((file) => languageOfPath(file)?.code === true && isApplicationCode(file)),
+    files.filter((file) => languageOfPath(file)?.code === true && isApplicationCode(file, scope)),
   );
   const ranked = mostCentral(candidates, rankOf, options.maxResults);
   const next = ranked.map((file) => {

@@ -6,11 +6,11 @@ import type { SectionInput } from './section.js';
 
 /** The routes section: the HTTP routes the application declares (not those of test servers or helpers). */
 export async function routesSection(input: SectionInput): Promise<void> {
-  const { options, files, snapshot, structured, sections } = input;
+  const { options, scope, files, snapshot, structured, sections } = input;
   const routes: { method: string; path: string; file: string; line?: number }[] = [];
   // Routes of test servers, test helpers and fixture applications are not the application's.
   const applicationFiles = input.derived('files outside tests', () =>
-    files.filter((file) => isApplicationCode(file)),
+    files.filter((file) => isApplicationCode(file, scope)),
   );
   for (const file of applicationFiles) {
     for (const route of snapshot.analyses.get(file)?.routes ?? []) routes.push({ ...route, file });
