@@ -11,6 +11,9 @@ import { listFilesWithTypeScript, searchWithTypeScript } from './typescript-engi
 
 export type SearchEngineName = 'ripgrep' | 'typescript';
 
+/** Longest wait for the root's new stamp to become trustworthy (about 2 s when the clock is sane). */
+const MAX_ROOT_REFRESH_WAIT_MS = 10_000;
+
 /**
  * Picks the engine of search_files and list_files: ripgrep when its executable starts, otherwise (and for good after the
  * first failed start) the TypeScript engine, which returns the same results.
@@ -197,7 +200,10 @@ export class SearchService {
       .then(async () => {
         const later = await this.#wholeTree.refreshRoot();
         this.#keepInBackground();
-        if (later === undefined || this.#closing || this.#refreshTimer !== undefined) return;
+        // A stamp further ahead than the clock's margin (a skewed clock on a network mount)
+        // will not be trusted soon: the next session reads the root instead.
+        if (later === undefined || later > MAX_ROOT_REFRESH_WAIT_MS) return;
+        if (this.#closing || this.#refreshTimer !== undefined) return;
         this.#refreshTimer = setTimeout(() => {
           this.#refreshTimer = undefined;
           if (!this.#closing) this.#refreshRootAfterSave();
