@@ -9,6 +9,7 @@ import { ReferenceGraph } from '../src/repo-map/reference-graph.js';
 import { analyzeOnWorkers } from '../src/syntax/analysis-pool.js';
 import type { FileAnalysis } from '../src/syntax/symbols.js';
 import { SyntaxIndex } from '../src/syntax/syntax-index.js';
+import { analysisOf } from './helpers/analyses.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 
@@ -297,21 +298,7 @@ describe('syntax index', () => {
 });
 
 describe('reference graph', () => {
-  function analysis(defines: string[], uses: string[], imports: string[] = []): FileAnalysis {
-    return {
-      symbols: defines.map((name, index) => ({
-        name,
-        kind: 'function',
-        line: index + 1,
-        character: 1,
-        endLine: index + 1,
-      })),
-      imports,
-      routes: [],
-      identifiers: new Map(uses.map((name) => [name, 2])),
-      syntaxProblems: [],
-    };
-  }
+  const analysis = analysisOf;
 
   it('gives a patched graph exactly the ranks of a fresh one', () => {
     const files = ['a.ts', 'b.ts', 'c.ts', 'd.ts', 'e.ts'];

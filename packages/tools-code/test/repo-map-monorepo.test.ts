@@ -8,6 +8,7 @@ import { isTestCode } from '../src/project/test-files.js';
 import { isApplicationCode } from '../src/repo-map/application-code.js';
 import { ReferenceGraph } from '../src/repo-map/reference-graph.js';
 import type { FileAnalysis } from '../src/syntax/symbols.js';
+import { analysisOf } from './helpers/analyses.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 
@@ -224,21 +225,7 @@ describe('repo_map scoped to a package whose name reads as test code', () => {
 });
 
 describe('ReferenceGraph', () => {
-  function analysis(defines: string[], uses: string[]): FileAnalysis {
-    return {
-      symbols: defines.map((name, index) => ({
-        name,
-        kind: 'function',
-        line: index + 1,
-        character: 1,
-        endLine: 1,
-      })),
-      imports: [],
-      routes: [],
-      identifiers: new Map(uses.map((name) => [name, 1])),
-      syntaxProblems: [],
-    };
-  }
+  const analysis = analysisOf;
 
   it('links no file to a name a test or fixture defines', () => {
     const analyses = new Map<string, FileAnalysis>([
