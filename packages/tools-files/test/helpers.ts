@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type ToolResult, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { createFileTools, type FileToolsOptions } from '../src/index.js';
+import type { ListingKeeper } from '../src/listing/kept-listing.js';
+import { TreeListingMemory } from '../src/listing/listing-memory.js';
+import { SearchService } from '../src/search/search-service.js';
 
 export interface Harness {
   base: string;
@@ -82,4 +85,28 @@ export function passFilesystemTick(folder: string): void {
   writeFileSync(scratch, '0');
   const first = statSync(scratch).ctimeMs;
   for (let round = 1; statSync(scratch).ctimeMs === first; round += 1) writeFileSync(scratch, String(round));
+}
+
+/** A clock a minute ahead: every stamp looks old enough for the listing memory to trust. */
+export const clockAhead = () => Date.now() + 60_000;
+
+/**
+ * One session of list_files: a search service with a memory of its own (as a new process has)
+ * and the workspace's kept listing, listing the whole workspace once, then closed (which keeps
+ * the listing). `reread` counts the folders the memory read again (its `lastReread`).
+ */
+export async function listInSession(root: string, keeper: ListingKeeper, ripgrep = 'rg') {
+  const memory = new TreeListingMemory({ clock: clockAhead });
+  const service = new SearchService(ripgrep, {
+    listingMemory: memory,
+    keeper,
+    keepFromPaths: 1,
+    rememberAfterMs: 0,
+  });
+  try {
+    const { engine, ...listing } = await service.listTree({ root, start: root, maxEntries: 100_000 });
+    return { listing, engine, reread: memory.lastReread };
+  } finally {
+    await service.close();
+  }
 }

@@ -5,17 +5,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { compareText, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { keepListingsIn, type ListingKeeper } from '../src/listing/kept-listing.js';
+import { keepListingsIn } from '../src/listing/kept-listing.js';
 import { TreeListingMemory } from '../src/listing/listing-memory.js';
 import type { TreeListing } from '../src/listing/listing-types.js';
 import { listTreeWithRipgrep } from '../src/listing/ripgrep-listing.js';
 import { StatPool } from '../src/listing/stat-pool.js';
 import { selectionArguments } from '../src/search/ripgrep-engine.js';
 import { SearchService } from '../src/search/search-service.js';
-import { passFilesystemTick as passTick } from './helpers.js';
+import { clockAhead as ahead, listInSession, passFilesystemTick as passTick } from './helpers.js';
 
-/** A clock a minute ahead: every stamp looks old enough to be trusted. */
-const ahead = () => Date.now() + 60_000;
 /** A byte order mark: ripgrep 13 takes it as part of the first pattern, git and the walker do not. */
 const BOM = '\uFEFF';
 
@@ -73,26 +71,6 @@ const filesOf = (listing: TreeListing) =>
     .map((entry) => entry.path)
     .sort(compareText);
 
-/**
- * One session: a search service with its own memory (as a new process has) and the workspace's
- * kept listing, listing the whole workspace once, then closed (which keeps the listing).
- */
-async function session(keeper: ListingKeeper) {
-  const memory = new TreeListingMemory({ clock: ahead });
-  const service = new SearchService('rg', {
-    listingMemory: memory,
-    keeper,
-    keepFromPaths: 1,
-    rememberAfterMs: 0,
-  });
-  try {
-    const { engine, ...listing } = await service.listTree(request());
-    return { listing, engine, reread: memory.lastReread };
-  } finally {
-    await service.close();
-  }
-}
-
 /** A listing of the whole workspace with nothing kept or remembered: ripgrep's walk. */
 async function freshListing(): Promise<TreeListing> {
   const service = new SearchService('rg');
@@ -126,11 +104,11 @@ describe('a kept listing and nested repositories', () => {
     write('vendor/lib/c.txt');
     write('vendor/lib/src/e.ts');
     const keeper = await keeperOf();
-    await session(keeper);
+    await listInSession(root, keeper);
     passFilesystemTick();
     write('vendor/lib/src/f.log');
     write('vendor/lib/src/b.txt');
-    const second = await session(keeper);
+    const second = await listInSession(root, keeper);
     const fresh = await freshListing();
     expect(second.listing).toEqual(fresh);
     expect(filesOf(second.listing)).toEqual(ripgrepFiles());
@@ -231,12 +209,12 @@ describe('a kept listing and ignore files that begin with a byte order mark', ()
     write('.gitignore', '*.log\n');
     write('src/deep/app.ts');
     const keeper = await keeperOf();
-    await session(keeper);
+    await listInSession(root, keeper);
     expect(await keeper.load()).toContain('src');
     passFilesystemTick();
     gitInit('src/deep');
     write('src/deep/trace.log');
-    const second = await session(keeper);
+    const second = await listInSession(root, keeper);
     expect(second.listing).toEqual(await freshListing());
     // Emptied: the next session does not take back a listing whose check cannot pass.
     expect(await keeper.load()).toBe('');

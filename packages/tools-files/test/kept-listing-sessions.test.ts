@@ -8,10 +8,7 @@ import { keepListingsIn, type ListingKeeper } from '../src/listing/kept-listing.
 import { TreeListingMemory } from '../src/listing/listing-memory.js';
 import { listTreeWithTypeScript } from '../src/listing/typescript-listing.js';
 import { SearchService } from '../src/search/search-service.js';
-import { passFilesystemTick as passTick } from './helpers.js';
-
-/** A clock a minute ahead: every stamp looks old enough to be trusted. */
-const ahead = () => Date.now() + 60_000;
+import { listInSession, passFilesystemTick as passTick } from './helpers.js';
 
 let base: string;
 let root: string;
@@ -40,41 +37,20 @@ const request = () => ({ root, start: root, maxEntries: 100_000 });
 const walked = () => listTreeWithTypeScript(request());
 const keeperOf = async () => keepListingsIn(await Workspace.open(root));
 
-/**
- * One session: a search service with a memory of its own (as a new process has) and the
- * workspace's kept listing, listing the whole workspace once, then closed (which keeps the
- * listing). `reread` counts the folders the memory read again (its `lastReread`).
- */
-async function session(keeper: ListingKeeper, ripgrep = 'rg') {
-  const memory = new TreeListingMemory({ clock: ahead });
-  const service = new SearchService(ripgrep, {
-    listingMemory: memory,
-    keeper,
-    keepFromPaths: 1,
-    rememberAfterMs: 0,
-  });
-  try {
-    const { engine, ...listing } = await service.listTree(request());
-    return { listing, engine, reread: memory.lastReread };
-  } finally {
-    await service.close();
-  }
-}
-
 describe('the kept listing across sessions', () => {
   it('is kept again after a session answered from it and re-read folders, so the next one reads none', async () => {
     write('src/deep/er/app.ts');
     write('docs/readme.md');
     const keeper = await keeperOf();
-    await session(keeper);
+    await listInSession(root, keeper);
     passFilesystemTick();
     write('src/deep/er/new.ts');
     // ripgrep fails from here on: engine 'ripgrep' means the kept listing answered, not a walk.
-    const second = await session(keeper, failingRipgrep);
+    const second = await listInSession(root, keeper, failingRipgrep);
     expect(second.engine).toBe('ripgrep');
     expect(second.reread).toBeGreaterThan(0);
     expect(second.listing).toEqual(await walked());
-    const third = await session(keeper, failingRipgrep);
+    const third = await listInSession(root, keeper, failingRipgrep);
     expect(third.engine).toBe('ripgrep');
     expect(third.listing).toEqual(await walked());
     expect(third.reread).toBe(0);
@@ -84,8 +60,8 @@ describe('the kept listing across sessions', () => {
     write('src/app.ts');
     write('docs/readme.md');
     const keeper = await keeperOf();
-    await session(keeper);
-    const second = await session(keeper, failingRipgrep);
+    await listInSession(root, keeper);
+    const second = await listInSession(root, keeper, failingRipgrep);
     expect(second.engine).toBe('ripgrep');
     expect(second.listing).toEqual(await walked());
     expect(second.reread).toBe(0);
@@ -108,8 +84,8 @@ describe('the kept listing across sessions', () => {
         }
       },
     };
-    await session(keeper);
-    const second = await session(keeper, failingRipgrep);
+    await listInSession(root, keeper);
+    const second = await listInSession(root, keeper, failingRipgrep);
     expect(second.engine).toBe('ripgrep');
     expect(second.listing).toEqual(await walked());
     expect(second.listing.entries.map((entry) => entry.path)).toContain('added-by-user.ts');

@@ -11,10 +11,13 @@ import { listTreeWithRipgrep } from '../src/listing/ripgrep-listing.js';
 import { StatPool } from '../src/listing/stat-pool.js';
 import { listTreeWithTypeScript } from '../src/listing/typescript-listing.js';
 import { SearchService } from '../src/search/search-service.js';
-import { createHarness, passFilesystemTick as passTick, structured, textOf } from './helpers.js';
-
-/** A clock a minute ahead: every stamp looks old enough to be trusted. */
-const ahead = () => Date.now() + 60_000;
+import {
+  clockAhead as ahead,
+  createHarness,
+  passFilesystemTick as passTick,
+  structured,
+  textOf,
+} from './helpers.js';
 
 let base: string;
 let root: string;
