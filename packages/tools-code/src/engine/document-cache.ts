@@ -1,5 +1,10 @@
 import path from 'node:path';
-import { isInsideDirectory, type Workspace, type WorkspacePath } from '@assistant-kit/tool-core';
+import {
+  isInsideDirectory,
+  RACY_MARGIN_MS,
+  type Workspace,
+  type WorkspacePath,
+} from '@assistant-kit/tool-core';
 import { LineIndex } from '../positions.js';
 import { realpathOrUndefined, statOrUndefined } from './file-status.js';
 
@@ -22,7 +27,7 @@ interface Entry {
   inode: number;
   /** Bytes held for this entry. */
   bytes: number;
-  /** False while the file was modified too recently for its mtime to tell versions apart. */
+  /** False while the file was changed too recently for its stamps to tell versions apart. */
   trusted: boolean;
 }
 
@@ -30,9 +35,11 @@ export interface DocumentCacheOptions {
   maxEntries?: number;
   maxBytes?: number;
   /**
-   * A file modified less than this long before it was read is re-read on the next call, because
-   * a second write within the file system's timestamp granularity (a few ms on Linux, 2 s on FAT)
-   * with the same size would leave size and mtime unchanged (git's "racy clean" problem).
+   * A file changed (its ctime) less than this long before it was read is re-read on the next
+   * call, because a second write within the file system's timestamp granularity (a few ms on
+   * Linux, 2 s on FAT) with the same size and the mtime set back would leave size, mtime and
+   * ctime unchanged (git's "racy clean" problem). The ctime, not the mtime: a tool that sets the
+   * mtime back (cp -p, rsync, tar) cannot set it back.
    */
   racyWindowMs?: number;
 }
@@ -57,7 +64,7 @@ export class DocumentCache {
     this.#workspace = workspace;
     this.#maxEntries = options.maxEntries ?? 256;
     this.#maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
-    this.#racyWindowMs = options.racyWindowMs ?? 2_000;
+    this.#racyWindowMs = options.racyWindowMs ?? RACY_MARGIN_MS;
   }
 
   /** The file's current text (confined; refused above `maxBytes` with FILE_TOO_LARGE). */
@@ -65,6 +72,7 @@ export class DocumentCache {
     const hit = this.#unchanged(input, maxBytes);
     if (hit !== undefined) return hit.document;
     const resolved = await this.#workspace.resolveFile(input);
+    const observedAt = Date.now();
     const status = resolved.size <= maxBytes ? statOrUndefined(resolved.absolute) : undefined;
     const entry = this.#entries.get(resolved.relative);
     if (
@@ -98,7 +106,9 @@ export class DocumentCache {
         device: status.dev,
         inode: status.ino,
         bytes: file.bytes.length,
-        trusted: status.size === file.bytes.length && Date.now() - status.mtimeMs > this.#racyWindowMs,
+        // Whole milliseconds, as Date.now() counts them.
+        trusted:
+          status.size === file.bytes.length && Math.floor(status.ctimeMs) <= observedAt - this.#racyWindowMs,
       });
       this.#bytes += file.bytes.length;
       this.#evict();

@@ -91,6 +91,16 @@ export interface AnalysisFile {
 }
 
 /**
+ * Called for each file a worker answered, with the {@link contentHash} of the text it analysed
+ * when `wantsHash` asked for one (and the file could be read).
+ */
+export type OnAnalysis<File> = (
+  file: File,
+  analysis: FileAnalysis | undefined,
+  hash: string | undefined,
+) => void;
+
+/**
  * Batches a worker holds while files are still being handed over. The calling thread refills a
  * worker only between its own slices of work (a walk yields every 2,000 entries, tens of
  * milliseconds), so each worker keeps that much queued instead of idling; once everything is
@@ -121,8 +131,9 @@ interface WorkerSlot<File> {
 export class AnalysisWorkers<File extends AnalysisFile = AnalysisFile> {
   readonly #root: string;
   readonly #maxWorkers: number;
-  readonly #onAnalysis: (file: File, analysis: FileAnalysis | undefined) => void;
+  readonly #onAnalysis: OnAnalysis<File>;
   readonly #signal: AbortSignal | undefined;
+  readonly #wantsHash: ((file: File) => boolean) | undefined;
   /** Files handed over, in order; those before {@link #sent} are with a worker or answered. */
   readonly #handed: File[] = [];
   #sent = 0;
@@ -139,13 +150,15 @@ export class AnalysisWorkers<File extends AnalysisFile = AnalysisFile> {
   constructor(
     root: string,
     maxWorkers: number,
-    onAnalysis: (file: File, analysis: FileAnalysis | undefined) => void,
+    onAnalysis: OnAnalysis<File>,
     signal?: AbortSignal,
+    wantsHash?: (file: File) => boolean,
   ) {
     this.#root = root;
     this.#maxWorkers = maxWorkers;
     this.#onAnalysis = onAnalysis;
     this.#signal = signal;
+    this.#wantsHash = wantsHash;
     this.#done = new Promise((resolve) => {
       this.#resolveDone = resolve;
     });
@@ -202,7 +215,11 @@ export class AnalysisWorkers<File extends AnalysisFile = AnalysisFile> {
         slot.worker.postMessage({
           id,
           root: this.#root,
-          files: batch.map(({ relative, absolute }) => ({ relative, absolute })),
+          files: batch.map((file) =>
+            this.#wantsHash?.(file) === true
+              ? { relative: file.relative, absolute: file.absolute, hash: true }
+              : { relative: file.relative, absolute: file.absolute },
+          ),
         } satisfies AnalysisRequest);
       }
     }
@@ -249,7 +266,8 @@ export class AnalysisWorkers<File extends AnalysisFile = AnalysisFile> {
     slot.batches.delete(response.id);
     const failed = new Set(response.failed);
     for (const [offset, analysis] of response.analyses.entries())
-      if (!failed.has(offset)) this.#onAnalysis(batch[offset]!, analysis ?? undefined);
+      if (!failed.has(offset))
+        this.#onAnalysis(batch[offset]!, analysis ?? undefined, response.hashes[offset] ?? undefined);
     this.#dispatch();
   }
 
@@ -276,15 +294,17 @@ export async function analyzeOnWorkers(
   root: string,
   files: readonly AnalysisFile[],
   maxWorkers: number,
-  onAnalysis: (index: number, analysis: FileAnalysis | undefined) => void,
+  onAnalysis: (index: number, analysis: FileAnalysis | undefined, hash: string | undefined) => void,
   signal?: AbortSignal,
+  wantsHash?: (file: AnalysisFile) => boolean,
 ): Promise<void> {
   const indexOf = new Map(files.map((file, index) => [file, index] as const));
   const workers = new AnalysisWorkers(
     root,
     maxWorkers,
-    (file, analysis) => onAnalysis(indexOf.get(file)!, analysis),
+    (file, analysis, hash) => onAnalysis(indexOf.get(file)!, analysis, hash),
     signal,
+    wantsHash,
   );
   for (const file of files) workers.add(file);
   await workers.finish();

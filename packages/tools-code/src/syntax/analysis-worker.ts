@@ -6,13 +6,15 @@
 import { parentPort } from 'node:worker_threads';
 import { readConfinedText } from '../files/confined-fs.js';
 import { analyzeText } from './analyze-file.js';
+import { contentHash } from './content-hash.js';
 import type { FileAnalysis } from './symbols.js';
 
 export interface AnalysisRequest {
   id: number;
   /** Workspace root: files are read only inside it, never through a symlink. */
   root: string;
-  files: { relative: string; absolute: string }[];
+  /** `hash`: the caller wants the {@link contentHash} of the text analysed, too. */
+  files: { relative: string; absolute: string; hash?: boolean }[];
 }
 
 export interface AnalysisResponse {
@@ -25,20 +27,26 @@ export interface AnalysisResponse {
    * is reported as the family's error instead of being taken for "no symbols".
    */
   failed: number[];
+  /** Per file: the hash of the text analysed when the request asked for it, else null. */
+  hashes: (string | null)[];
 }
 
 parentPort?.on('message', async (request: AnalysisRequest) => {
   const analyses: (FileAnalysis | null)[] = [];
   const failed: number[] = [];
+  const hashes: (string | null)[] = [];
   for (const [index, file] of request.files.entries()) {
     let analysis: FileAnalysis | undefined;
+    let hash: string | null = null;
     try {
       const text = readConfinedText(request.root, file.absolute);
       analysis = text === undefined ? undefined : await analyzeText(file.relative, text);
+      if (file.hash === true && text !== undefined) hash = contentHash(text);
     } catch {
       failed.push(index);
     }
     analyses.push(analysis ?? null);
+    hashes.push(hash);
   }
-  parentPort!.postMessage({ id: request.id, analyses, failed } satisfies AnalysisResponse);
+  parentPort!.postMessage({ id: request.id, analyses, failed, hashes } satisfies AnalysisResponse);
 });

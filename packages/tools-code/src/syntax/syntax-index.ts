@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { KeptState } from '@assistant-kit/tool-core';
+import { isRacyStamp, type KeptState } from '@assistant-kit/tool-core';
 import { throwIfCancelled } from '../errors.js';
 import { readConfinedText } from '../files/confined-fs.js';
 import { sameFileVersion, yieldToEventLoop } from '../files/folder-scan.js';
@@ -18,6 +18,7 @@ import {
   workerCountFor,
 } from './analysis-pool.js';
 import { analyzeText, hasSyntaxSupport } from './analyze-file.js';
+import { contentHash } from './content-hash.js';
 import { type KeptAnalysis, restoreAnalyses, serializeAnalyses } from './kept-analyses.js';
 import type { FileAnalysis } from './symbols.js';
 
@@ -35,6 +36,14 @@ interface CachedAnalysis {
    * an analysis with one (and a ctime) is kept between sessions.
    */
   observedAt?: number;
+  /**
+   * Present while the file's stamp cannot vouch for the analysis: its ctime was too close to
+   * `observedAt` (tool-core `isRacyStamp`), so a rewrite in the same clock tick, with the same size
+   * and the mtime set back, would leave size, mtime and ctime as they are. Holds the
+   * {@link contentHash} of the text analysed, which the next refresh compares with the file's text
+   * before it trusts the analysis; null when that text is unknown (the file is parsed again).
+   */
+  racyContent?: string | null;
 }
 
 /** A workspace snapshot: the files found and the analysis of every parsable one. */
@@ -96,6 +105,23 @@ function needsParse(file: Pick<WalkedFile, 'relative' | 'size'>): boolean {
 }
 
 /**
+ * True when a file's stamp, seen at `observedAt` (or without a time or a ctime), cannot vouch
+ * for the text read after it (tool-core `isRacyStamp`).
+ */
+function isRacy(file: { ctimeMs?: number }, observedAt: number | undefined): boolean {
+  return file.ctimeMs === undefined || observedAt === undefined || isRacyStamp(file.ctimeMs, observedAt);
+}
+
+/** The {@link contentHash} an analysis of `text` must keep when the file's stamp is racy. */
+function hashIfRacy(
+  file: { ctimeMs?: number },
+  observedAt: number | undefined,
+  text: string | undefined,
+): string | undefined {
+  return text !== undefined && isRacy(file, observedAt) ? contentHash(text) : undefined;
+}
+
+/**
  * The syntax engine's memory of the workspace: one analysis per file, reused until the file's
  * size or modification time changes (or a watcher reports a write), so repeated maps and searches
  * parse only changed files. The file list comes from a watched {@link WorkspaceTree} when
@@ -143,32 +169,25 @@ export class SyntaxIndex {
     return this.#tree?.usable === true;
   }
 
-  /** Analysis of a file already listed by a walk, from the cache when unchanged. */
-  async analyzeWalked(file: WalkedFile): Promise<{ analysis: FileAnalysis | undefined; reparsed: boolean }> {
-    const cached = this.#cache.get(file.relative);
-    if (cached !== undefined && sameFileVersion(cached, file)) {
-      return { analysis: cached.analysis, reparsed: false };
-    }
-    const observedAt = this.#clock();
-    let analysis: FileAnalysis | undefined;
-    if (needsParse(file)) {
-      const text = readConfinedText(this.root, file.absolute);
-      if (text !== undefined) analysis = await analyzeText(file.relative, text);
-    }
-    this.#store(file, analysis, observedAt);
-    return { analysis, reparsed: true };
-  }
-
-  /** Analysis of text the caller already holds (for example a file just read by a tool). */
+  /**
+   * Analysis of text the caller already holds (for example a file just read by a tool), with the
+   * file's status taken before the read and, in `observedAt`, a time before that status.
+   */
   async analyzeContent(
     relative: string,
     text: string,
-    version: { mtimeMs: number; size: number; ctimeMs: number },
+    version: { mtimeMs: number; size: number; ctimeMs: number; observedAt?: number },
   ): Promise<FileAnalysis | undefined> {
     const cached = this.#cache.get(relative);
-    if (cached !== undefined && sameFileVersion(cached, version)) return cached.analysis;
+    if (
+      cached !== undefined &&
+      sameFileVersion(cached, version) &&
+      (cached.racyContent === undefined || cached.racyContent === contentHash(text))
+    )
+      return cached.analysis;
     const analysis = await analyzeText(relative, text);
-    this.#store({ relative, ...version }, analysis);
+    const { observedAt, ...stamp } = version;
+    this.#store({ relative, ...stamp }, analysis, observedAt, hashIfRacy(stamp, observedAt, text));
     return analysis;
   }
 
@@ -327,11 +346,12 @@ export class SyntaxIndex {
     const workers = new AnalysisWorkers<WalkedFile>(
       this.root,
       this.#maxWorkers,
-      (file, analysis) => {
-        this.#store(file, analysis, observedAt);
+      (file, analysis, hash) => {
+        this.#store(file, analysis, observedAt, hash);
         answered++;
       },
       options.signal,
+      (file) => isRacy(file, observedAt),
     );
     return {
       offer: (file) => {
@@ -339,7 +359,7 @@ export class SyntaxIndex {
         if (options.filter !== undefined && !options.filter(file.relative)) return;
         // A tree that gave up part-way is walked again: a file is handed over once. A file
         // another refresh is parsing is left to it (see #parsing).
-        if (!needsParse(file) || !this.#isStale(file) || this.#parsing.has(file.relative)) return;
+        if (!needsParse(file) || !this.#isStale(file, observedAt) || this.#parsing.has(file.relative)) return;
         const kept = restored?.files.get(file.relative);
         if (kept !== undefined && keptFits(kept, file)) return;
         parse.claim(file.relative);
@@ -383,9 +403,21 @@ export class SyntaxIndex {
     };
   }
 
-  #isStale(file: WalkedFile): boolean {
+  /**
+   * True when the file must be parsed (again): nothing cached, another version cached, or a cached
+   * analysis whose stamp could not vouch for it (see {@link CachedAnalysis.racyContent}) and whose
+   * text, read again now, differs. A match counts as seen by this refresh (`observedAt`).
+   */
+  #isStale(file: WalkedFile, observedAt: number): boolean {
     const cached = this.#cache.get(file.relative);
-    return cached === undefined || !sameFileVersion(cached, file);
+    if (cached === undefined || !sameFileVersion(cached, file)) return true;
+    if (cached.racyContent === undefined || cached.observedAt === observedAt) return false;
+    if (cached.racyContent === null) return true;
+    const text = readConfinedText(this.root, file.absolute);
+    if (text === undefined || contentHash(text) !== cached.racyContent) return true;
+    cached.observedAt = observedAt;
+    if (!isRacy(file, observedAt)) delete cached.racyContent;
+    return false;
   }
 
   /** Keeps the analyses once the answer this refresh was for is out (and at close at the latest). */
@@ -451,7 +483,7 @@ export class SyntaxIndex {
     observedAt: number,
     signal: AbortSignal | undefined,
   ): Promise<number> {
-    let stale = files.filter((file) => this.#isStale(file));
+    let stale = files.filter((file) => this.#isStale(file, observedAt));
     // Again after each wait: a third refresh may have started parsing some of them meanwhile.
     for (;;) {
       const elsewhere = new Set<Promise<void>>();
@@ -462,7 +494,7 @@ export class SyntaxIndex {
       if (elsewhere.size === 0) break;
       await Promise.all(elsewhere);
       throwIfCancelled(signal);
-      stale = stale.filter((file) => this.#isStale(file));
+      stale = stale.filter((file) => this.#isStale(file, observedAt));
     }
     if (stale.length === 0) return 0;
     const parsable = stale.filter(needsParse);
@@ -489,11 +521,12 @@ export class SyntaxIndex {
         this.root,
         parsable,
         this.#maxWorkers,
-        (index, analysis) => {
+        (index, analysis, hash) => {
           done[index] = true;
-          this.#store(parsable[index]!, analysis, observedAt);
+          this.#store(parsable[index]!, analysis, observedAt, hash);
         },
         signal,
+        (file) => isRacy(file as WalkedFile, observedAt),
       );
     }
     let sinceYield = 0;
@@ -501,7 +534,12 @@ export class SyntaxIndex {
       if (done[index]) continue;
       throwIfCancelled(signal);
       const text = readConfinedText(this.root, file.absolute);
-      this.#store(file, text === undefined ? undefined : await analyzeText(file.relative, text), observedAt);
+      this.#store(
+        file,
+        text === undefined ? undefined : await analyzeText(file.relative, text),
+        observedAt,
+        hashIfRacy(file, observedAt, text),
+      );
       if (++sinceYield >= PARSES_PER_SLICE) {
         sinceYield = 0;
         await yieldToEventLoop();
@@ -511,18 +549,23 @@ export class SyntaxIndex {
 
   /**
    * Caches a file's analysis. Only a file from a listing (with its status change time, and the
-   * time the listing began) may be kept between sessions.
+   * time the listing began) may be kept between sessions. `hash` is the {@link contentHash} of the
+   * text analysed, needed only when the file's stamp cannot vouch for it (see
+   * {@link CachedAnalysis.racyContent}, {@link hashIfRacy}).
    */
   #store(
     file: { relative: string; mtimeMs: number; size: number; ctimeMs?: number },
     analysis: FileAnalysis | undefined,
     observedAt?: number,
+    hash?: string,
   ): void {
     const cached: CachedAnalysis = { mtimeMs: file.mtimeMs, size: file.size, analysis };
     if (file.ctimeMs !== undefined) {
       cached.ctimeMs = file.ctimeMs;
       if (observedAt !== undefined) cached.observedAt = observedAt;
     }
+    // A file without a grammar (or too large) has no analysis, whatever its text.
+    if (needsParse(file) && isRacy(file, observedAt)) cached.racyContent = hash ?? null;
     this.#cache.set(file.relative, cached);
     this.#generation++;
     this.#parsedSinceKept++;

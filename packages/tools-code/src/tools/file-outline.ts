@@ -26,7 +26,9 @@ export function fileOutlineTool(context: CodeContext) {
     network: 'none',
     handler: async ({ path }, { signal }) => {
       // The index caches each file's analysis by size, mtime and ctime: a warm outline skips parsing.
-      // Stat before reading, so a write in between leaves an older version on the analysis.
+      // Stat before reading, so a write in between leaves an older version on the analysis, and
+      // take the time before the stat, so a stamp too close to it is known for racy.
+      const observedAt = Date.now();
       const status = statOrUndefined((await context.workspace.resolveFile(path)).absolute);
       const { path: resolved, text } = await readText(context, path);
       const lineCount = new LineIndex(text).lineCount;
@@ -38,7 +40,7 @@ export function fileOutlineTool(context: CodeContext) {
               // A version no file has when the stat failed: the analysis is then never reused.
               status === undefined
                 ? { mtimeMs: -1, size: -1, ctimeMs: -1 }
-                : { mtimeMs: status.mtimeMs, size: status.size, ctimeMs: status.ctimeMs },
+                : { mtimeMs: status.mtimeMs, size: status.size, ctimeMs: status.ctimeMs, observedAt },
             )
           )?.symbols
         : undefined;
