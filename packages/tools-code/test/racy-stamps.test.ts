@@ -6,9 +6,10 @@ import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type * as ToolCore from '@assistant-kit/tool-core';
-import { Workspace } from '@assistant-kit/tool-core';
+import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DocumentCache } from '../src/engine/document-cache.js';
+import { createCodeTools } from '../src/index.js';
 import { SyntaxIndex } from '../src/syntax/syntax-index.js';
 
 type Stamp = { size: number; mtimeMs: number; ctimeMs: number };
@@ -144,5 +145,30 @@ describe('a cached document', () => {
     expect((await documents.read('src/file0.ts', 1_000_000)).text).toContain('alpha0000');
     // Untrusted: the next call reads the file again instead of answering from these lines.
     expect(documents.cachedLines('src/file0.ts', file)).toBeUndefined();
+  });
+});
+
+describe("repo_map's project profile", () => {
+  // Walked: a watched tree takes its stamps from its own folder scans, and its watchers report
+  // the rewrite anyway (incremental.test.ts).
+  it('reads a manifest again when its stamps are unchanged', async () => {
+    const root = await project(1);
+    const manifest = path.join(root, 'package.json');
+    await writeFile(manifest, JSON.stringify({ name: 'p', scripts: { lint: 'node a.js' } }));
+    await utimes(manifest, MTIME, MTIME);
+    frozen.set('package.json', undefined);
+    const workspace = await Workspace.open(root);
+    const family = createCodeTools({ workspace, watchFiles: false });
+    cleanups.push(() => family.close());
+    const runtime = new ToolRuntime({ workspace, tools: family.tools });
+    const projectMap = async () => {
+      const result = await runtime.call('repo_map', { include: ['project'] });
+      return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+    };
+    expect(await projectMap()).toContain('npm:lint');
+    await rewriteInPlace(root, 'package.json', JSON.stringify({ name: 'p', scripts: { test: 'node a.js' } }));
+    const after = await projectMap();
+    expect(after).toContain('npm:test');
+    expect(after).not.toContain('npm:lint');
   });
 });

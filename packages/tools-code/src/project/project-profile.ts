@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Workspace } from '@assistant-kit/tool-core';
+import { isRacyStamp, type Workspace } from '@assistant-kit/tool-core';
 import { sameFileVersion } from '../files/folder-scan.js';
 import type { WalkedFile } from '../files/workspace-walker.js';
 import { languageOfPath } from '../languages.js';
@@ -121,7 +121,9 @@ const TEXT_CACHE_ENTRIES = 2_000;
 /**
  * Reads a small workspace file as text through the Workspace (symlinks out of it are refused).
  * With the version a walk listed, a text read earlier at that same version is reused, so a
- * warm repo map does not re-read every manifest; without one it always reads.
+ * warm repo map does not re-read every manifest; without one it always reads. A text read while
+ * its version's ctime was racy (tool-core `isRacyStamp`: a rewrite in the same clock tick, same
+ * size, mtime set back, would keep the version) is not kept.
  */
 export async function readWorkspaceText(
   workspace: Workspace,
@@ -131,10 +133,12 @@ export async function readWorkspaceText(
   let cache = textCache.get(workspace);
   const cached = cache?.get(relative);
   if (version !== undefined && cached !== undefined && sameFileVersion(cached, version)) return cached.text;
+  // Before the read: the text then is at least as new as this moment.
+  const observedAt = Date.now();
   try {
     const file = await workspace.readFile(relative, { observe: false, maxBytes: 2_000_000 });
     const text = file.bytes.toString('utf8');
-    if (version !== undefined) {
+    if (version !== undefined && !isRacyStamp(version.ctimeMs, observedAt)) {
       if (cache === undefined) {
         cache = new Map();
         textCache.set(workspace, cache);
@@ -201,14 +205,17 @@ export async function detectProjectProfile(
   )
     return structuredClone(remembered.profile);
   const reads = new Map<string, ListedVersion>();
-  let readWithoutVersion = false;
+  // A text read without a version, or under a racy one (see readWorkspaceText), cannot vouch
+  // for the profile later.
+  let unvouched = false;
   const read = (relative: string, version: ListedVersion | undefined) => {
-    if (version === undefined) readWithoutVersion = true;
-    else reads.set(relative, { size: version.size, mtimeMs: version.mtimeMs, ctimeMs: version.ctimeMs });
+    if (version === undefined || isRacyStamp(version.ctimeMs, Date.now())) unvouched = true;
+    if (version !== undefined)
+      reads.set(relative, { size: version.size, mtimeMs: version.mtimeMs, ctimeMs: version.ctimeMs });
     return readWorkspaceText(workspace, relative, version);
   };
   const profile = await computeProjectProfile(workspace, files, read);
-  if (pathsKey !== undefined && !readWithoutVersion)
+  if (pathsKey !== undefined && !unvouched)
     rememberedProfiles.set(workspace, { pathsKey, reads, profile: structuredClone(profile) });
   return profile;
 }

@@ -134,6 +134,8 @@ export class SyntaxIndex {
   readonly #maxWorkers: number;
   /** Increases whenever a cached analysis is added, replaced or dropped. */
   #generation = 0;
+  /** Walked listings with a racy stamp so far: each one's key is its own (see #walkedListingKey). */
+  #racyListings = 0;
   #lastSnapshot: { key: string; snapshot: IndexSnapshot } | undefined;
   static #instances = 0;
   readonly #instance = ++SyntaxIndex.#instances;
@@ -250,7 +252,7 @@ export class SyntaxIndex {
       const present = new Set(listing.files.map((file) => file.relative));
       for (const relative of this.#cache.keys()) if (!present.has(relative)) this.#forget(relative);
     }
-    const fingerprint = `${listing.version ?? hashListing(listing.files)}:${this.#generation}`;
+    const fingerprint = `${listing.version ?? this.#walkedListingKey(listing.files, observedAt)}:${this.#generation}`;
     const pathsKey = JSON.stringify([
       listing.pathsVersion ?? hashPaths(listing.files),
       options.scope ?? '.',
@@ -569,6 +571,18 @@ export class SyntaxIndex {
     this.#cache.set(file.relative, cached);
     this.#generation++;
     this.#parsedSinceKept++;
+  }
+
+  /**
+   * What identifies a walked listing: its paths and stamps, unless a stamp is racy (see
+   * {@link isRacy}). A file rewritten in the same clock tick keeps its stamp, and the texts read
+   * for a map (manifests, files without a grammar) are not checked again the way analyses are, so
+   * such a listing is never taken for an earlier one. (A watched listing's version moves with every
+   * change a watcher reports.)
+   */
+  #walkedListingKey(files: readonly WalkedFile[], observedAt: number): string {
+    const key = hashListing(files);
+    return files.some((file) => isRacy(file, observedAt)) ? `${key}~${++this.#racyListings}` : key;
   }
 
   #forget(relative: string): void {
