@@ -187,17 +187,21 @@ describe('TreeListingMemory', () => {
   });
 
   it('does not trust a stamp made just before it was read: such folders are read again', async () => {
+    // Each listing is recorded by a clock stopped when the writes began: every stamp below is
+    // then within the racy margin, however long a loaded machine takes to get to the listing
+    // (by the real clock, a pause of two seconds would make the stamps trustworthy).
+    const treeWrittenFrom = Date.now();
     write('src/app.ts');
     write('src/deep/file.ts');
     mkdirSync(path.join(root, 'empty'));
-    // The real clock: every folder of this tree was stamped within the last two seconds.
     const memory = new TreeListingMemory();
-    await record(memory, Date.now);
+    await record(memory, () => treeWrittenFrom);
     expect(await memory.list(request(), pool)).toEqual(await walked());
     expect(memory.lastReread).toBe(4);
     // An ignore file written just now cannot vouch for its rules: the caller walks again.
+    const ignoreFileWrittenFrom = Date.now();
     write('.gitignore', 'empty/\n');
-    await record(memory, Date.now);
+    await record(memory, () => ignoreFileWrittenFrom);
     expect(await memory.list(request(), pool)).toBeUndefined();
   });
 
