@@ -32,6 +32,8 @@ interface FileIdentity {
   ino: number;
   size: number;
   mtimeMs: number;
+  /** Status change time: a rewrite in place that sets the mtime back (cp -p, rsync -t) still moves it. */
+  ctimeMs: number;
 }
 
 interface CachedAccount {
@@ -58,8 +60,9 @@ export class FileAccountSettingsStore implements AccountSettingsStore {
   readonly #directory: string;
   readonly #keyring: VaultKeyring;
   readonly #lock = new KeyedTaskQueue();
-  // Decrypted objects by account, valid while the file's identity (inode, size, mtime) is
-  // unchanged: every atomic replace creates a new inode, so a write by anyone invalidates it.
+  // Decrypted objects by account, valid while the file's identity (inode, size, mtime, ctime) is
+  // unchanged: every atomic replace creates a new inode, and a write in place moves the ctime
+  // (which, unlike the mtime, nothing sets back), so a write by anyone invalidates it.
   readonly #cache = new Map<string, CachedAccount>();
   readonly #cacheSize: number;
 
@@ -152,7 +155,9 @@ export class FileAccountSettingsStore implements AccountSettingsStore {
   #identity(accountId: string): FileIdentity | undefined {
     try {
       const stats = statSync(this.#pathOf(accountId), { throwIfNoEntry: false });
-      return stats ? { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs } : undefined;
+      return stats
+        ? { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs }
+        : undefined;
     } catch (error) {
       throw settingsStoreError('STORAGE_FAILED', 'Could not read the settings file.', error);
     }
@@ -164,7 +169,8 @@ export class FileAccountSettingsStore implements AccountSettingsStore {
     const same =
       cached.identity.ino === identity.ino &&
       cached.identity.size === identity.size &&
-      cached.identity.mtimeMs === identity.mtimeMs;
+      cached.identity.mtimeMs === identity.mtimeMs &&
+      cached.identity.ctimeMs === identity.ctimeMs;
     if (!same) {
       this.#cache.delete(accountId);
       return undefined;

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { statSync, writeFileSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,6 +77,31 @@ describe('FileAccountSettingsStore', () => {
     await expect(store.load('alice')).rejects.toMatchObject({ code: 'STORED_SETTINGS_UNREADABLE' });
   });
 
+  it('reads again a file rewritten in place with the same size and its mtime set back', async () => {
+    const elsewhere = await mkdtemp(join(tmpdir(), 'ak-store-copy-'));
+    try {
+      const store = new FileAccountSettingsStore({ directory, keyring });
+      await store.save('alice', { model: 'aaaa' });
+      const [name] = await readdir(directory);
+      const file = join(directory, name!);
+      // Whole seconds, so that utimes restores the mtime exactly.
+      await utimes(file, 1_700_000_000, 1_700_000_000);
+      expect((await store.load('alice'))?.settings.model).toBe('aaaa');
+      // The same account's file as another copy holds it (same size), written over this one in
+      // place, its mtime set back (cp -p, rsync -t): inode, size and mtime all stay the same.
+      await new FileAccountSettingsStore({ directory: elsewhere, keyring }).save('alice', { model: 'bbbb' });
+      const before = await stat(file);
+      passFilesystemTick(elsewhere);
+      await writeFile(file, await readFile(join(elsewhere, name!)));
+      await utimes(file, 1_700_000_000, 1_700_000_000);
+      const after = await stat(file);
+      expect([after.ino, after.size, after.mtimeMs]).toEqual([before.ino, before.size, before.mtimeMs]);
+      expect((await store.load('alice'))?.settings.model).toBe('bbbb');
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
+
   it('concurrent saves in one process: one whole object wins', async () => {
     const store = new FileAccountSettingsStore({ directory, keyring });
     const objects = Array.from({ length: 16 }, (_, index) => ({
@@ -125,3 +151,15 @@ describe('FileAccountSettingsStore', () => {
     }
   });
 });
+
+/**
+ * Waits until the filesystem's clock has moved past every stamp made so far, by touching a
+ * scratch file in `folder` until its change time moves: a change made afterwards gets a later
+ * stamp. No timing is assumed; the loop ends at the kernel's next clock tick.
+ */
+function passFilesystemTick(folder: string): void {
+  const scratch = join(folder, '.filesystem-tick');
+  writeFileSync(scratch, '0');
+  const first = statSync(scratch).ctimeMs;
+  for (let round = 1; statSync(scratch).ctimeMs === first; round += 1) writeFileSync(scratch, String(round));
+}
