@@ -8,7 +8,7 @@ import {
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectToBin } from './bin-client.js';
 
 let root: string;
@@ -146,7 +146,12 @@ describe('logging', () => {
     );
     expect(serving).toMatchObject({ level: 'info', logger: 'assistant-kit' });
     expect(messages.some((message) => JSON.stringify(message).includes('loaded the code family'))).toBe(true);
-    expect(stderr.join('')).toContain('[info] serving 32 tools');
+    // stderr is a pipe of its own: the server wrote the line before it answered on stdout, but
+    // this process may read the answer first (both pipes ready in one turn of the event loop).
+    await vi.waitFor(() => expect(stderr.join('')).toContain('[info] serving 32 tools'), {
+      timeout: 30_000,
+      interval: 20,
+    });
 
     // A client that raises the level hears nothing below it.
     await client.setLoggingLevel('error');
