@@ -1,3 +1,4 @@
+import { statSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -371,6 +372,9 @@ describe('document cache', () => {
     await writeFile(file, 'export const one = 1;\n');
     await utimes(file, mtime, mtime);
     expect((await documents.read('src/file0.ts', 1_000_000)).text).toContain('one');
+    // Old means stamped in an earlier clock tick than the rewrite: without the racy window, a
+    // rewrite in the same tick keeps the ctime too, and nothing could tell.
+    passFilesystemTick(root);
     await writeFile(file, 'export const two = 2;\n');
     await utimes(file, mtime, mtime);
     expect((await documents.read('src/file0.ts', 1_000_000)).text).toContain('two');
@@ -391,3 +395,15 @@ describe('document cache', () => {
     });
   });
 });
+
+/**
+ * Waits until the filesystem's clock has moved past every stamp made so far, by touching a
+ * scratch file in `folder` until its change time moves: a change made afterwards gets a later
+ * stamp. No timing is assumed; the loop ends at the kernel's next clock tick.
+ */
+function passFilesystemTick(folder: string): void {
+  const scratch = path.join(folder, '.filesystem-tick');
+  writeFileSync(scratch, '0');
+  const first = statSync(scratch).ctimeMs;
+  for (let round = 1; statSync(scratch).ctimeMs === first; round += 1) writeFileSync(scratch, String(round));
+}
