@@ -116,6 +116,19 @@ describe('syntax extraction', () => {
     expect(python!.routes).toEqual([{ method: 'POST', path: '/items', line: 1 }]);
   });
 
+  it('takes no method named like an Object property for a route method', async () => {
+    const script = await analyzeText(
+      'server.js',
+      "app.constructor('/a', h);\napp.toString('/b', h);\napp.hasOwnProperty('/c', h);\napp.post('/d', h);\n",
+    );
+    expect(script!.routes).toEqual([{ method: 'POST', path: '/d', line: 4 }]);
+    const python = await analyzeText(
+      'app.py',
+      '@app.constructor("/a")\ndef a():\n    pass\n\n@app.get("/b")\ndef b():\n    pass\n',
+    );
+    expect(python!.routes).toEqual([{ method: 'GET', path: '/b', line: 5 }]);
+  });
+
   it('reports syntax errors with positions', async () => {
     const analysis = await analyzeText('bad.json', '{"a": }\n');
     expect(analysis!.syntaxProblems.length).toBeGreaterThan(0);

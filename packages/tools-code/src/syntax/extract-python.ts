@@ -3,22 +3,23 @@ import { ExtractionContext, stringLiteralValue } from './extraction-context.js';
 import type { FileAnalysis, SymbolKindName } from './symbols.js';
 import { walkTree } from './tree-walk.js';
 
-const ROUTE_DECORATORS: Record<string, string> = {
-  get: 'GET',
-  post: 'POST',
-  put: 'PUT',
-  patch: 'PATCH',
-  delete: 'DELETE',
-  route: 'ANY',
-  api_route: 'ANY',
-  websocket: 'WEBSOCKET',
-};
+/** A Map, so a decorator named like an Object property (`@app.constructor(…)`) is no route. */
+const ROUTE_DECORATORS = new Map<string, string>([
+  ['get', 'GET'],
+  ['post', 'POST'],
+  ['put', 'PUT'],
+  ['patch', 'PATCH'],
+  ['delete', 'DELETE'],
+  ['route', 'ANY'],
+  ['api_route', 'ANY'],
+  ['websocket', 'WEBSOCKET'],
+]);
 
 function recordDecoratorRoute(decorator: Node, analysis: FileAnalysis): void {
   const call = decorator.namedChildren.find((child) => child?.type === 'call');
   const callee = call?.childForFieldName('function');
   if (callee?.type !== 'attribute') return;
-  const method = ROUTE_DECORATORS[callee.childForFieldName('attribute')?.text ?? ''];
+  const method = ROUTE_DECORATORS.get(callee.childForFieldName('attribute')?.text ?? '');
   const first = call?.childForFieldName('arguments')?.namedChildren[0] ?? null;
   const routePath = stringLiteralValue(first);
   if (method !== undefined && routePath?.startsWith('/')) {

@@ -3,18 +3,19 @@ import { ExtractionContext, stringLiteralValue } from './extraction-context.js';
 import type { FileAnalysis, SymbolKindName } from './symbols.js';
 import { walkTree } from './tree-walk.js';
 
-const ROUTE_METHODS: Record<string, string> = {
-  get: 'GET',
-  post: 'POST',
-  put: 'PUT',
-  patch: 'PATCH',
-  delete: 'DELETE',
-  del: 'DELETE',
-  head: 'HEAD',
-  options: 'OPTIONS',
-  all: 'ANY',
-  route: 'ANY',
-};
+/** A Map, so a method named like an Object property (`x.constructor(…)`) is no route method. */
+const ROUTE_METHODS = new Map<string, string>([
+  ['get', 'GET'],
+  ['post', 'POST'],
+  ['put', 'PUT'],
+  ['patch', 'PATCH'],
+  ['delete', 'DELETE'],
+  ['del', 'DELETE'],
+  ['head', 'HEAD'],
+  ['options', 'OPTIONS'],
+  ['all', 'ANY'],
+  ['route', 'ANY'],
+]);
 
 const IDENTIFIER_TYPES = new Set([
   'identifier',
@@ -38,23 +39,22 @@ function isExported(declaration: Node): boolean {
   return parent?.type === 'export_statement';
 }
 
-function recordRoute(call: Node, context: ExtractionContext): void {
-  const callee = call.childForFieldName('function');
-  if (callee?.type !== 'member_expression') return;
-  const property = callee.childForFieldName('property')?.text;
-  if (property === undefined) return;
-  const method = ROUTE_METHODS[property];
+/**
+ * `app.get('/path', handler)` and the like: `property` is the name the callee's member expression
+ * ends in. Every other method call returns at once, before its arguments are asked for (each node
+ * asked for crosses into WebAssembly, and method calls are among the commonest nodes).
+ */
+function recordRoute(call: Node, property: string, context: ExtractionContext): void {
+  const method = ROUTE_METHODS.get(property);
+  if (method === undefined) return;
   const argumentsNode = call.childForFieldName('arguments');
   if (argumentsNode === null) return;
-  const first = argumentsNode.namedChildren[0];
-  if (first === undefined || first === null) return;
-  if (method !== undefined) {
-    const routePath = stringLiteralValue(first);
-    // A handler must follow (or the route is chained, as in router.route('/x').get(...)).
-    if (routePath?.startsWith('/') && (argumentsNode.namedChildCount >= 2 || property === 'route')) {
-      context.analysis.routes.push({ method, path: routePath, line: call.startPosition.row + 1 });
-    }
-    return;
+  const first = argumentsNode.namedChild(0);
+  if (first === null) return;
+  const routePath = stringLiteralValue(first);
+  // A handler must follow (or the route is chained, as in router.route('/x').get(...)).
+  if (routePath?.startsWith('/') && (argumentsNode.namedChildCount >= 2 || property === 'route')) {
+    context.analysis.routes.push({ method, path: routePath, line: call.startPosition.row + 1 });
   }
 }
 
@@ -195,7 +195,7 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
         } else if (callee?.type === 'member_expression') {
           const property = callee.childForFieldName('property')?.text;
           if (property === 'route') recordObjectRoute(node, context);
-          recordRoute(node, context);
+          if (property !== undefined) recordRoute(node, property, context);
         }
         return undefined;
       }
