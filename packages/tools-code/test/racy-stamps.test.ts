@@ -104,18 +104,42 @@ describe('an analysis whose file stamp cannot vouch for it', () => {
     expect(second.analyses.get('src/file1.ts')).toBe(first.analyses.get('src/file1.ts'));
   });
 
-  it('is trusted by its stamp once the stamp is old enough to vouch for it', async () => {
+  // The worker threads judge by their own clock, offset by the index's (which runs ahead here).
+  it.each([
+    ['in this thread', 0, 2],
+    ['on worker threads', 2, 450],
+  ])(
+    'is trusted by its stamp once the stamp is old enough to vouch for it (%s)',
+    async (_label, workers, count) => {
+      const root = await project(count);
+      frozen.set('src/file0.ts', undefined);
+      // Seen long after the files were written: their stamps are not racy.
+      const index = new SyntaxIndex(root, {
+        watch: false,
+        analysisWorkers: workers,
+        clock: () => Date.now() + 60_000,
+      });
+      await index.refresh();
+      // Not a rewrite the kernel could stamp the same (the ctime moved on long ago): unchanged stamps
+      // mean an unchanged file, and nothing is read again.
+      await rewriteInPlace(root, 'src/file0.ts', 'export const gamma0000 = 1;\n');
+      const second = await index.refresh();
+      expect(second.reparsed).toBe(0);
+      expect(names(second, 'src/file0.ts')).toEqual(['alpha0000']);
+    },
+  );
+
+  it('is judged racy by when its text was read, not by when the listing began', async () => {
     const root = await project(2);
     frozen.set('src/file0.ts', undefined);
-    // Seen long after the files were written: their stamps are not racy.
+    // The listing begins now, each read a minute later: by then the stamps vouch for the texts.
+    let calls = 0;
     const index = new SyntaxIndex(root, {
       watch: false,
       analysisWorkers: 0,
-      clock: () => Date.now() + 60_000,
+      clock: () => Date.now() + (calls++ === 0 ? 0 : 60_000),
     });
     await index.refresh();
-    // Not a rewrite the kernel could stamp the same (the ctime moved on long ago): unchanged stamps
-    // mean an unchanged file, and nothing is read again.
     await rewriteInPlace(root, 'src/file0.ts', 'export const gamma0000 = 1;\n');
     const second = await index.refresh();
     expect(second.reparsed).toBe(0);

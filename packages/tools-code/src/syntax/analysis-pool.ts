@@ -92,7 +92,7 @@ export interface AnalysisFile {
 
 /**
  * Called for each file a worker answered, with the {@link contentHash} of the text it analysed
- * when `wantsHash` asked for one (and the file could be read).
+ * when `hashUntil` asked for one and the worker read the file in time (see AnalysisRequest).
  */
 export type OnAnalysis<File> = (
   file: File,
@@ -133,7 +133,7 @@ export class AnalysisWorkers<File extends AnalysisFile = AnalysisFile> {
   readonly #maxWorkers: number;
   readonly #onAnalysis: OnAnalysis<File>;
   readonly #signal: AbortSignal | undefined;
-  readonly #wantsHash: ((file: File) => boolean) | undefined;
+  readonly #hashUntil: ((file: File) => number | undefined) | undefined;
   /** Files handed over, in order; those before {@link #sent} are with a worker or answered. */
   readonly #handed: File[] = [];
   #sent = 0;
@@ -152,13 +152,13 @@ export class AnalysisWorkers<File extends AnalysisFile = AnalysisFile> {
     maxWorkers: number,
     onAnalysis: OnAnalysis<File>,
     signal?: AbortSignal,
-    wantsHash?: (file: File) => boolean,
+    hashUntil?: (file: File) => number | undefined,
   ) {
     this.#root = root;
     this.#maxWorkers = maxWorkers;
     this.#onAnalysis = onAnalysis;
     this.#signal = signal;
-    this.#wantsHash = wantsHash;
+    this.#hashUntil = hashUntil;
     this.#done = new Promise((resolve) => {
       this.#resolveDone = resolve;
     });
@@ -215,11 +215,12 @@ export class AnalysisWorkers<File extends AnalysisFile = AnalysisFile> {
         slot.worker.postMessage({
           id,
           root: this.#root,
-          files: batch.map((file) =>
-            this.#wantsHash?.(file) === true
-              ? { relative: file.relative, absolute: file.absolute, hash: true }
-              : { relative: file.relative, absolute: file.absolute },
-          ),
+          files: batch.map((file) => {
+            const hashUntil = this.#hashUntil?.(file);
+            return hashUntil === undefined
+              ? { relative: file.relative, absolute: file.absolute }
+              : { relative: file.relative, absolute: file.absolute, hashUntil };
+          }),
         } satisfies AnalysisRequest);
       }
     }
@@ -296,7 +297,7 @@ export async function analyzeOnWorkers(
   maxWorkers: number,
   onAnalysis: (index: number, analysis: FileAnalysis | undefined, hash: string | undefined) => void,
   signal?: AbortSignal,
-  wantsHash?: (file: AnalysisFile) => boolean,
+  hashUntil?: (file: AnalysisFile) => number | undefined,
 ): Promise<void> {
   const indexOf = new Map(files.map((file, index) => [file, index] as const));
   const workers = new AnalysisWorkers(
@@ -304,7 +305,7 @@ export async function analyzeOnWorkers(
     maxWorkers,
     (file, analysis, hash) => onAnalysis(indexOf.get(file)!, analysis, hash),
     signal,
-    wantsHash,
+    hashUntil,
   );
   for (const file of files) workers.add(file);
   await workers.finish();

@@ -13,8 +13,12 @@ export interface AnalysisRequest {
   id: number;
   /** Workspace root: files are read only inside it, never through a symlink. */
   root: string;
-  /** `hash`: the caller wants the {@link contentHash} of the text analysed, too. */
-  files: { relative: string; absolute: string; hash?: boolean }[];
+  /**
+   * `hashUntil`: the caller wants the {@link contentHash} of the text analysed when this thread
+   * reads the file no later than this time (`Date.now()`): a read that close to the file's last
+   * change cannot be vouched for by its stamp (see syntax-index.ts, `racyContent`).
+   */
+  files: { relative: string; absolute: string; hashUntil?: number }[];
 }
 
 export interface AnalysisResponse {
@@ -39,9 +43,11 @@ parentPort?.on('message', async (request: AnalysisRequest) => {
     let analysis: FileAnalysis | undefined;
     let hash: string | null = null;
     try {
+      const readAt = Date.now();
       const text = readConfinedText(request.root, file.absolute);
       analysis = text === undefined ? undefined : await analyzeText(file.relative, text);
-      if (file.hash === true && text !== undefined) hash = contentHash(text);
+      if (file.hashUntil !== undefined && readAt <= file.hashUntil && text !== undefined)
+        hash = contentHash(text);
     } catch {
       failed.push(index);
     }

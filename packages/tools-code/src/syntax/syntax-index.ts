@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isRacyStamp, type KeptState } from '@assistant-kit/tool-core';
+import { isRacyStamp, type KeptState, RACY_MARGIN_MS } from '@assistant-kit/tool-core';
 import { throwIfCancelled } from '../errors.js';
 import { readConfinedText } from '../files/confined-fs.js';
 import { sameFileVersion, yieldToEventLoop } from '../files/folder-scan.js';
@@ -37,13 +37,13 @@ interface CachedAnalysis {
    */
   observedAt?: number;
   /**
-   * Present while the file's stamp cannot vouch for the analysis: its ctime was too close to
-   * `observedAt` (tool-core `isRacyStamp`), so a rewrite in the same clock tick, with the same size
-   * and the mtime set back, would leave size, mtime and ctime as they are. Holds the
+   * Present while the file's stamp cannot vouch for the analysis: its ctime was too close to the
+   * moment the text was read (tool-core `isRacyStamp`), so a rewrite in the same clock tick, with
+   * the same size and the mtime set back, would leave size, mtime and ctime as they are. Holds the
    * {@link contentHash} of the text analysed, which the next refresh compares with the file's text
-   * before it trusts the analysis; null when that text is unknown (the file is parsed again).
+   * (see #verifyRacy) before it trusts the analysis, as git does for its racily clean entries.
    */
-  racyContent?: string | null;
+  racyContent?: string;
 }
 
 /** A workspace snapshot: the files found and the analysis of every parsable one. */
@@ -105,21 +105,24 @@ function needsParse(file: Pick<WalkedFile, 'relative' | 'size'>): boolean {
 }
 
 /**
- * True when a file's stamp, seen at `observedAt` (or without a time or a ctime), cannot vouch
- * for the text read after it (tool-core `isRacyStamp`).
+ * True when a file's stamp cannot vouch for a text read at `readAt` (or without a time or a
+ * ctime): see tool-core `isRacyStamp`.
  */
-function isRacy(file: { ctimeMs?: number }, observedAt: number | undefined): boolean {
-  return file.ctimeMs === undefined || observedAt === undefined || isRacyStamp(file.ctimeMs, observedAt);
+function isRacy(file: { ctimeMs?: number }, readAt: number | undefined): boolean {
+  return file.ctimeMs === undefined || readAt === undefined || isRacyStamp(file.ctimeMs, readAt);
 }
 
-/** The {@link contentHash} an analysis of `text` must keep when the file's stamp is racy. */
+/** The {@link contentHash} an analysis of `text`, read at `readAt`, must keep when the stamp is racy. */
 function hashIfRacy(
   file: { ctimeMs?: number },
-  observedAt: number | undefined,
+  readAt: number | undefined,
   text: string | undefined,
 ): string | undefined {
-  return text !== undefined && isRacy(file, observedAt) ? contentHash(text) : undefined;
+  return text !== undefined && isRacy(file, readAt) ? contentHash(text) : undefined;
 }
+
+/** Files whose racy analyses are checked between two yields to the event loop. */
+const RACY_CHECKS_PER_SLICE = 64;
 
 /**
  * The syntax engine's memory of the workspace: one analysis per file, reused until the file's
@@ -353,7 +356,7 @@ export class SyntaxIndex {
         answered++;
       },
       options.signal,
-      (file) => isRacy(file, observedAt),
+      (file) => this.#hashUntil(file),
     );
     return {
       offer: (file) => {
@@ -361,7 +364,7 @@ export class SyntaxIndex {
         if (options.filter !== undefined && !options.filter(file.relative)) return;
         // A tree that gave up part-way is walked again: a file is handed over once. A file
         // another refresh is parsing is left to it (see #parsing).
-        if (!needsParse(file) || !this.#isStale(file, observedAt) || this.#parsing.has(file.relative)) return;
+        if (!needsParse(file) || !this.#isStale(file) || this.#parsing.has(file.relative)) return;
         const kept = restored?.files.get(file.relative);
         if (kept !== undefined && keptFits(kept, file)) return;
         parse.claim(file.relative);
@@ -405,21 +408,50 @@ export class SyntaxIndex {
     };
   }
 
-  /**
-   * True when the file must be parsed (again): nothing cached, another version cached, or a cached
-   * analysis whose stamp could not vouch for it (see {@link CachedAnalysis.racyContent}) and whose
-   * text, read again now, differs. A match counts as seen by this refresh (`observedAt`).
-   */
-  #isStale(file: WalkedFile, observedAt: number): boolean {
+  /** True when the file must be parsed (again): nothing cached, or another version cached. */
+  #isStale(file: WalkedFile): boolean {
     const cached = this.#cache.get(file.relative);
-    if (cached === undefined || !sameFileVersion(cached, file)) return true;
-    if (cached.racyContent === undefined || cached.observedAt === observedAt) return false;
-    if (cached.racyContent === null) return true;
-    const text = readConfinedText(this.root, file.absolute);
-    if (text === undefined || contentHash(text) !== cached.racyContent) return true;
-    cached.observedAt = observedAt;
-    if (!isRacy(file, observedAt)) delete cached.racyContent;
-    return false;
+    return cached === undefined || !sameFileVersion(cached, file);
+  }
+
+  /**
+   * Until when (by `Date.now()`) a read of the file cannot be vouched for by its stamp: a worker
+   * that reads it by then hands back the hash of the text (see {@link CachedAnalysis.racyContent}).
+   * The index's clock may run ahead of `Date.now()` (tests), hence the offset.
+   */
+  #hashUntil(file: WalkedFile): number {
+    return file.ctimeMs + RACY_MARGIN_MS - (this.#clock() - Date.now());
+  }
+
+  /**
+   * Reads again every listed file whose cached analysis its stamp could not vouch for (see
+   * {@link CachedAnalysis.racyContent}), a slice at a time: a text that still hashes the same
+   * keeps its analysis (seen by this refresh, and no longer racy once read long enough after its
+   * last change); another text drops it, so the file is parsed again.
+   */
+  async #verifyRacy(
+    files: readonly WalkedFile[],
+    observedAt: number,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    let sinceYield = 0;
+    for (const file of files) {
+      const cached = this.#cache.get(file.relative);
+      if (cached?.racyContent === undefined || cached.observedAt === observedAt) continue;
+      if (!sameFileVersion(cached, file)) continue;
+      const readAt = this.#clock();
+      const text = readConfinedText(this.root, file.absolute);
+      if (text === undefined || contentHash(text) !== cached.racyContent) this.#forget(file.relative);
+      else {
+        cached.observedAt = observedAt;
+        if (!isRacy(file, readAt)) delete cached.racyContent;
+      }
+      if (++sinceYield >= RACY_CHECKS_PER_SLICE) {
+        sinceYield = 0;
+        throwIfCancelled(signal);
+        await yieldToEventLoop();
+      }
+    }
   }
 
   /** Keeps the analyses once the answer this refresh was for is out (and at close at the latest). */
@@ -485,7 +517,8 @@ export class SyntaxIndex {
     observedAt: number,
     signal: AbortSignal | undefined,
   ): Promise<number> {
-    let stale = files.filter((file) => this.#isStale(file, observedAt));
+    await this.#verifyRacy(files, observedAt, signal);
+    let stale = files.filter((file) => this.#isStale(file));
     // Again after each wait: a third refresh may have started parsing some of them meanwhile.
     for (;;) {
       const elsewhere = new Set<Promise<void>>();
@@ -496,7 +529,7 @@ export class SyntaxIndex {
       if (elsewhere.size === 0) break;
       await Promise.all(elsewhere);
       throwIfCancelled(signal);
-      stale = stale.filter((file) => this.#isStale(file, observedAt));
+      stale = stale.filter((file) => this.#isStale(file));
     }
     if (stale.length === 0) return 0;
     const parsable = stale.filter(needsParse);
@@ -528,19 +561,20 @@ export class SyntaxIndex {
           this.#store(parsable[index]!, analysis, observedAt, hash);
         },
         signal,
-        (file) => isRacy(file as WalkedFile, observedAt),
+        (file) => this.#hashUntil(file as WalkedFile),
       );
     }
     let sinceYield = 0;
     for (const [index, file] of parsable.entries()) {
       if (done[index]) continue;
       throwIfCancelled(signal);
+      const readAt = this.#clock();
       const text = readConfinedText(this.root, file.absolute);
       this.#store(
         file,
         text === undefined ? undefined : await analyzeText(file.relative, text),
         observedAt,
-        hashIfRacy(file, observedAt, text),
+        hashIfRacy(file, readAt, text),
       );
       if (++sinceYield >= PARSES_PER_SLICE) {
         sinceYield = 0;
@@ -552,7 +586,7 @@ export class SyntaxIndex {
   /**
    * Caches a file's analysis. Only a file from a listing (with its status change time, and the
    * time the listing began) may be kept between sessions. `hash` is the {@link contentHash} of the
-   * text analysed, needed only when the file's stamp cannot vouch for it (see
+   * text analysed, given only when the file's stamp cannot vouch for it (see
    * {@link CachedAnalysis.racyContent}, {@link hashIfRacy}).
    */
   #store(
@@ -567,7 +601,7 @@ export class SyntaxIndex {
       if (observedAt !== undefined) cached.observedAt = observedAt;
     }
     // A file without a grammar (or too large) has no analysis, whatever its text.
-    if (needsParse(file) && isRacy(file, observedAt)) cached.racyContent = hash ?? null;
+    if (hash !== undefined) cached.racyContent = hash;
     this.#cache.set(file.relative, cached);
     this.#generation++;
     this.#parsedSinceKept++;
