@@ -62,6 +62,17 @@ async function rewriteInPlace(root: string, relative: string, text: string): Pro
   await utimes(file, MTIME, MTIME);
 }
 
+/**
+ * Refreshes the index, rewrites src/file0.ts in place (same size, mtime set back: its walked
+ * stamps are frozen by the test) and refreshes again: the second snapshot.
+ */
+async function refreshAroundRewrite(index: SyntaxIndex, root: string) {
+  const first = await index.refresh();
+  expect(names(first, 'src/file0.ts')).toEqual(['alpha0000']);
+  await rewriteInPlace(root, 'src/file0.ts', 'export const gamma0000 = 1;\n');
+  return index.refresh();
+}
+
 function names(
   snapshot: { analyses: Map<string, { symbols: { name: string }[] }> },
   relative: string,
@@ -80,11 +91,7 @@ describe('an analysis whose file stamp cannot vouch for it', () => {
       await utimes(path.join(root, 'src/file0.ts'), MTIME, MTIME);
       frozen.set('src/file0.ts', undefined);
       const index = new SyntaxIndex(root, { watch: false, analysisWorkers: workers });
-      const first = await index.refresh();
-      expect(names(first, 'src/file0.ts')).toEqual(['alpha0000']);
-
-      await rewriteInPlace(root, 'src/file0.ts', 'export const gamma0000 = 1;\n');
-      const second = await index.refresh();
+      const second = await refreshAroundRewrite(index, root);
       expect(names(second, 'src/file0.ts')).toEqual(['gamma0000']);
       expect(second.reparsed).toBe(1);
     },
@@ -119,11 +126,9 @@ describe('an analysis whose file stamp cannot vouch for it', () => {
         analysisWorkers: workers,
         clock: () => Date.now() + 60_000,
       });
-      await index.refresh();
       // Not a rewrite the kernel could stamp the same (the ctime moved on long ago): unchanged stamps
       // mean an unchanged file, and nothing is read again.
-      await rewriteInPlace(root, 'src/file0.ts', 'export const gamma0000 = 1;\n');
-      const second = await index.refresh();
+      const second = await refreshAroundRewrite(index, root);
       expect(second.reparsed).toBe(0);
       expect(names(second, 'src/file0.ts')).toEqual(['alpha0000']);
     },
@@ -139,9 +144,7 @@ describe('an analysis whose file stamp cannot vouch for it', () => {
       analysisWorkers: 0,
       clock: () => Date.now() + (calls++ === 0 ? 0 : 60_000),
     });
-    await index.refresh();
-    await rewriteInPlace(root, 'src/file0.ts', 'export const gamma0000 = 1;\n');
-    const second = await index.refresh();
+    const second = await refreshAroundRewrite(index, root);
     expect(second.reparsed).toBe(0);
     expect(names(second, 'src/file0.ts')).toEqual(['alpha0000']);
   });

@@ -600,7 +600,6 @@ export class SyntaxIndex {
       cached.ctimeMs = file.ctimeMs;
       if (observedAt !== undefined) cached.observedAt = observedAt;
     }
-    // A file without a grammar (or too large) has no analysis, whatever its text.
     if (hash !== undefined) cached.racyContent = hash;
     this.#cache.set(file.relative, cached);
     this.#generation++;
