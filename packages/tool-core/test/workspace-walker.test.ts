@@ -152,6 +152,52 @@ describe('GitignoreOracle', () => {
   });
 });
 
+describe('folders that share one .gitignore text', () => {
+  // Rules of equal text are compiled once per walk and shared; each folder must still match
+  // paths relative to itself (an anchored pattern, a re-include, answers cached by the rules).
+  const sharedText = '/build/\n*.log\n!keep.log\n';
+
+  beforeEach(() => {
+    for (const base of ['pkg-a', 'libs/pkg-b']) {
+      write(`${base}/.gitignore`, sharedText);
+      write(`${base}/build/out.js`);
+      write(`${base}/src/build/kept.ts`);
+      write(`${base}/debug.log`);
+      write(`${base}/keep.log`);
+    }
+    write('libs/build/kept.js');
+  });
+
+  it('match paths relative to their own folder, in a walk and in an oracle', async () => {
+    const listed = (await walk()).filter((entry) => entry.startsWith('pkg-a') || entry.startsWith('libs'));
+    expect(listed).toEqual([
+      'libs/',
+      'libs/build/',
+      'libs/build/kept.js',
+      'libs/pkg-b/',
+      'libs/pkg-b/.gitignore',
+      'libs/pkg-b/keep.log',
+      'libs/pkg-b/src/',
+      'libs/pkg-b/src/build/',
+      'libs/pkg-b/src/build/kept.ts',
+      'pkg-a/',
+      'pkg-a/.gitignore',
+      'pkg-a/keep.log',
+      'pkg-a/src/',
+      'pkg-a/src/build/',
+      'pkg-a/src/build/kept.ts',
+    ]);
+    const oracle = new GitignoreOracle(root);
+    for (const base of ['pkg-a', 'libs/pkg-b']) {
+      expect(oracle.ignoresDirectory(`${base}/build`)).toBe(true);
+      expect(oracle.ignoresDirectory(`${base}/src/build`)).toBe(false);
+      expect(oracle.ignoresFile(`${base}/debug.log`)).toBe(true);
+      expect(oracle.ignoresFile(`${base}/keep.log`)).toBe(false);
+    }
+    expect(oracle.ignoresDirectory('libs/build')).toBe(false);
+  });
+});
+
 describe('compareText', () => {
   it('sorts by UTF-8 bytes, as ripgrep does', () => {
     expect(['\u{1F600}', '\uFF21', 'a'].sort(compareText)).toEqual(['a', '\uFF21', '\u{1F600}']);

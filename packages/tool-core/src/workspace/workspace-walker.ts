@@ -164,7 +164,16 @@ export function ignoredByLayers(
   return false;
 }
 
-function readRules(file: string): Ignore | undefined {
+/**
+ * Rules already compiled by one tree of {@link GitignoreRules}, by their text. The packages of a
+ * monorepo often carry the same .gitignore, and compiling (and warming) the same rules once per
+ * folder was a fifth of a large listing's folder phase. Sharing is sound: each layer asks about
+ * paths relative to its own folder, so equal texts give equal answers for equal questions. Kept
+ * per tree (a walk, an oracle), never per process, so what the rules learn dies with the walk.
+ */
+type RulesByText = Map<string, Ignore>;
+
+function readRules(file: string, compiled: RulesByText): Ignore | undefined {
   let status: Stats | undefined;
   try {
     // Most folders have no .gitignore: a quiet lstat is much cheaper than a thrown ENOENT.
@@ -190,7 +199,12 @@ function readRules(file: string): Ignore | undefined {
   } catch {
     return undefined;
   }
-  return compileGitignore(content);
+  let rules = compiled.get(content);
+  if (rules === undefined) {
+    rules = compileGitignore(content);
+    compiled.set(content, rules);
+  }
+  return rules;
 }
 
 /**
@@ -201,33 +215,36 @@ function readRules(file: string): Ignore | undefined {
  */
 export class GitignoreRules {
   readonly #layers: readonly GitignoreLayer[];
+  readonly #compiled: RulesByText;
 
-  private constructor(layers: readonly GitignoreLayer[]) {
+  private constructor(layers: readonly GitignoreLayer[], compiled: RulesByText) {
     this.#layers = layers;
+    this.#compiled = compiled;
   }
 
   /** No rules at all (a walk that ignores .gitignore files). */
   static none(): GitignoreRules {
-    return new GitignoreRules([]);
+    return new GitignoreRules([], new Map());
   }
 
   /** The rules that apply at the workspace root: `.git/info/exclude`, then the root `.gitignore`. */
   static forRoot(root: string): GitignoreRules {
     const layers: GitignoreLayer[] = [];
-    const exclude = readRules(path.join(root, '.git', 'info', 'exclude'));
+    const compiled: RulesByText = new Map();
+    const exclude = readRules(path.join(root, '.git', 'info', 'exclude'), compiled);
     if (exclude !== undefined) layers.push({ base: '', rules: exclude });
-    const own = readRules(path.join(root, '.gitignore'));
+    const own = readRules(path.join(root, '.gitignore'), compiled);
     if (own !== undefined) layers.push({ base: '', rules: own });
-    return new GitignoreRules(layers);
+    return new GitignoreRules(layers, compiled);
   }
 
   /** Rules for a sub-folder: these rules plus its own .gitignore when it has one. */
   descend(absoluteDirectory: string, relativeDirectory: string, hasGitignore: boolean): GitignoreRules {
     if (!hasGitignore) return this;
-    const own = readRules(path.join(absoluteDirectory, '.gitignore'));
+    const own = readRules(path.join(absoluteDirectory, '.gitignore'), this.#compiled);
     return own === undefined
       ? this
-      : new GitignoreRules([...this.#layers, { base: relativeDirectory, rules: own }]);
+      : new GitignoreRules([...this.#layers, { base: relativeDirectory, rules: own }], this.#compiled);
   }
 
   /** True when the workspace-relative path is ignored (`isDirectory` enables 'name/' rules). */
