@@ -120,6 +120,9 @@ await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve))
 const pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`;
 
 // --- Servers -----------------------------------------------------------------------------------
+// The package's bench script builds this package and the ones it depends on first, so the rows
+// measure the bin users run. Run directly without a build, the rows measure the source through
+// tsx (its start-up costs several hundred milliseconds) and their names say so.
 const builtBin = path.join(packageRoot, 'dist', 'bin.js');
 const oursFromBuild = existsSync(builtBin);
 const oursCommand = oursFromBuild
