@@ -11,6 +11,11 @@ export default defineConfig({
         find: /^@assistant-kit\/([a-z-]+)$/,
         replacement: `${packagesDirectory}$1/src/index.ts`,
       },
+      // A package's other entries (the kernel's `./typebox`) are its src/<name>.ts.
+      {
+        find: /^@assistant-kit\/([a-z-]+)\/([a-z-]+)$/,
+        replacement: `${packagesDirectory}$1/src/$2.ts`,
+      },
     ],
   },
   test: {

@@ -145,3 +145,23 @@ describe('the dependency rules of ARCHITECTURE.md', () => {
     }
   });
 });
+
+describe('TypeBox', () => {
+  // Built, the kernel's `./typebox` and `./typebox-compile` entries are TypeBox bundled into a few
+  // files: importing TypeBox's own several hundred modules instead was half of the MCP server's
+  // start (kernel/src/typebox.ts). Type-only imports cost nothing at run time and stay allowed.
+  it('is imported by the packages only through the kernel, except in type-only imports', () => {
+    const offending: string[] = [];
+    for (const manifest of manifests().filter((candidate) => candidate.name !== 'kernel')) {
+      for (const file of sourceFiles(manifest.directory)) {
+        const code = readFileSync(file, 'utf8');
+        const pattern =
+          /(import\s+type\s[^;]*?from\s+|(?:from|import|require\()\s*\(?\s*)['"]typebox(?:\/[a-z]+)?['"]/g;
+        for (const match of code.matchAll(pattern)) {
+          if (!match[1]?.startsWith('import')) offending.push(`${path.relative(root, file)}: ${match[0]}`);
+        }
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+});

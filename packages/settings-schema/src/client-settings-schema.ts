@@ -1,4 +1,4 @@
-import Type from 'typebox';
+import Type from '@assistant-kit/kernel/typebox';
 import {
   CLASSIFIER_PROVIDERS,
   CODING_PROVIDERS,

@@ -1,6 +1,6 @@
 import { type SchemaError, schemaProblems } from '@assistant-kit/kernel';
+import { Compile, type Validator } from '@assistant-kit/kernel/typebox-compile';
 import type { TSchema } from 'typebox';
-import { Compile, type Validator } from 'typebox/compile';
 import { ClientSettings } from './client-settings-schema.js';
 import { describeSchema, schemaAt } from './describe-schema.js';
 import { CLIENT_SETTINGS_FIELD_NAMES, isClientSettingsField } from './fields.js';

@@ -1,4 +1,4 @@
-import { type TUnsafe, Type } from 'typebox';
+import { type TUnsafe, Type } from '@assistant-kit/kernel/typebox';
 
 /**
  * A string restricted to the given values, emitted as plain JSON Schema

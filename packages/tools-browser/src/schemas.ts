@@ -1,5 +1,5 @@
+import { Type } from '@assistant-kit/kernel/typebox';
 import { StringEnum } from '@assistant-kit/tool-core';
-import { Type } from 'typebox';
 
 /** Wait conditions of browser_open and browser_navigate. */
 export const WAIT_UNTIL_VALUES = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;

@@ -1,5 +1,5 @@
+import { Type } from '@assistant-kit/kernel/typebox';
 import { StringEnum } from '@assistant-kit/tool-core';
-import { Type } from 'typebox';
 
 /** Sections repo_map can include (SPEC 4.4). */
 export const REPO_MAP_SECTIONS = [

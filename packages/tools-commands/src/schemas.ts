@@ -1,5 +1,5 @@
+import { type Static, Type } from '@assistant-kit/kernel/typebox';
 import { StringEnum } from '@assistant-kit/tool-core';
-import { type Static, Type } from 'typebox';
 
 /** Most items `sources` may hold (SPEC 8). */
 export const MAX_SOURCES = 50;

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type } from '@assistant-kit/kernel/typebox';
 
 const workspacePath = (description = 'workspace path, relative or absolute') => Type.String({ description });
 

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type } from '@assistant-kit/kernel/typebox';
 
 /** Parameters of workspace_diff (SPEC 4.4); additional properties are not constrained. */
 export const WORKSPACE_DIFF_PARAMETERS = Type.Object({

@@ -4,16 +4,22 @@ import type { TSchema } from 'typebox';
 import type { Compile as CompileFunction } from 'typebox/compile';
 import type { ArgumentProblem } from '../errors.js';
 
-// Why typebox's compiler is required on first use instead of imported: it is about 300 ES module
-// files on top of the type builders, and Node resolves and links each one separately, which is a
-// large part of a process's start (an MCP server answering tools/list never validates anything).
-// Node >= 20.19 (our engines floor) loads an ES module synchronously through require(), sharing
-// the module cache with import, so there is one typebox either way.
+// Why typebox's compiler is required on first use instead of imported: an MCP server answering
+// tools/list never validates anything, and from source the compiler is about 300 ES module files
+// on top of the type builders, each resolved and linked separately. Node >= 20.19 (our engines
+// floor) loads an ES module synchronously through require(), sharing the module cache with import.
+// Built, it comes from the kernel's bundled TypeBox, the copy the type builders come from (see
+// kernel/src/typebox.ts); from source (this file is TypeScript) the kernel's entry is TypeScript
+// too, which require() cannot load, so TypeBox's own module is required: the same copy the
+// kernel's source re-exports. One TypeBox either way.
 const requireFromHere = createRequire(import.meta.url);
+const COMPILER_MODULE = import.meta.url.endsWith('.ts')
+  ? 'typebox/compile'
+  : '@assistant-kit/kernel/typebox-compile';
 let compileFunction: typeof CompileFunction | undefined;
 
 function compiler(): typeof CompileFunction {
-  compileFunction ??= (requireFromHere('typebox/compile') as { Compile: typeof CompileFunction }).Compile;
+  compileFunction ??= (requireFromHere(COMPILER_MODULE) as { Compile: typeof CompileFunction }).Compile;
   return compileFunction;
 }
 
