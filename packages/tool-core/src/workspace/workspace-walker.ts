@@ -166,10 +166,11 @@ export function ignoredByLayers(
 
 /**
  * Rules already compiled by one tree of {@link GitignoreRules}, by their text. The packages of a
- * monorepo often carry the same .gitignore, and compiling (and warming) the same rules once per
- * folder was a fifth of a large listing's folder phase. Sharing is sound: each layer asks about
- * paths relative to its own folder, so equal texts give equal answers for equal questions. Kept
- * per tree (a walk, an oracle), never per process, so what the rules learn dies with the walk.
+ * monorepo often carry the same .gitignore, and compiling the same rules once per folder cost a
+ * large listing's folder phase about 8 of its 65 ms (2,230 folders read). Sharing is sound: each
+ * layer asks about paths relative to its own folder, so equal texts give equal answers for equal
+ * questions. Kept per tree (a walk, an oracle), never per process, so what the rules learn dies
+ * with the walk.
  */
 type RulesByText = Map<string, Ignore>;
 
