@@ -126,6 +126,28 @@ describe.runIf(onThisLine)('the packed packages, installed with npm outside the 
     }
   });
 
+  // The start of every process that uses the packages rests on this (docs/decisions/packaging.md):
+  // TypeBox's several hundred modules loaded one by one were about 40 % of the MCP bin's start.
+  it("load TypeBox from the kernel's bundle, which imports no TypeBox module", async () => {
+    const dist = path.join(consumer, 'node_modules', '@assistant-kit', 'kernel', 'dist');
+    const files = (await readdir(dist)).filter((file) => file.endsWith('.js'));
+    for (const file of files) {
+      const text = await readFile(path.join(dist, file), 'utf8');
+      // Real imports start a line (and may span several); TypeBox's own code generator holds such
+      // text inside strings, never at a line's start.
+      expect(text, file).not.toMatch(/^(import|export)\b[^;]*?\bfrom\s*["']typebox(\/[a-z]+)?["']/m);
+      expect(text, file).not.toMatch(/\b(import|require)\(\s*["']typebox/);
+    }
+    const script = [
+      "import { Type } from '@assistant-kit/kernel/typebox';",
+      "import { Compile } from '@assistant-kit/kernel/typebox-compile';",
+      'const schema = Type.Object({ path: Type.String() });',
+      "console.log(Compile(schema).Check({ path: 'a' }), Compile(schema).Check({ path: 1 }));",
+    ].join('\n');
+    await writeFile(path.join(consumer, 'typebox-bundle.mjs'), `${script}\n`);
+    expect((await sh(process.execPath, ['typebox-bundle.mjs'], consumer)).stdout.trim()).toBe('true false');
+  });
+
   it(
     'publish as a dry run (pnpm publish -r --dry-run), each with its CHANGELOG',
     async () => {
