@@ -7,6 +7,7 @@ import {
   readBeforeImage,
   sizeOfFileImage,
 } from './before-images.js';
+import { labelRecorded, labelUnrecorded } from './change-labels.js';
 import {
   type CheckpointKind,
   type CheckpointRecord,
@@ -440,7 +441,12 @@ export class DispatchCheckpoints {
           () => this.#replacedSinceWritten(written),
         );
         this.#open = undefined;
-        return { id: open.id, commit: undefined, changedFiles, skippedLargeFiles };
+        return {
+          id: open.id,
+          commit: undefined,
+          changedFiles: await labelUnrecorded(this.workspace.root, changedFiles),
+          skippedLargeFiles,
+        };
       });
       if (ended?.value !== undefined) return ended.value;
     }
@@ -531,6 +537,7 @@ export class DispatchCheckpoints {
         open.baseTree = baseTree;
         [commit, changedFiles] = await recordEnd(false);
       }
+      changedFiles = await labelUnrecorded(this.workspace.root, changedFiles);
       const record: CheckpointRecord = {
         id: open.id,
         kind: 'dispatch',
@@ -1033,7 +1040,12 @@ export class DispatchCheckpoints {
         const [commit, changedFiles] =
           tree === baseTree
             ? [head, []]
-            : await Promise.all([shadow.commit(tree, head, message), shadow.changedFiles(baseTree, tree)]);
+            : await Promise.all([
+                shadow.commit(tree, head, message),
+                shadow
+                  .changedFiles(baseTree, tree)
+                  .then((files) => labelUnrecorded(this.workspace.root, files)),
+              ]);
         const record: CheckpointRecord = {
           id: dispatch.id,
           kind: 'dispatch',
@@ -1137,11 +1149,12 @@ export class DispatchCheckpoints {
     const reversed = targets.map((target) => target.id);
     // The commit and the change list do not depend on the checkout, so all three run at once; a
     // refused checkout leaves only an unreferenced commit object behind.
-    const [, commit, changedFiles] = await settleAll([
+    const [alreadyThere, commit, recordsChanged] = await settleAll([
       shadow.checkoutTree(snapshot.tree, targetTree, decided),
       shadow.commit(targetTree, log.head, `${id}: reverses ${reversed.join(', ')}`),
       shadow.changedFiles(snapshot.tree, targetTree),
     ] as const);
+    const changedFiles = labelRecorded(recordsChanged, alreadyThere);
     const now = new Date().toISOString();
     const record: CheckpointRecord = {
       id,

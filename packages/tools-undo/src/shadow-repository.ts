@@ -102,8 +102,23 @@ export interface RawChange {
   after: TreeEntry | undefined;
 }
 
-/** How a file changed between two checkpoints, as `git diff --name-status` names it (R and C with rename detection). */
-export type ChangeStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type_changed';
+/**
+ * How a file changed between two checkpoints, as `git diff --name-status` names it (R and C with
+ * rename detection), and two changes of the records alone, where the file itself was not touched:
+ * - `unrecorded`: the checkpoints no longer record a file that is still in the workspace (an
+ *   ignore rule now covers it, or it outgrew the size limit). git's diff calls it deleted.
+ * - `recorded`: an undo or redo records again a file that already stood in the workspace with
+ *   exactly the restored content, and left it as it was. git's diff calls it added.
+ */
+export type ChangeStatus =
+  | 'added'
+  | 'modified'
+  | 'deleted'
+  | 'renamed'
+  | 'copied'
+  | 'type_changed'
+  | 'unrecorded'
+  | 'recorded';
 
 /** A changed file as people read it: renames detected as git shows them. */
 export interface ChangedFile {
@@ -921,9 +936,16 @@ export class ShadowRepository {
    * after checking in Node that nothing stands in the way): cost follows the change. More, or
    * a file that becomes a folder or the reverse, go through `read-tree -m -u`, which walks both
    * whole trees and rebuilds the index's cache of tree ids (about 200 ms at 28,000 files).
+   *
+   * Returns the created paths it found already in place, which only the index took (always none
+   * on the whole-tree path, which refuses such a file).
    */
-  async checkoutTree(fromTree: string, toTree: string, decided?: ReadonlySet<string>): Promise<void> {
-    if (fromTree === toTree) return;
+  async checkoutTree(
+    fromTree: string,
+    toTree: string,
+    decided?: ReadonlySet<string>,
+  ): Promise<ReadonlySet<string>> {
+    if (fromTree === toTree) return new Set();
     const [changes] = await this.rawChangesOfPairs([[fromTree, toTree]]);
     const paths = changes!.map((change) => change.path);
     // An entry the reversal did not set changed all the same: building the tree replaced it (a
@@ -933,7 +955,7 @@ export class ShadowRepository {
     if (unexpected.length > 0) throw inTheWayError(unexpected);
     if (paths.length > MAX_NARROWED_CHECKOUT || hasFolderFlip(paths)) {
       await this.#checkoutWholeTrees(fromTree, toTree);
-      return;
+      return new Set();
     }
     const inTheWay: string[] = [];
     // Created paths where the workspace already holds exactly the file to restore (a file the
@@ -1009,6 +1031,7 @@ export class ShadowRepository {
       ),
     );
     this.#indexTree = toTree;
+    return alreadyThere;
   }
 
   /** Whether the work tree's regular file at `file` holds exactly `entry` (bytes and mode). */

@@ -94,7 +94,8 @@ describe('special files and rules', () => {
     expect(ended.changedFiles).toEqual(
       expect.arrayContaining([
         { path: '.gitignore', status: 'modified' },
-        { path: 'cache/data.txt', status: 'deleted' },
+        // Still on disk: only the records left it.
+        { path: 'cache/data.txt', status: 'unrecorded' },
       ]),
     );
     expect(ended.changedFiles.map((file) => file.path)).not.toContain('inner/scratch.tmp');

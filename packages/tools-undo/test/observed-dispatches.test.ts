@@ -392,8 +392,8 @@ describe('the end of an observed dispatch looks only at what it wrote', () => {
     await toolWrite('.gitignore', '*.log\n');
     end = await commandsOfEnd();
     expect(end.commands.some((command) => command.startsWith('ls-files -z -t'))).toBe(true);
-    // c.log is ignored now: it leaves the checkpoint, as with a full scan.
-    expect(end.changed.sort()).toEqual(['added .gitignore', 'deleted c.log', 'modified a.txt']);
+    // c.log is ignored now: it leaves the checkpoint, as with a full scan, and stays on disk.
+    expect(end.changed.sort()).toEqual(['added .gitignore', 'modified a.txt', 'unrecorded c.log']);
   });
 });
 
@@ -417,7 +417,7 @@ describe('before-images held in memory until the index is used (issue 19)', () =
     // The ignored output file is in neither the base nor the end; p.log leaves the checkpoint.
     expect(ended.changedFiles.map((file) => `${file.status} ${file.path}`).sort()).toEqual([
       'added .gitignore',
-      'deleted p.log',
+      'unrecorded p.log',
     ]);
     const shadowGit = (...args: string[]) =>
       execFileSync('git', args, { env: { PATH: process.env.PATH, GIT_DIR: gitDirectory } }).toString();

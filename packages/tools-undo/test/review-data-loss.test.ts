@@ -2,7 +2,7 @@ import { appendFile, chmod, lstat, mkdir, readdir, readFile, rm, writeFile } fro
 import path from 'node:path';
 import { type ToolError, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createUndoTools, type UndoToolFamily } from '../src/index.js';
+import { createUndoTools, type EndedDispatch, type UndoToolFamily } from '../src/index.js';
 import {
   makeTemporaryDirectory,
   removeDirectory,
@@ -215,14 +215,18 @@ describe('#4: a dispatch that adds an ignore rule covering a recorded file', () 
       await write(root, 'app.log', 'log line\n');
       await openSession();
       const before = await lstat(path.join(root, 'app.log'));
+      let ended: EndedDispatch;
       if (how === 'a file tool') {
-        await observedDispatch('ignore logs', { '.gitignore': 'x\n*.log\n' });
+        ended = await observedDispatch('ignore logs', { '.gitignore': 'x\n*.log\n' });
       } else {
         await family!.checkpoints.beginDispatch('ignore logs');
         await writeFile(path.join(root, '.gitignore'), 'x\n*.log\n');
-        await family!.checkpoints.endDispatch();
+        ended = await family!.checkpoints.endDispatch();
       }
-      await family!.checkpoints.undoDispatches(1);
+      // The change lists name what happened to the files: app.log was neither deleted nor created.
+      expect(listed(ended.changedFiles)).toEqual(['modified .gitignore', 'unrecorded app.log']);
+      const undone = await family!.checkpoints.undoDispatches(1);
+      expect(listed(undone.changedFiles)).toEqual(['modified .gitignore', 'recorded app.log']);
       expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('x\n');
       expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('log line\n');
       // Not written again: the same file.

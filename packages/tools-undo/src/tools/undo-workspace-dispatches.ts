@@ -1,6 +1,7 @@
 import { defineTool, textResult } from '@assistant-kit/tool-core';
 import { type DispatchCheckpoints, describeBaselineWait } from '../dispatch-checkpoints.js';
 import { UNDO_WORKSPACE_DISPATCHES_PARAMETERS } from '../schemas.js';
+import type { ChangedFile, ChangeStatus } from '../shadow-repository.js';
 
 /**
  * Creates undo_workspace_dispatches bound to one session's checkpoints: reverses the `count`
@@ -41,11 +42,11 @@ export function createUndoWorkspaceDispatchesTool(checkpoints: DispatchCheckpoin
         .slice(0, 50)
         .map(
           (file) =>
-            `  ${file.status}: ${file.previousPath === undefined ? file.path : `${file.previousPath} -> ${file.path}`}`,
+            `  ${STATUS_WORDS[file.status] ?? file.status}: ${file.previousPath === undefined ? file.path : `${file.previousPath} -> ${file.path}`}`,
         );
       if (files.length > 50) listed.push(`  ... and ${files.length - 50} more`);
       const text = [
-        `Undid ${outcome.reversed.length} dispatch${outcome.reversed.length === 1 ? '' : 'es'} (${outcome.reversed.join(', ')}), recorded as ${outcome.id}. ${files.length} file${files.length === 1 ? '' : 's'} changed:`,
+        `Undid ${outcome.reversed.length} dispatch${outcome.reversed.length === 1 ? '' : 'es'} (${outcome.reversed.join(', ')}), recorded as ${outcome.id}. ${describeCount(files)}:`,
         ...listed,
         ...(waitedForBaselineMs === undefined ? [] : [describeBaselineWait(waitedForBaselineMs)]),
       ].join('\n');
@@ -58,4 +59,18 @@ export function createUndoWorkspaceDispatchesTool(checkpoints: DispatchCheckpoin
       });
     },
   });
+}
+
+/** How the list names the two changes of the records alone (see ChangeStatus). */
+const STATUS_WORDS: Partial<Record<ChangeStatus, string>> = {
+  recorded: 'recorded again (was already there, not written)',
+  unrecorded: 'no longer recorded (left as it is)',
+};
+
+/** "3 files changed", not counting the files only the records took back (nothing was written). */
+function describeCount(files: readonly ChangedFile[]): string {
+  const recorded = files.filter((file) => file.status === 'recorded').length;
+  const changed = files.length - recorded;
+  const text = `${changed} file${changed === 1 ? '' : 's'} changed`;
+  return recorded === 0 ? text : `${text}, ${recorded} recorded again without a write`;
 }
