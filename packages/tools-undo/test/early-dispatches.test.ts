@@ -5,8 +5,10 @@ import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUndoTools, MAX_CHANGED_PATHS_HINT, type UndoToolFamily } from '../src/index.js';
 import {
+  changesBetween,
   makeTemporaryDirectory,
   removeDirectory,
+  spelledOut,
   workspaceState,
   write,
   writeThroughWorkspace,
@@ -243,12 +245,24 @@ describe('property: early dispatches undo exactly, one by one', () => {
               for (const change of writes) {
                 await toolWrite(workspace, files[change.file]!, `content ${change.content}\n`);
               }
-              await checkpoints.endDispatch();
+              const ended = await checkpoints.endDispatch();
               states.push(await workspaceState(root));
+              // The change list, whether the baseline was recorded or not, is what the writes did.
+              expect(spelledOut(ended.changedFiles)).toEqual(changesBetween(states.at(-2)!, states.at(-1)!));
             }
             // Dispatches that changed nothing are not counted by undo.
             const changing = states.slice(1).filter((state, index) => !sameState(state, states[index]!));
             await checkpoints.ready();
+            // Replayed once the baseline is recorded, the history says the same.
+            const recorded = (await checkpoints.listDispatches())
+              .map((entry) => spelledOut(entry.changedFiles))
+              .filter((lines) => lines.length > 0);
+            expect(recorded).toEqual(
+              states
+                .slice(1)
+                .map((state, index) => changesBetween(states[index]!, state))
+                .filter((lines) => lines.length > 0),
+            );
             for (let index = dispatches.length - 1; index >= 0; index -= 1) {
               if (sameState(states[index + 1]!, states[index]!)) continue;
               await checkpoints.undoDispatches(1);
@@ -263,7 +277,7 @@ describe('property: early dispatches undo exactly, one by one', () => {
           }
         },
       ),
-      { numRuns: 4 },
+      { numRuns: Number(process.env.UNDO_PROPERTY_RUNS ?? 4) },
     );
   }, 240_000);
 });

@@ -100,3 +100,28 @@ export async function writeThroughWorkspace(
     },
   ]);
 }
+
+/** A change list as one `status path` line per file, renames spelled out as a deletion and an addition. */
+export function spelledOut(
+  files: readonly { path: string; status: string; previousPath?: string }[],
+): string[] {
+  return files
+    .flatMap((file) =>
+      file.status === 'renamed'
+        ? [`deleted ${file.previousPath}`, `added ${file.path}`]
+        : [`${file.status} ${file.path}`],
+    )
+    .sort();
+}
+
+/** What changed between two plain copies of the workspace, as {@link spelledOut} lines. */
+export function changesBetween(before: Record<string, string>, after: Record<string, string>): string[] {
+  const lines: string[] = [];
+  for (const file of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (before[file] === after[file]) continue;
+    lines.push(
+      `${before[file] === undefined ? 'added' : after[file] === undefined ? 'deleted' : 'modified'} ${file}`,
+    );
+  }
+  return lines.sort();
+}
