@@ -4,7 +4,12 @@ import path from 'node:path';
 import { type ToolError, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createUndoTools, type EndedDispatch, type UndoToolFamily } from '../src/index.js';
+import {
+  createUndoTools,
+  type EndedDispatch,
+  type ReversalOutcome,
+  type UndoToolFamily,
+} from '../src/index.js';
 import {
   changesBetween,
   makeTemporaryDirectory,
@@ -281,6 +286,10 @@ describe('property: undo restores exactly the workspace before the dispatch', ()
             } else {
               expect(outcome).not.toBeInstanceOf(Error);
               expect(await workspaceState(directory)).toEqual(expected);
+              // And the undo's own change list is what it did.
+              expect(spelledOut((outcome as ReversalOutcome).changedFiles)).toEqual(
+                changesBetween(current, expected),
+              );
             }
             before = undefined;
           }
