@@ -1149,12 +1149,22 @@ export class DispatchCheckpoints {
     const reversed = targets.map((target) => target.id);
     // The commit and the change list do not depend on the checkout, so all three run at once; a
     // refused checkout leaves only an unreferenced commit object behind.
+    // Files a reversed undo only recorded again stay on disk when their records go (see
+    // checkoutTree): the undo never wrote them, so reversing it must not delete them.
+    const onlyRecorded = new Set(
+      targets.flatMap((target) =>
+        target.changedFiles.filter((file) => file.status === 'recorded').map((file) => file.path),
+      ),
+    );
     const [alreadyThere, commit, recordsChanged] = await settleAll([
-      shadow.checkoutTree(snapshot.tree, targetTree, decided),
+      shadow.checkoutTree(snapshot.tree, targetTree, decided, onlyRecorded),
       shadow.commit(targetTree, log.head, `${id}: reverses ${reversed.join(', ')}`),
       shadow.changedFiles(snapshot.tree, targetTree),
     ] as const);
-    const changedFiles = labelRecorded(recordsChanged, alreadyThere);
+    const changedFiles = await labelUnrecorded(
+      this.workspace.root,
+      labelRecorded(recordsChanged, alreadyThere),
+    );
     const now = new Date().toISOString();
     const record: CheckpointRecord = {
       id,

@@ -939,21 +939,33 @@ export class ShadowRepository {
    *
    * Returns the created paths it found already in place, which only the index took (always none
    * on the whole-tree path, which refuses such a file).
+   *
+   * `unrecordOnly` names paths whose removal from the records must leave the file on disk: a
+   * reversed undo had only recorded them again (`recorded`), so reversing it stops recording them
+   * and deletes nothing. Only the index drops them; the whole-tree path, which would delete them,
+   * refuses instead.
    */
   async checkoutTree(
     fromTree: string,
     toTree: string,
     decided?: ReadonlySet<string>,
+    unrecordOnly: ReadonlySet<string> = new Set(),
   ): Promise<ReadonlySet<string>> {
     if (fromTree === toTree) return new Set();
     const [changes] = await this.rawChangesOfPairs([[fromTree, toTree]]);
     const paths = changes!.map((change) => change.path);
+    const unrecorded = new Set(
+      changes!
+        .filter((change) => change.after === undefined && unrecordOnly.has(change.path))
+        .map((change) => change.path),
+    );
     // An entry the reversal did not set changed all the same: building the tree replaced it (a
     // file set where the current tree has a folder with files in it, or the reverse), so the
     // checkout would delete or overwrite a file no reversed dispatch changed.
     const unexpected = decided === undefined ? [] : paths.filter((file) => !decided.has(file));
     if (unexpected.length > 0) throw inTheWayError(unexpected);
     if (paths.length > MAX_NARROWED_CHECKOUT || hasFolderFlip(paths)) {
+      if (unrecorded.size > 0) throw inTheWayError([...unrecorded]);
       await this.#checkoutWholeTrees(fromTree, toTree);
       return new Set();
     }
@@ -1015,13 +1027,16 @@ export class ShadowRepository {
     if (inTheWay.length > 0) throw inTheWayError(inTheWay);
     this.#indexTree = undefined;
     this.#recorded.changed(paths);
-    const rewritten = paths.filter((file) => !alreadyThere.has(file));
+    // Only the index takes these: the files already hold what they must (alreadyThere), or stay
+    // on disk unrecorded (unrecorded).
+    const indexOnly = [...alreadyThere, ...unrecorded];
+    const rewritten = paths.filter((file) => !alreadyThere.has(file) && !unrecorded.has(file));
     // One after the other: both write the index.
     if (rewritten.length > 0) {
       await this.git.run(['restore', `--source=${toTree}`, '--staged', '--worktree', '--', ...rewritten]);
     }
-    if (alreadyThere.size > 0) {
-      await this.git.run(['restore', `--source=${toTree}`, '--staged', '--', ...alreadyThere]);
+    if (indexOnly.length > 0) {
+      await this.git.run(['restore', `--source=${toTree}`, '--staged', '--', ...indexOnly]);
     }
     // Only the permission bits change: the index keeps its entries (stat data is refreshed by
     // the next record, which finds the same bytes and executable bit).

@@ -71,6 +71,25 @@ describe('change lists name what happened to the files', () => {
     expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('log line\n');
   });
 
+  it('a redo of that undo stops recording the file again and leaves it on disk', async () => {
+    // Found in review: the redo deleted app.log, a file no dispatch had written or deleted.
+    await write(root, '.gitignore', 'x\n');
+    await write(root, 'app.log', 'log line\n');
+    await openFamily();
+    await family!.checkpoints.beginDispatch('ignore logs');
+    await writeFile(path.join(root, '.gitignore'), 'x\n*.log\n');
+    await family!.checkpoints.endDispatch();
+    await family!.checkpoints.undoDispatches(1);
+    const redone = await family!.checkpoints.redoLastUndo();
+    expect(listed(redone.changedFiles)).toEqual(['modified .gitignore', 'unrecorded app.log']);
+    expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('x\n*.log\n');
+    expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('log line\n');
+    // And undone again: recorded again, still not written.
+    const undoneAgain = await family!.checkpoints.undoDispatches(1);
+    expect(listed(undoneAgain.changedFiles)).toEqual(['modified .gitignore', 'recorded app.log']);
+    expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('log line\n');
+  });
+
   it('a file grown over the size limit: unrecorded, listed as skipped, still on disk', async () => {
     await write(root, 'data.txt', 'small\n');
     await openFamily();
