@@ -165,6 +165,7 @@ type Step =
       duringEnd: { file: number; content: number | null } | null;
     }
   | { kind: 'undo'; touchAfter: number | null }
+  | { kind: 'redo'; touchAfter: number | null }
   | { kind: 'session' };
 
 const FILES = ['a.txt', 'dir/b.txt', 'dir/deep/c.bin', 'd.txt'];
@@ -196,10 +197,14 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   }),
   // A new session of the same workspace (what it keeps in memory starts afresh).
   fc.record({ kind: fc.constant('session' as const) }),
+  fc.record({
+    kind: fc.constant('redo' as const),
+    touchAfter: fc.option(fc.nat(FILES.length - 1), { nil: null }),
+  }),
 );
 
 describe('property: undo restores exactly the workspace before the dispatch', () => {
-  it('matches a plain copy byte for byte, or refuses with UNDO_CONFLICT changing nothing', async () => {
+  it('matches a plain copy byte for byte, or refuses with UNDO_CONFLICT changing nothing (redo likewise)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(stepArbitrary, { minLength: 2, maxLength: 9 }), async (steps) => {
         const directory = await makeTemporaryDirectory('undo-property-');
@@ -213,6 +218,21 @@ describe('property: undo restores exactly the workspace before the dispatch', ()
           // Plain copies of the workspace just before and just after the newest dispatch.
           let before: Record<string, string> | undefined;
           let after: Record<string, string> = {};
+          // The last undo that went through: the workspace just before and just after it, and
+          // the dispatch it reversed (back in effect after a redo unless another came since).
+          let undone:
+            | {
+                before: Record<string, string>;
+                after: Record<string, string>;
+                dispatch: { before: Record<string, string>; after: Record<string, string> };
+                dispatchedSince: boolean;
+              }
+            | undefined;
+          const touch = async (file: number | null) => {
+            if (file === null) return;
+            const bytes = await readFile(path.join(directory, FILES[file]!)).catch(() => Buffer.alloc(0));
+            await write(directory, FILES[file]!, Buffer.concat([bytes, Buffer.from('!')]));
+          };
           for (const step of steps) {
             if (step.kind === 'user') {
               await applyDirect(directory, step.file, step.content);
@@ -226,7 +246,37 @@ describe('property: undo restores exactly the workspace before the dispatch', ()
               family = createUndoTools({ workspace, endGate });
               continue;
             }
+            if (step.kind === 'redo') {
+              if (undone === undefined) continue;
+              await touch(step.touchAfter);
+              // The redo puts back what the undo changed, unless one of those files changed since.
+              const current = await workspaceState(directory);
+              const changed = [
+                ...new Set([...Object.keys(undone.before), ...Object.keys(undone.after)]),
+              ].filter((file) => undone!.before[file] !== undone!.after[file]);
+              const conflict = changed.some((file) => current[file] !== undone!.after[file]);
+              const expected = { ...current };
+              for (const file of changed) {
+                if (undone.before[file] === undefined) delete expected[file];
+                else expected[file] = undone.before[file]!;
+              }
+              const outcome = await family.checkpoints.redoLastUndo().catch((error: unknown) => error);
+              if (conflict) {
+                expect((outcome as ToolError).code).toBe('UNDO_CONFLICT');
+                expect(await workspaceState(directory)).toEqual(current);
+                continue;
+              }
+              expect(outcome).not.toBeInstanceOf(Error);
+              expect(await workspaceState(directory)).toEqual(expected);
+              expect(spelledOut((outcome as ReversalOutcome).changedFiles)).toEqual(
+                changesBetween(current, expected),
+              );
+              if (!undone.dispatchedSince) ({ before, after } = undone.dispatch);
+              undone = undefined;
+              continue;
+            }
             if (step.kind === 'dispatch') {
+              if (undone !== undefined) undone.dispatchedSince = true;
               before = await workspaceState(directory);
               await family.checkpoints.beginDispatch('random', { observedWrites: step.observed });
               let settled = false;
@@ -262,11 +312,7 @@ describe('property: undo restores exactly the workspace before the dispatch', ()
               continue;
             }
             if (before === undefined) continue;
-            if (step.touchAfter !== null) {
-              const file = path.join(directory, FILES[step.touchAfter]!);
-              const bytes = await readFile(file).catch(() => Buffer.alloc(0));
-              await write(directory, FILES[step.touchAfter]!, Buffer.concat([bytes, Buffer.from('!')]));
-            }
+            await touch(step.touchAfter);
             // What the dispatch changed; the undo must refuse if any of it changed since, and
             // otherwise give those files back as they were and leave every other file as it is.
             const current = await workspaceState(directory);
@@ -290,6 +336,12 @@ describe('property: undo restores exactly the workspace before the dispatch', ()
               expect(spelledOut((outcome as ReversalOutcome).changedFiles)).toEqual(
                 changesBetween(current, expected),
               );
+              undone = {
+                before: current,
+                after: await workspaceState(directory),
+                dispatch: { before, after },
+                dispatchedSince: false,
+              };
             }
             before = undefined;
           }
