@@ -25,7 +25,7 @@ import {
   type TreeEntry,
   type WorkspaceSnapshot,
 } from './shadow-repository.js';
-import { makeTemporaryDirectory, pathExists, removePath } from './storage-files.js';
+import { lstatIfPresent, makeTemporaryDirectory, pathExists, removePath } from './storage-files.js';
 import type { UserRepository } from './user-repository.js';
 import { replacedSinceWritten, type WrittenImage, WrittenImages } from './written-images.js';
 
@@ -1130,7 +1130,7 @@ export class DispatchCheckpoints {
         { details: { open: open.id } },
       );
     }
-    const conflicts: UndoConflict[] = [];
+    const conflicts: UndoConflict[] = await deletedWhileUnrecorded(this.workspace.root, targets);
     const reversal = await reversedTree(shadow, targets, snapshot.tree, conflicts);
     if (conflicts.length > 0 || reversal === undefined) {
       const files = [...new Set(conflicts.map((conflict) => conflict.path))];
@@ -1274,6 +1274,27 @@ async function settleAll<const Tasks extends readonly Promise<unknown>[]>(
   return results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as {
     -readonly [Index in keyof Tasks]: Awaited<Tasks[Index]>;
   };
+}
+
+/**
+ * Files a reversed entry took out of the records while they stayed on disk (`unrecorded`: an
+ * ignore rule came over them) and that the user has deleted since. Reversing the entry records
+ * them again; without this check the undo recreated the file from its record, reversing the
+ * user's deletion, where an edit of the same file makes it refuse (the checkout finds it in the way).
+ */
+async function deletedWhileUnrecorded(
+  root: string,
+  targets: readonly CheckpointRecord[],
+): Promise<UndoConflict[]> {
+  const unrecorded = targets.flatMap((target) =>
+    target.changedFiles
+      .filter((file) => file.status === 'unrecorded')
+      .map((file) => ({ path: file.path, dispatch: target.id })),
+  );
+  const present = await Promise.all(unrecorded.map((file) => lstatIfPresent(path.join(root, file.path))));
+  return unrecorded
+    .filter((_, index) => present[index] === undefined)
+    .map((file) => ({ ...file, reason: 'deleted_since' as const }));
 }
 
 function isUndoable(record: CheckpointRecord): boolean {

@@ -90,6 +90,23 @@ describe('change lists name what happened to the files', () => {
     expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('log line\n');
   });
 
+  it('an undo refuses, changing nothing, when the user deleted the unrecorded file since', async () => {
+    // Found in review: the undo recreated app.log from its record, reversing the user's deletion.
+    await write(root, '.gitignore', 'x\n');
+    await write(root, 'app.log', 'log line\n');
+    await openFamily();
+    await family!.checkpoints.beginDispatch('ignore logs');
+    await writeFile(path.join(root, '.gitignore'), 'x\n*.log\n');
+    await family!.checkpoints.endDispatch();
+    await rm(path.join(root, 'app.log'));
+    await expect(family!.checkpoints.undoDispatches(1)).rejects.toMatchObject({
+      code: 'UNDO_CONFLICT',
+      details: { conflicts: [{ path: 'app.log', reason: 'deleted_since' }] },
+    });
+    expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('x\n*.log\n');
+    await expect(readFile(path.join(root, 'app.log'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('a file grown over the size limit: unrecorded, listed as skipped, still on disk', async () => {
     await write(root, 'data.txt', 'small\n');
     await openFamily();
