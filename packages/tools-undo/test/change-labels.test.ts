@@ -32,6 +32,16 @@ function text(result: { content: { type: string; text?: string }[] }): string {
   return result.content.map((part) => part.text ?? '').join('\n');
 }
 
+/** A recorded app.log, then a dispatch that adds `*.log` to `.gitignore` (app.log left as it is). */
+async function ignoreLogsInADispatch(): Promise<void> {
+  await write(root, '.gitignore', 'x\n');
+  await write(root, 'app.log', 'log line\n');
+  await openFamily();
+  await family!.checkpoints.beginDispatch('ignore logs');
+  await writeFile(path.join(root, '.gitignore'), 'x\n*.log\n');
+  await family!.checkpoints.endDispatch();
+}
+
 beforeEach(async () => {
   root = await makeTemporaryDirectory('undo-labels-');
 });
@@ -73,12 +83,7 @@ describe('change lists name what happened to the files', () => {
 
   it('a redo of that undo stops recording the file again and leaves it on disk', async () => {
     // Found in review: the redo deleted app.log, a file no dispatch had written or deleted.
-    await write(root, '.gitignore', 'x\n');
-    await write(root, 'app.log', 'log line\n');
-    await openFamily();
-    await family!.checkpoints.beginDispatch('ignore logs');
-    await writeFile(path.join(root, '.gitignore'), 'x\n*.log\n');
-    await family!.checkpoints.endDispatch();
+    await ignoreLogsInADispatch();
     await family!.checkpoints.undoDispatches(1);
     const redone = await family!.checkpoints.redoLastUndo();
     expect(listed(redone.changedFiles)).toEqual(['modified .gitignore', 'unrecorded app.log']);
@@ -92,12 +97,7 @@ describe('change lists name what happened to the files', () => {
 
   it('an undo refuses, changing nothing, when the user deleted the unrecorded file since', async () => {
     // Found in review: the undo recreated app.log from its record, reversing the user's deletion.
-    await write(root, '.gitignore', 'x\n');
-    await write(root, 'app.log', 'log line\n');
-    await openFamily();
-    await family!.checkpoints.beginDispatch('ignore logs');
-    await writeFile(path.join(root, '.gitignore'), 'x\n*.log\n');
-    await family!.checkpoints.endDispatch();
+    await ignoreLogsInADispatch();
     await rm(path.join(root, 'app.log'));
     await expect(family!.checkpoints.undoDispatches(1)).rejects.toMatchObject({
       code: 'UNDO_CONFLICT',
