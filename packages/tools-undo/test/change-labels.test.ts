@@ -4,6 +4,7 @@ import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { labelRecorded, labelUnrecorded } from '../src/change-labels.js';
 import { createUndoTools, type UndoToolFamily } from '../src/index.js';
+import { describeCount } from '../src/tools/undo-workspace-dispatches.js';
 import { makeTemporaryDirectory, removeDirectory, write } from './helpers.js';
 
 // A change list compares checkpoint trees; where the records and the files part, it must name
@@ -87,6 +88,8 @@ describe('change lists name what happened to the files', () => {
     await family!.checkpoints.undoDispatches(1);
     const redone = await family!.checkpoints.redoLastUndo();
     expect(listed(redone.changedFiles)).toEqual(['modified .gitignore', 'unrecorded app.log']);
+    // The tool's headline does not count it among the files changed.
+    expect(describeCount(redone.changedFiles)).toBe('1 file changed, 1 no longer recorded, left on disk');
     expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('x\n*.log\n');
     expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('log line\n');
     // And undone again: recorded again, still not written.

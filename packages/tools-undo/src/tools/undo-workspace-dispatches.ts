@@ -67,10 +67,17 @@ const STATUS_WORDS: Partial<Record<ChangeStatus, string>> = {
   unrecorded: 'no longer recorded (left as it is)',
 };
 
-/** "3 files changed", not counting the files only the records took back (nothing was written). */
-function describeCount(files: readonly ChangedFile[]): string {
+/**
+ * "3 files changed", not counting the files whose records alone changed (`recorded`,
+ * `unrecorded`: nothing was written or deleted there), which are counted apart.
+ */
+export function describeCount(files: readonly ChangedFile[]): string {
   const recorded = files.filter((file) => file.status === 'recorded').length;
-  const changed = files.length - recorded;
-  const text = `${changed} file${changed === 1 ? '' : 's'} changed`;
-  return recorded === 0 ? text : `${text}, ${recorded} recorded again without a write`;
+  const unrecorded = files.filter((file) => file.status === 'unrecorded').length;
+  const changed = files.length - recorded - unrecorded;
+  return [
+    `${changed} file${changed === 1 ? '' : 's'} changed`,
+    ...(recorded === 0 ? [] : [`${recorded} recorded again without a write`]),
+    ...(unrecorded === 0 ? [] : [`${unrecorded} no longer recorded, left on disk`]),
+  ].join(', ');
 }
