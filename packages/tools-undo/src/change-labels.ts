@@ -28,6 +28,18 @@ export async function labelUnrecorded(
       (_, index) => statuses[index]?.isFile() === true || statuses[index]?.isSymbolicLink() === true,
     ),
   );
+  return labelLeftOnDisk(changedFiles, standing);
+}
+
+/**
+ * The same labels for paths already known to stand on disk (`standing`), with no I/O: an undo or
+ * redo knows which records it dropped while leaving the file (ShadowRepository.checkoutTree's
+ * `leftOnDisk`), and every other path it removed from the records it also removed from disk.
+ */
+export function labelLeftOnDisk(
+  changedFiles: readonly ChangedFile[],
+  standing: ReadonlySet<string>,
+): ChangedFile[] {
   if (standing.size === 0) return [...changedFiles];
   const labelled: ChangedFile[] = [];
   for (const file of changedFiles) {

@@ -7,7 +7,7 @@ import {
   readBeforeImage,
   sizeOfFileImage,
 } from './before-images.js';
-import { labelRecorded, labelUnrecorded } from './change-labels.js';
+import { labelLeftOnDisk, labelRecorded, labelUnrecorded } from './change-labels.js';
 import {
   type CheckpointKind,
   type CheckpointRecord,
@@ -19,6 +19,7 @@ import { EarlyDispatches } from './early-dispatches.js';
 import { undoError } from './errors.js';
 import {
   type ChangedFile,
+  type ChangeStatus,
   DEFAULT_MAX_FILE_BYTES,
   isIgnoreFile,
   ShadowRepository,
@@ -186,7 +187,7 @@ export interface UndoConflict {
   path: string;
   /** The entry whose change could not be reversed. */
   dispatch: string;
-  reason: 'modified_since' | 'deleted_since' | 'recreated_since' | 'in_the_way';
+  reason: 'modified_since' | 'deleted_since' | 'recreated_since' | 'in_the_way' | 'unrecorded_differs';
 }
 
 /**
@@ -1150,20 +1151,27 @@ export class DispatchCheckpoints {
     // The commit and the change list do not depend on the checkout, so all three run at once; a
     // refused checkout leaves only an unreferenced commit object behind.
     // Files a reversed undo only recorded again stay on disk when their records go (see
-    // checkoutTree): the undo never wrote them, so reversing it must not delete them.
-    const onlyRecorded = new Set(
-      targets.flatMap((target) =>
-        target.changedFiles.filter((file) => file.status === 'recorded').map((file) => file.path),
-      ),
-    );
-    const [alreadyThere, commit, recordsChanged] = await settleAll([
-      shadow.checkoutTree(snapshot.tree, targetTree, decided, onlyRecorded),
+    // checkoutTree): the undo never wrote them, so reversing it must not delete them. Files a
+    // reversed entry left unrecorded that changed since are refused by name (`unrecorded_differs`).
+    const withStatus = (status: ChangeStatus) =>
+      new Set(
+        targets.flatMap((target) =>
+          target.changedFiles.filter((file) => file.status === status).map((file) => file.path),
+        ),
+      );
+    const [checkout, commit, recordsChanged] = await settleAll([
+      shadow.checkoutTree(snapshot.tree, targetTree, {
+        decided,
+        unrecordOnly: withStatus('recorded'),
+        unrecordedEarlier: withStatus('unrecorded'),
+      }),
       shadow.commit(targetTree, log.head, `${id}: reverses ${reversed.join(', ')}`),
       shadow.changedFiles(snapshot.tree, targetTree),
     ] as const);
-    const changedFiles = await labelUnrecorded(
-      this.workspace.root,
-      labelRecorded(recordsChanged, alreadyThere),
+    // Only the checkout's own sets: every other path it took out of the records, it deleted.
+    const changedFiles = labelLeftOnDisk(
+      labelRecorded(recordsChanged, checkout.alreadyThere),
+      checkout.leftOnDisk,
     );
     const now = new Date().toISOString();
     const record: CheckpointRecord = {

@@ -120,6 +120,33 @@ export type ChangeStatus =
   | 'unrecorded'
   | 'recorded';
 
+/** What {@link ShadowRepository.checkoutTree} is told about the paths it restores. */
+export interface CheckoutOptions {
+  /**
+   * The paths the reversal sets, when it went file by file: any other path that differs between
+   * the two trees is refused as in the way.
+   */
+  decided?: ReadonlySet<string>;
+  /**
+   * Paths whose removal from the records must leave the file on disk: a reversed undo had only
+   * recorded them again (`recorded`), so reversing it stops recording them and deletes nothing.
+   */
+  unrecordOnly?: ReadonlySet<string>;
+  /**
+   * Paths the reversed entries left `unrecorded`: one that stands in the way, holding other
+   * content than its record, is refused with reason `unrecorded_differs` rather than `in_the_way`.
+   */
+  unrecordedEarlier?: ReadonlySet<string>;
+}
+
+/** The paths a checkout left to the index alone (see {@link ShadowRepository.checkoutTree}). */
+export interface CheckoutOutcome {
+  /** Created entries whose file already held exactly the restored content. */
+  alreadyThere: ReadonlySet<string>;
+  /** Entries dropped from the records whose file stays on disk (`unrecordOnly`). */
+  leftOnDisk: ReadonlySet<string>;
+}
+
 /** A changed file as people read it: renames detected as git shows them. */
 export interface ChangedFile {
   path: string;
@@ -937,21 +964,18 @@ export class ShadowRepository {
    * a file that becomes a folder or the reverse, go through `read-tree -m -u`, which walks both
    * whole trees and rebuilds the index's cache of tree ids (about 200 ms at 28,000 files).
    *
-   * Returns the created paths it found already in place, which only the index took (always none
-   * on the whole-tree path, which refuses such a file).
-   *
-   * `unrecordOnly` names paths whose removal from the records must leave the file on disk: a
-   * reversed undo had only recorded them again (`recorded`), so reversing it stops recording them
-   * and deletes nothing. Only the index drops them; the whole-tree path, which would delete them,
-   * refuses instead.
+   * Returns the paths only the index took, which the change list names by what happened to the
+   * files (see change-labels.ts): `alreadyThere`, created entries whose file already held exactly
+   * the restored content, and `leftOnDisk`, the `unrecordOnly` paths whose records went. Both are
+   * always empty on the whole-tree path, which refuses such files.
    */
   async checkoutTree(
     fromTree: string,
     toTree: string,
-    decided?: ReadonlySet<string>,
-    unrecordOnly: ReadonlySet<string> = new Set(),
-  ): Promise<ReadonlySet<string>> {
-    if (fromTree === toTree) return new Set();
+    options: CheckoutOptions = {},
+  ): Promise<CheckoutOutcome> {
+    const { decided, unrecordOnly = new Set(), unrecordedEarlier = new Set() } = options;
+    if (fromTree === toTree) return { alreadyThere: new Set(), leftOnDisk: new Set() };
     const [changes] = await this.rawChangesOfPairs([[fromTree, toTree]]);
     const paths = changes!.map((change) => change.path);
     const unrecorded = new Set(
@@ -967,7 +991,7 @@ export class ShadowRepository {
     if (paths.length > MAX_NARROWED_CHECKOUT || hasFolderFlip(paths)) {
       if (unrecorded.size > 0) throw inTheWayError([...unrecorded]);
       await this.#checkoutWholeTrees(fromTree, toTree);
-      return new Set();
+      return { alreadyThere: new Set(), leftOnDisk: new Set() };
     }
     const inTheWay: string[] = [];
     // Created paths where the workspace already holds exactly the file to restore (a file the
@@ -1024,7 +1048,16 @@ export class ShadowRepository {
       }),
     );
     for (const blocked of statuses) if (blocked !== undefined) inTheWay.push(blocked);
-    if (inTheWay.length > 0) throw inTheWayError(inTheWay);
+    if (inTheWay.length > 0) {
+      // A file the checkpoints stopped recording that no longer holds its recorded content: the
+      // undo cannot tell whose change that is, nor bring it back on a redo, so it says so.
+      const differing = inTheWay.filter((file) => unrecordedEarlier.has(file));
+      if (differing.length === 0) throw inTheWayError(inTheWay);
+      throw unrecordedDiffersError(
+        differing,
+        inTheWay.filter((file) => !unrecordedEarlier.has(file)),
+      );
+    }
     this.#indexTree = undefined;
     this.#recorded.changed(paths);
     // Only the index takes these: the files already hold what they must (alreadyThere), or stay
@@ -1046,7 +1079,7 @@ export class ShadowRepository {
       ),
     );
     this.#indexTree = toTree;
-    return alreadyThere;
+    return { alreadyThere, leftOnDisk: unrecorded };
   }
 
   /** Whether the work tree's regular file at `file` holds exactly `entry` (bytes and mode). */
@@ -1168,6 +1201,28 @@ function hasFolderFlip(paths: readonly string[]): boolean {
     }
     return false;
   });
+}
+
+/**
+ * Refuses a reversal that would write over files the checkpoints stopped recording (an ignore
+ * rule covers them now, or they outgrew the size limit) whose content changed since it was last
+ * recorded: that content was never recorded, so no redo could bring it back.
+ */
+function unrecordedDiffersError(paths: readonly string[], alsoInTheWay: readonly string[]): UndoToolError {
+  const one = paths.length === 1;
+  const others = alsoInTheWay.length === 0 ? '' : ` Also in the way of the undo: ${alsoInTheWay.join(', ')}.`;
+  return undoError(
+    'UNDO_CONFLICT',
+    `Cannot restore ${paths.join(', ')}: the checkpoints stopped recording ${one ? 'it' : 'them'} (an ignore rule covers ${one ? 'it' : 'them'} now, or ${one ? 'it is' : 'they are'} over the size limit) and ${one ? 'it has' : 'they have'} changed since ${one ? 'its' : 'their'} last record, so restoring would lose the current content for good: no redo could bring it back.${others} Nothing was changed; reverse the dispatch's changes by hand if you need to.`,
+    {
+      details: {
+        conflicts: [
+          ...paths.map((file) => ({ path: file, reason: 'unrecorded_differs' })),
+          ...alsoInTheWay.map((file) => ({ path: file, reason: 'in_the_way' })),
+        ],
+      },
+    },
+  );
 }
 
 function inTheWayError(paths: readonly string[], cause?: unknown): UndoToolError {

@@ -2,7 +2,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { labelRecorded, labelUnrecorded } from '../src/change-labels.js';
+import { labelLeftOnDisk, labelRecorded, labelUnrecorded } from '../src/change-labels.js';
 import { createUndoTools, type UndoToolFamily } from '../src/index.js';
 import { describeCount } from '../src/tools/undo-workspace-dispatches.js';
 import { makeTemporaryDirectory, removeDirectory, write } from './helpers.js';
@@ -120,6 +120,39 @@ describe('change lists name what happened to the files', () => {
     expect(ended.skippedLargeFiles.map((file) => file.path)).toEqual(['data.txt']);
   });
 
+  it('an undo names a file the dispatch changed and stopped recording, and changes nothing', async () => {
+    // Before, the refusal said the dispatch's own file was "in the way of the undo".
+    await write(root, '.gitignore', 'x\n');
+    await write(root, 'app.log', 'before\n');
+    await openFamily();
+    await family!.checkpoints.beginDispatch('write and ignore the log');
+    await writeFile(path.join(root, '.gitignore'), 'x\n*.log\n');
+    await writeFile(path.join(root, 'app.log'), 'after\n');
+    const ended = await family!.checkpoints.endDispatch();
+    expect(listed(ended.changedFiles)).toEqual(['modified .gitignore', 'unrecorded app.log']);
+    const refused = family!.checkpoints.undoDispatches(1);
+    await expect(refused).rejects.toMatchObject({
+      code: 'UNDO_CONFLICT',
+      details: { conflicts: [{ path: 'app.log', reason: 'unrecorded_differs' }] },
+    });
+    await expect(refused).rejects.toThrow(/stopped recording it .* no redo could bring it back/);
+    expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('x\n*.log\n');
+    expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('after\n');
+  });
+
+  it('the same for a file grown over the size limit', async () => {
+    await write(root, 'data.txt', 'small\n');
+    await openFamily();
+    await family!.checkpoints.beginDispatch('grow data.txt');
+    await writeFile(path.join(root, 'data.txt'), 'x'.repeat(LIMIT * 4));
+    await family!.checkpoints.endDispatch();
+    await expect(family!.checkpoints.undoDispatches(1)).rejects.toMatchObject({
+      code: 'UNDO_CONFLICT',
+      details: { conflicts: [{ path: 'data.txt', reason: 'unrecorded_differs' }] },
+    });
+    expect(await readFile(path.join(root, 'data.txt'), 'utf8')).toBe('x'.repeat(LIMIT * 4));
+  });
+
   it('a file deleted, or replaced by a folder, is still deleted', async () => {
     await write(root, 'gone.txt', 'gone\n');
     await write(root, 'flip', 'a file\n');
@@ -134,6 +167,23 @@ describe('change lists name what happened to the files', () => {
 });
 
 describe('the labelling functions', () => {
+  it('label paths known to stand on disk without reading the disk', () => {
+    const labelled = labelLeftOnDisk(
+      [
+        { path: 'app.log', status: 'deleted' },
+        { path: 'gone.txt', status: 'deleted' },
+        { path: 'new.txt', previousPath: 'kept.log', status: 'renamed' },
+      ],
+      new Set(['app.log', 'kept.log']),
+    );
+    expect(listed(labelled)).toEqual([
+      'unrecorded app.log',
+      'deleted gone.txt',
+      'unrecorded kept.log',
+      'added new.txt',
+    ]);
+  });
+
   it('split a rename whose source still stands into an addition and an unrecorded file', async () => {
     await write(root, 'kept.log', 'same text\n');
     await write(root, 'copy.txt', 'same text\n');
