@@ -15,7 +15,7 @@ import {
   DispatchLog,
   LEGACY_DISPATCH_LOG_FILE,
 } from './dispatch-log.js';
-import { EarlyDispatches } from './early-dispatches.js';
+import { EarlyDispatches, isUnderAny } from './early-dispatches.js';
 import { undoError } from './errors.js';
 import {
   type ChangedFile,
@@ -168,6 +168,20 @@ interface OpenState extends OpenDispatch {
    * #holdBeforeImages); every task that uses the index lays them first.
    */
   held?: Map<string, BeforeImage>;
+  /**
+   * Files the dispatch did not create, which its base may lack: they stood in the workspace
+   * unrecorded (an ignore rule hid them, or they were over the size limit) when it began, settled
+   * or first wrote them, or, in a scanned or settled dispatch, stood there before it began when a
+   * tool first wrote them. Kept when the dispatch settles. The end may record them (a rule the
+   * dispatch removed, a file it shrank): they then move to its base, and undo leaves them rather
+   * than delete a file that was there before (see #end).
+   */
+  notCreatedByTheDispatch?: Set<string>;
+  /**
+   * A tool wrote an ignore file: a scan since may have recorded under rules the end no longer
+   * has, even when the end's change list shows no ignore file changed (written, then removed).
+   */
+  wroteAnIgnoreFile?: true;
   /**
    * While the dispatch is observed: what its last write of each file through the Workspace left
    * in it (see written-images.ts), the dispatch's result for a file someone changed after it.
@@ -398,6 +412,10 @@ export class DispatchCheckpoints {
         baseTree: snapshot.tree,
         ...startTimes(),
       };
+      noteNotCreated(
+        open,
+        snapshot.skippedLargeFiles.map((file) => file.path),
+      );
       if (label !== undefined && label !== '') open.label = label;
       this.#open = open;
       return this.openDispatch!;
@@ -516,18 +534,34 @@ export class DispatchCheckpoints {
       // under a file fails). The index kept the stale entry until the end's record of the
       // written path dropped it, which made its removal look like the dispatch's. It moves to
       // the base; found from the change list, so the usual end costs nothing more.
-      const leftByTheUser = onlyPaths === undefined ? [] : parentsRemovedBefore(changedFiles, onlyPaths);
-      // A full scan after an ignore file changed also finds the files its old rules hid: new in
-      // the checkpoints, not in the workspace. A file whose status last changed before the
-      // dispatch began was neither created nor written by it, so it moves to the base (undo then
-      // leaves it); only a change of an ignore file can bring such a file in.
-      const hiddenBefore =
-        onlyPaths === undefined && changedFiles.some(changesAnIgnoreFile)
-          ? await shadow.filesUnchangedSince(
-              changedFiles.filter((file) => NEW_IN_THE_END.has(file.status)).map((file) => file.path),
-              open.startedAtMs,
-            )
-          : [];
+      const leftByTheUser =
+        onlyPaths === undefined
+          ? []
+          : [
+              ...parentsRemovedBefore(changedFiles, onlyPaths),
+              ...(await this.#removedByOthers(changedFiles, onlyPaths)),
+            ];
+      // Files new in the checkpoints but not in the workspace: they stood there unrecorded before
+      // the dispatch (ignored, or over the size limit), and its end records them (it removed the
+      // rule, or shrank the file). The dispatch did not create them, so they move to the base with
+      // what they hold now: undo leaves them, as it leaves every write to a file it does not
+      // record, and never deletes a file that was there before. Known exactly for the files the
+      // dispatch wrote (their before-image, or the record before the write) and for large files
+      // at a scanned dispatch's begin; after a full scan that follows a change of an ignore file,
+      // also any file that stood there before the begin (unchanged since, or born before it and
+      // written in place since).
+      const newInTheEnd = changedFiles
+        .filter((file) => NEW_IN_THE_END.has(file.status))
+        .map((file) => file.path);
+      const hiddenBefore = [
+        ...new Set([
+          ...(onlyPaths === undefined &&
+          (open.wroteAnIgnoreFile === true || changedFiles.some(changesAnIgnoreFile))
+            ? await shadow.filesStandingSince(newInTheEnd, open.startedAtMs)
+            : []),
+          ...newInTheEnd.filter((file) => open.notCreatedByTheDispatch?.has(file) === true),
+        ]),
+      ];
       if (leftByTheUser.length > 0 || hiddenBefore.length > 0) {
         const updates = new Map<string, TreeEntry | undefined>(
           leftByTheUser.map((file) => [file, undefined]),
@@ -628,7 +662,12 @@ export class DispatchCheckpoints {
 
   /** Records a file's content before an observed dispatch writes it for the first time. */
   async #beforeWorkspaceWrite(relativePaths: readonly string[]): Promise<void> {
-    if (this.#open?.observed === undefined || this.#closed) return;
+    if (this.#open === undefined || this.#closed) return;
+    if (relativePaths.some(isIgnoreFile)) this.#open.wroteAnIgnoreFile = true;
+    if (this.#open.observed === undefined) {
+      await this.#noteStandingSinceBegin(this.#open, relativePaths);
+      return;
+    }
     // While the baseline is pending, a write the early path cannot take waits for it (in the
     // early queue, where the baseline's replay runs, or for the repository): that time is counted.
     const waitStarted = this.baselinePending ? performance.now() : undefined;
@@ -639,7 +678,8 @@ export class DispatchCheckpoints {
         const fresh = [...new Set(relativePaths)].filter((file) => !observed.has(file));
         // Too many files to follow one by one: the dispatch settles once the baseline is there.
         if (observed.size + fresh.length > MAX_CHANGED_PATHS_HINT) return false;
-        await early.captureBeforeWrite(fresh);
+        const unrecorded = await early.captureBeforeWrite(fresh);
+        noteNotCreated(this.#open!, unrecorded);
         for (const file of fresh) observed.add(file);
         return true;
       });
@@ -663,9 +703,15 @@ export class DispatchCheckpoints {
       // that hold what the index records already need no record (and no git process).
       const unchanged = await shadow.unchangedSinceRecorded(fresh);
       const toRecord = fresh.filter((file) => !unchanged.has(file));
-      const { visible } = toRecord.length === 0 ? { visible: [] } : await shadow.record(undefined, toRecord);
+      const { visible, skippedLargeFiles } =
+        toRecord.length === 0
+          ? { visible: [] as string[], skippedLargeFiles: [] }
+          : await shadow.record(undefined, toRecord);
       for (const file of fresh) observed.add(file);
       for (const file of [...unchanged, ...visible]) this.#open?.visible?.add(file);
+      const large = new Set(skippedLargeFiles.map((file) => file.path));
+      const seen = new Set(visible);
+      await this.#noteUnrecordedStanding(toRecord.filter((file) => !seen.has(file) || large.has(file)));
     });
   }
 
@@ -734,9 +780,63 @@ export class DispatchCheckpoints {
   async #layHeldBeforeImages(shadow: ShadowRepository): Promise<void> {
     const open = this.#open;
     if (open?.held === undefined || open.held.size === 0) return;
-    const visible = await shadow.layFileImages(open.held);
+    const visible = new Set(await shadow.layFileImages(open.held));
     for (const file of visible) open.visible?.add(file);
+    noteNotCreated(
+      open,
+      [...open.held]
+        .filter(([file, image]) => image.kind === 'file' && !visible.has(file))
+        .map(([file]) => file),
+    );
     open.held = undefined;
+  }
+
+  /**
+   * Of paths a record just before their first write left out of the index, those a regular file
+   * stands at (ignored, or over the size limit): see OpenState.notCreatedByTheDispatch.
+   */
+  async #noteUnrecordedStanding(paths: readonly string[]): Promise<void> {
+    const statuses = await Promise.all(
+      paths.map((file) => lstatIfPresent(path.join(this.workspace.root, file))),
+    );
+    noteNotCreated(
+      this.#open!,
+      paths.filter((_, index) => statuses[index]?.isFile() === true),
+    );
+  }
+
+  /**
+   * In an observed end: recorded files the change list shows removed that the dispatch never
+   * wrote and that are gone from the disk. An ignore file the dispatch wrote makes its end check
+   * every recorded file against the new rules, and a file someone deleted since the last record
+   * then leaves the index too; an observed dispatch changes only what it writes, so that deletion
+   * is not its own and moves to the base (undo must not bring back a file the user deleted).
+   */
+  async #removedByOthers(
+    changedFiles: readonly ChangedFile[],
+    written: readonly string[],
+  ): Promise<string[]> {
+    const gone = changedFiles.flatMap((file) => {
+      const removed =
+        file.status === 'deleted' ? file.path : file.status === 'renamed' ? file.previousPath! : undefined;
+      return removed === undefined || isUnderAny(removed, written) ? [] : [removed];
+    });
+    const statuses = await Promise.all(
+      gone.map((file) => lstatIfPresent(path.join(this.workspace.root, file))),
+    );
+    return gone.filter((_, index) => statuses[index] === undefined);
+  }
+
+  /**
+   * Before a tool's write in a scanned or settled dispatch: the written paths where a file stands
+   * that was there before the dispatch began (see OpenState.notCreatedByTheDispatch). Read now,
+   * before the write replaces the file: a tool writes by renaming a new file into place.
+   */
+  async #noteStandingSinceBegin(open: OpenState, paths: readonly string[]): Promise<void> {
+    const fresh = paths.filter((file) => open.notCreatedByTheDispatch?.has(file) !== true);
+    const shadow = this.#readyState?.shadow;
+    if (fresh.length === 0 || shadow === undefined) return;
+    noteNotCreated(open, await shadow.filesStandingSince(fresh, open.startedAtMs));
   }
 
   /** Turns an observed dispatch into a scanned one whose base is what the workspace was at its start. */
@@ -748,6 +848,10 @@ export class DispatchCheckpoints {
     // full scan record everything else (edits made since the last checkpoint included).
     const before = await shadow.indexEntries(written);
     const snapshot = await shadow.snapshot();
+    noteNotCreated(
+      open,
+      snapshot.skippedLargeFiles.map((file) => file.path),
+    );
     const baseTree = written.length === 0 ? snapshot.tree : await shadow.buildTree(snapshot.tree, before);
     open.baseCommit = await this.#recordIfChanged(shadow, log, baseTree, 'workspace before a dispatch');
     open.baseTree = baseTree;
@@ -1004,7 +1108,8 @@ export class DispatchCheckpoints {
       await log.reset();
     }
     // A first session: file-tool dispatches run while the baseline is recorded (see #recordBaseline).
-    if (log.head === undefined && !this.workspace.readOnly) this.#early = new EarlyDispatches(shadow);
+    if (log.head === undefined && !this.workspace.readOnly)
+      this.#early = new EarlyDispatches(shadow, this.workspace.root);
     // A later session: the ignore rules may have changed since the index was recorded. Checked
     // in the background, so a file-tool call's record need not check its own paths once it is done.
     if (log.head !== undefined && !this.workspace.readOnly) {
@@ -1352,6 +1457,13 @@ function parentsRemovedBefore(changedFiles: readonly ChangedFile[], looked: read
     if (gone !== undefined && folders.has(gone) && !lookedAt.has(gone)) removed.add(gone);
   }
   return [...removed];
+}
+
+/** Adds `files` to the dispatch's OpenState.notCreatedByTheDispatch. */
+function noteNotCreated(open: OpenState, files: readonly string[]): void {
+  if (files.length === 0) return;
+  open.notCreatedByTheDispatch ??= new Set();
+  for (const file of files) open.notCreatedByTheDispatch.add(file);
 }
 
 /**

@@ -1,5 +1,7 @@
+import path from 'node:path';
 import type { FileImage } from './before-images.js';
 import type { ChangedFile, ShadowRepository, TreeEntry } from './shadow-repository.js';
+import { lstatIfPresent } from './storage-files.js';
 
 /** A dispatch that ended before the first baseline was recorded, waiting to become a checkpoint. */
 export interface EarlyDispatch {
@@ -33,18 +35,30 @@ export class EarlyDispatches {
   /** What the files under those paths hold as far as the captures know. */
   readonly #current = new Map<string, TreeEntry>();
   readonly #ended: EarlyDispatch[] = [];
+  /**
+   * Captured paths where a regular file stood unrecorded (ignored, or over the size limit): an
+   * end that records one takes what it holds then as its state before any write (see end).
+   */
+  readonly #unrecordedWhenCaptured = new Set<string>();
 
-  constructor(private readonly shadow: ShadowRepository) {}
+  constructor(
+    private readonly shadow: ShadowRepository,
+    private readonly root: string,
+  ) {}
 
   /** Dispatches ended so far, oldest first. */
   get ended(): readonly EarlyDispatch[] {
     return this.#ended;
   }
 
-  /** Captures `paths` just before a dispatch writes them (paths already known are skipped). */
-  async captureBeforeWrite(paths: readonly string[]): Promise<void> {
+  /**
+   * Captures `paths` just before a dispatch writes them (paths already known are skipped).
+   * Returns those where a regular file stands that the capture left out (ignored, or over the
+   * size limit).
+   */
+  async captureBeforeWrite(paths: readonly string[]): Promise<string[]> {
     const fresh = paths.filter((file) => !this.#isKnown(file));
-    if (fresh.length === 0) return;
+    if (fresh.length === 0) return [];
     const { entries } = await this.shadow.captureEntries(fresh);
     for (const [file, entry] of entries) {
       // A file under a path written earlier keeps the state the captures know for it.
@@ -52,7 +66,12 @@ export class EarlyDispatches {
       this.#pristine.set(file, entry);
       this.#current.set(file, entry);
     }
+    const left = fresh.filter((file) => !entries.has(file));
+    const statuses = await Promise.all(left.map((file) => lstatIfPresent(path.join(this.root, file))));
+    const unrecorded = left.filter((_, index) => statuses[index]?.isFile() === true);
+    for (const file of unrecorded) this.#unrecordedWhenCaptured.add(file);
     for (const file of fresh) this.#firstWritten.add(file);
+    return unrecorded;
   }
 
   /**
@@ -83,7 +102,13 @@ export class EarlyDispatches {
     for (const [file, entry] of this.#current) if (isUnderAny(file, paths)) before.set(file, entry);
     const changedFiles: ChangedFile[] = [];
     for (const [file, entry] of entries) {
-      const previous = before.get(file);
+      let previous = before.get(file);
+      if (previous === undefined && this.#unrecordedWhenCaptured.delete(file)) {
+        // It stood there unrecorded before the first write: not created by a dispatch, so what
+        // it holds now is its state before any write (undo leaves it, never deletes it).
+        this.#pristine.set(file, entry);
+        previous = entry;
+      }
       if (previous === undefined) changedFiles.push({ path: file, status: 'added' });
       else if (previous.mode !== entry.mode) changedFiles.push({ path: file, status: 'type_changed' });
       else if (previous.object !== entry.object) changedFiles.push({ path: file, status: 'modified' });
@@ -128,6 +153,7 @@ export class EarlyDispatches {
   }
 }
 
-function isUnderAny(file: string, paths: readonly string[]): boolean {
+/** Whether `file` is one of `paths` or lies under one of them. */
+export function isUnderAny(file: string, paths: readonly string[]): boolean {
   return paths.some((prefix) => file === prefix || file.startsWith(`${prefix}/`));
 }

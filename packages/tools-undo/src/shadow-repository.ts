@@ -936,21 +936,21 @@ export class ShadowRepository {
   }
 
   /**
-   * Of `paths`, the files and links of the work tree whose status (and content) last changed
-   * before `sinceMs` (milliseconds since the epoch): nothing wrote, created or renamed them since.
+   * Of `paths`, the files and links of the work tree that stood there before `sinceMs`
+   * (milliseconds since the epoch): nothing wrote, created or renamed them since, or their inode
+   * was born before it and was only written in place since. A file system that keeps no birth
+   * time reports the status change time instead, so there only an unchanged file counts.
    */
-  async filesUnchangedSince(paths: readonly string[], sinceMs: number): Promise<string[]> {
+  async filesStandingSince(paths: readonly string[], sinceMs: number): Promise<string[]> {
     const statuses = await Promise.all(
       paths.map((file) => lstatIfPresent(path.join(this.options.workTree, file))),
     );
     return paths.filter((_, index) => {
       const status = statuses[index];
-      return (
-        status !== undefined &&
-        (status.isFile() || status.isSymbolicLink()) &&
-        status.ctimeMs < sinceMs &&
-        status.mtimeMs < sinceMs
-      );
+      if (status === undefined || !(status.isFile() || status.isSymbolicLink())) return false;
+      const unchanged = status.ctimeMs < sinceMs && status.mtimeMs < sinceMs;
+      const bornBefore = status.birthtimeMs > 0 && status.birthtimeMs < sinceMs;
+      return unchanged || bornBefore;
     });
   }
 

@@ -195,11 +195,17 @@ describe('#3: a dispatch that removes an ignore rule', () => {
     await openSession();
     const checkpoints = family!.checkpoints;
     const { startedAt } = await checkpoints.beginDispatch('command');
-    await write(root, 'build/out.js', 'built by the command\n');
     // The file system's clock may lag the begin's by a tick (a file that seems older than the
-    // dispatch is left by undo, see startTimes): its status changes until it is clearly newer.
+    // dispatch is left by undo, see startTimes): it is created again until it is clearly newer,
+    // birth time included (which no later change moves).
     const created = path.join(root, 'build/out.js');
-    while ((await lstat(created)).ctimeMs <= Date.parse(startedAt) + 1) await chmod(created, 0o644);
+    for (;;) {
+      await write(root, 'build/out.js', 'built by the command\n');
+      const status = await lstat(created);
+      if (Math.min(status.ctimeMs, status.birthtimeMs || status.ctimeMs) > Date.parse(startedAt) + 1) break;
+      await rm(created);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
     await writeFile(path.join(root, '.gitignore'), 'other\n');
     const ended = await checkpoints.endDispatch();
     expect(listed(ended.changedFiles)).toEqual(['added build/out.js', 'modified .gitignore']);

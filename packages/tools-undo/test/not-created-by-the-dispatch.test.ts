@@ -1,0 +1,182 @@
+import { readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Workspace } from '@assistant-kit/tool-core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createUndoTools, type OpenDispatch, type UndoToolFamily } from '../src/index.js';
+import { makeTemporaryDirectory, removeDirectory, write, writeThroughWorkspace } from './helpers.js';
+
+// Files that stood in the workspace unrecorded (an ignore rule hid them, or they were over the
+// size limit) and that a dispatch's end records (it removed the rule, or shrank the file). Found
+// by unrecorded-dispatches.test.ts: each was listed "added", and undo deleted a file that was
+// there before the dispatch. Each case writes clearly after the begin's clock tick, so no case
+// passes by a file system time that lags the begin (see startTimes in dispatch-checkpoints.ts).
+
+const LIMIT = 64;
+const LARGE = 'x'.repeat(LIMIT * 2);
+
+let root: string;
+let workspace: Workspace;
+let family: UndoToolFamily | undefined;
+
+async function openFamily(ready = true): Promise<void> {
+  workspace = await Workspace.open(root);
+  family = createUndoTools({ workspace, maxFileBytes: LIMIT });
+  if (ready) await family.checkpoints.ready();
+}
+
+/** Waits until the clock is well past the dispatch's begin. */
+async function pastTheBegin(open: OpenDispatch): Promise<void> {
+  while (Date.now() <= Date.parse(open.startedAt) + 30)
+    await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+const listed = (files: readonly { status: string; path: string }[]) =>
+  files.map((file) => `${file.status} ${file.path}`);
+
+beforeEach(async () => {
+  root = await makeTemporaryDirectory('undo-not-created-');
+});
+
+afterEach(async () => {
+  await family?.close();
+  family = undefined;
+  await removeDirectory(root);
+});
+
+describe('a file that stood unrecorded before the dispatch is never "added", and undo leaves it', () => {
+  it('a file tool rewrote an ignored file, then a command removed the rule', async () => {
+    await write(root, '.gitignore', '*.log\n');
+    await write(root, 'app.log', 'before\n');
+    await openFamily();
+    const open = await family!.checkpoints.beginDispatch('write the log, drop the rule', {
+      observedWrites: true,
+    });
+    await pastTheBegin(open);
+    await writeThroughWorkspace(workspace, 'app.log', 'after\n');
+    await family!.checkpoints.noteUnobservedChanges();
+    await unlink(path.join(root, '.gitignore'));
+    const ended = await family!.checkpoints.endDispatch();
+    expect(listed(ended.changedFiles)).toEqual(['deleted .gitignore']);
+    await family!.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('*.log\n');
+    expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('after\n');
+  });
+
+  it('the same in a workspace’s first session, before its baseline is recorded', async () => {
+    await write(root, '.gitignore', '*.log\n');
+    await write(root, 'app.log', 'before\n');
+    await openFamily(false);
+    const open = await family!.checkpoints.beginDispatch('write the log, drop the rule', {
+      observedWrites: true,
+    });
+    await pastTheBegin(open);
+    await writeThroughWorkspace(workspace, 'app.log', 'after\n');
+    await family!.checkpoints.noteUnobservedChanges();
+    await unlink(path.join(root, '.gitignore'));
+    const ended = await family!.checkpoints.endDispatch();
+    expect(listed(ended.changedFiles)).toEqual(['deleted .gitignore']);
+    await family!.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('after\n');
+  });
+
+  it('in a first session, file tools rewrote an ignored file and the ignore file', async () => {
+    await write(root, '.gitignore', '*.log\n');
+    await write(root, 'app.log', 'before\n');
+    await openFamily(false);
+    const open = await family!.checkpoints.beginDispatch('write the log and the rules', {
+      observedWrites: true,
+    });
+    await pastTheBegin(open);
+    await writeThroughWorkspace(workspace, 'app.log', 'after\n');
+    await writeThroughWorkspace(workspace, '.gitignore', 'x\n');
+    const ended = await family!.checkpoints.endDispatch();
+    expect(listed(ended.changedFiles)).toEqual(['modified .gitignore']);
+    await family!.checkpoints.ready();
+    expect(listed((await family!.checkpoints.listDispatches())[0]!.changedFiles)).toEqual([
+      'modified .gitignore',
+    ]);
+    await family!.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('*.log\n');
+    expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('after\n');
+  });
+
+  it('a file tool wrote a hidden file after a command, then another command removed the rule', async () => {
+    await write(root, '.gitignore', '*.log\n');
+    await write(root, 'app.log', 'before\n');
+    await openFamily();
+    const open = await family!.checkpoints.beginDispatch('command, write, command');
+    await pastTheBegin(open);
+    // A tool replaces the file (a new one renamed into place), so its status says nothing of
+    // the file that stood there before.
+    await writeThroughWorkspace(workspace, 'app.log', 'after\n');
+    await unlink(path.join(root, '.gitignore'));
+    const ended = await family!.checkpoints.endDispatch();
+    expect(listed(ended.changedFiles)).toEqual(['deleted .gitignore']);
+    await family!.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('after\n');
+  });
+
+  it('a command rewrote a hidden file in place and removed the rule', async () => {
+    await write(root, '.gitignore', '*.log\n');
+    await write(root, 'app.log', 'before\n');
+    await openFamily();
+    const open = await family!.checkpoints.beginDispatch('append to the log, drop the rule');
+    await pastTheBegin(open);
+    await writeFile(path.join(root, 'app.log'), 'after\n', { flag: 'r+' });
+    await unlink(path.join(root, '.gitignore'));
+    const ended = await family!.checkpoints.endDispatch();
+    expect(listed(ended.changedFiles)).toEqual(['deleted .gitignore']);
+  });
+
+  it('a file tool wrote an ignore file, and removed it again', async () => {
+    // The settled scan ran under the written rule: app.log left the records, and the end found
+    // it again, though no ignore file differs between the base and the end.
+    await write(root, 'app.log', 'log\n');
+    await openFamily();
+    const open = await family!.checkpoints.beginDispatch('a rule for a while', { observedWrites: true });
+    await pastTheBegin(open);
+    await writeThroughWorkspace(workspace, '.gitignore', '*.log\n');
+    await family!.checkpoints.noteUnobservedChanges();
+    await unlink(path.join(root, '.gitignore'));
+    const ended = await family!.checkpoints.endDispatch();
+    expect(listed(ended.changedFiles)).toEqual([]);
+  });
+
+  for (const how of ['a command', 'a file tool'] as const) {
+    it(`a file over the size limit that ${how} shrank`, async () => {
+      await write(root, 'data.txt', LARGE);
+      await openFamily();
+      const open = await family!.checkpoints.beginDispatch('shrink data.txt', {
+        observedWrites: how === 'a file tool',
+      });
+      await pastTheBegin(open);
+      if (how === 'a command') await writeFile(path.join(root, 'data.txt'), 'small\n');
+      else await writeThroughWorkspace(workspace, 'data.txt', 'small\n');
+      const ended = await family!.checkpoints.endDispatch();
+      expect(listed(ended.changedFiles)).toEqual([]);
+      // Nothing to undo: the large content was never recorded, and the file is not deleted.
+      await expect(family!.checkpoints.undoDispatches(1)).rejects.toMatchObject({
+        code: 'NOT_ENOUGH_DISPATCHES',
+      });
+      expect(await readFile(path.join(root, 'data.txt'), 'utf8')).toBe('small\n');
+    });
+  }
+});
+
+describe('a file the user deleted before an observed dispatch that wrote an ignore file', () => {
+  it('is not listed as deleted by the dispatch, and its undo does not bring it back', async () => {
+    await write(root, '.gitignore', 'x\n');
+    await write(root, 'old.log', 'old\n');
+    await openFamily();
+    await family!.checkpoints.beginDispatch('record old.log');
+    await family!.checkpoints.endDispatch();
+    await rm(path.join(root, 'old.log'));
+    await family!.checkpoints.beginDispatch('ignore logs', { observedWrites: true });
+    await writeThroughWorkspace(workspace, '.gitignore', 'x\n*.log\n');
+    const ended = await family!.checkpoints.endDispatch();
+    expect(listed(ended.changedFiles)).toEqual(['modified .gitignore']);
+    await family!.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('x\n');
+    await expect(readFile(path.join(root, 'old.log'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
