@@ -44,40 +44,25 @@ afterEach(async () => {
 });
 
 describe('a file that stood unrecorded before the dispatch is never "added", and undo leaves it', () => {
-  it('a file tool rewrote an ignored file, then a command removed the rule', async () => {
-    await write(root, '.gitignore', '*.log\n');
-    await write(root, 'app.log', 'before\n');
-    await openFamily();
-    const open = await family!.checkpoints.beginDispatch('write the log, drop the rule', {
-      observedWrites: true,
+  for (const session of ['a later session', 'a first session, before its baseline is recorded']) {
+    it(`a file tool rewrote an ignored file, then a command removed the rule (${session})`, async () => {
+      await write(root, '.gitignore', '*.log\n');
+      await write(root, 'app.log', 'before\n');
+      await openFamily(session === 'a later session');
+      const open = await family!.checkpoints.beginDispatch('write the log, drop the rule', {
+        observedWrites: true,
+      });
+      await pastTheBegin(open);
+      await writeThroughWorkspace(workspace, 'app.log', 'after\n');
+      await family!.checkpoints.noteUnobservedChanges();
+      await unlink(path.join(root, '.gitignore'));
+      const ended = await family!.checkpoints.endDispatch();
+      expect(listed(ended.changedFiles)).toEqual(['deleted .gitignore']);
+      await family!.checkpoints.undoDispatches(1);
+      expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('*.log\n');
+      expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('after\n');
     });
-    await pastTheBegin(open);
-    await writeThroughWorkspace(workspace, 'app.log', 'after\n');
-    await family!.checkpoints.noteUnobservedChanges();
-    await unlink(path.join(root, '.gitignore'));
-    const ended = await family!.checkpoints.endDispatch();
-    expect(listed(ended.changedFiles)).toEqual(['deleted .gitignore']);
-    await family!.checkpoints.undoDispatches(1);
-    expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('*.log\n');
-    expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('after\n');
-  });
-
-  it('the same in a workspace’s first session, before its baseline is recorded', async () => {
-    await write(root, '.gitignore', '*.log\n');
-    await write(root, 'app.log', 'before\n');
-    await openFamily(false);
-    const open = await family!.checkpoints.beginDispatch('write the log, drop the rule', {
-      observedWrites: true,
-    });
-    await pastTheBegin(open);
-    await writeThroughWorkspace(workspace, 'app.log', 'after\n');
-    await family!.checkpoints.noteUnobservedChanges();
-    await unlink(path.join(root, '.gitignore'));
-    const ended = await family!.checkpoints.endDispatch();
-    expect(listed(ended.changedFiles)).toEqual(['deleted .gitignore']);
-    await family!.checkpoints.undoDispatches(1);
-    expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('after\n');
-  });
+  }
 
   it('in a first session, file tools rewrote an ignored file and the ignore file', async () => {
     await write(root, '.gitignore', '*.log\n');
