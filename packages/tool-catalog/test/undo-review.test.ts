@@ -18,6 +18,18 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+/** A U catalogue whose run_command needs no approval. */
+async function openCatalogThatRunsCommands(): Promise<ToolCatalog> {
+  const catalog = await createToolCatalog({
+    configuration: 'U',
+    workspace: root,
+    permissionMode: 'full-access',
+    omitFamilies: ['browser', 'code'],
+  });
+  opened.push(catalog);
+  return catalog;
+}
+
 describe('undo in U', () => {
   it('keeps a folder the user made where a file was, when a dispatch wrote into it', async () => {
     await writeFile(path.join(root, 'notes'), 'old notes file\n');
@@ -47,13 +59,7 @@ describe('undo in U', () => {
     await writeFile(path.join(root, '.env'), 'SECRET=1\n');
     await mkdir(path.join(root, 'build'));
     await writeFile(path.join(root, 'build/out.js'), 'built\n');
-    const catalog = await createToolCatalog({
-      configuration: 'U',
-      workspace: root,
-      permissionMode: 'full-access',
-      omitFamilies: ['browser', 'code'],
-    });
-    opened.push(catalog);
+    const catalog = await openCatalogThatRunsCommands();
     const ran = await catalog.dispatch('command', (tools) =>
       tools.call('run_command', { command: "printf 'other\\n' > .gitignore" }),
     );
@@ -64,5 +70,25 @@ describe('undo in U', () => {
     expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('.env\nbuild/\n');
     expect(await readFile(path.join(root, '.env'), 'utf8')).toBe('SECRET=1\n');
     expect(await readFile(path.join(root, 'build/out.js'), 'utf8')).toBe('built\n');
+  });
+  it('leaves a hidden file the agent rewrote before a command removed the rule (issue 19)', async () => {
+    // Found by tools-undo's unrecorded-dispatches property test: app.log was listed "added" and
+    // the undo deleted it, though it was there before the dispatch.
+    await writeFile(path.join(root, '.gitignore'), '*.log\n');
+    await writeFile(path.join(root, 'app.log'), 'before\n');
+    const catalog = await openCatalogThatRunsCommands();
+    const done = await catalog.dispatch('rewrite the log, drop the rule', async (tools) => {
+      // Clearly after the dispatch's begin, so no clock tick can make the write look older.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await tools.call('read_file', { path: 'app.log' });
+      const written = await tools.call('write_file', { path: 'app.log', content: 'after\n' });
+      return [written, await tools.call('run_command', { command: 'rm .gitignore' })];
+    });
+    expect(done.map((result) => result.isError)).toEqual([undefined, undefined]);
+    const undo = await catalog.call('undo_workspace_dispatches', { count: 1 });
+    expect(undo.isError).toBeUndefined();
+    expect((undo.content[0] as { text: string }).text).not.toContain('app.log');
+    expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('*.log\n');
+    expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('after\n');
   });
 });

@@ -545,19 +545,31 @@ export class DispatchCheckpoints {
       // the dispatch (ignored, or over the size limit), and its end records them (it removed the
       // rule, or shrank the file). The dispatch did not create them, so they move to the base with
       // what they hold now: undo leaves them, as it leaves every write to a file it does not
-      // record, and never deletes a file that was there before. Known exactly for the files the
+      // record, rather than delete a file that was there before. Known exactly for the files the
       // dispatch wrote (their before-image, or the record before the write) and for large files
-      // at a scanned dispatch's begin; after a full scan that follows a change of an ignore file,
-      // also any file that stood there before the begin (unchanged since, or born before it and
-      // written in place since).
+      // at a scanned dispatch's begin or a settle; after a full scan that follows a change of an
+      // ignore file, also any file that stood there before the begin (unchanged since, or born
+      // before it and written in place since). A file a command replaced (a new inode) is none of
+      // these and stays added: nothing tells it from one the command created.
       const newInTheEnd = changedFiles
         .filter((file) => NEW_IN_THE_END.has(file.status))
         .map((file) => file.path);
+      // A rename's or a copy's target keeps the birth time of its source: only its status times
+      // can say it stood there.
+      const added = changedFiles.filter((file) => file.status === 'added').map((file) => file.path);
+      const movedHere = changedFiles
+        .filter((file) => file.status === 'renamed' || file.status === 'copied')
+        .map((file) => file.path);
+      const afterAnIgnoreChange =
+        onlyPaths === undefined &&
+        (open.wroteAnIgnoreFile === true || changedFiles.some(changesAnIgnoreFile));
       const hiddenBefore = [
         ...new Set([
-          ...(onlyPaths === undefined &&
-          (open.wroteAnIgnoreFile === true || changedFiles.some(changesAnIgnoreFile))
-            ? await shadow.filesStandingSince(newInTheEnd, open.startedAtMs)
+          ...(afterAnIgnoreChange
+            ? [
+                ...(await shadow.filesStandingSince(added, open.startedAtMs)),
+                ...(await shadow.filesUnchangedSince(movedHere, open.startedAtMs)),
+              ]
             : []),
           ...newInTheEnd.filter((file) => open.notCreatedByTheDispatch?.has(file) === true),
         ]),
@@ -829,14 +841,16 @@ export class DispatchCheckpoints {
 
   /**
    * Before a tool's write in a scanned or settled dispatch: the written paths where a file stands
-   * that was there before the dispatch began (see OpenState.notCreatedByTheDispatch). Read now,
-   * before the write replaces the file: a tool writes by renaming a new file into place.
+   * unchanged since before the dispatch began (see OpenState.notCreatedByTheDispatch). Read now,
+   * before the write replaces the file: a tool writes by renaming a new file into place. Only the
+   * status times count here, not the birth time: a command may have renamed a recorded file to
+   * this path, and undo must then remove it again.
    */
   async #noteStandingSinceBegin(open: OpenState, paths: readonly string[]): Promise<void> {
     const fresh = paths.filter((file) => open.notCreatedByTheDispatch?.has(file) !== true);
     const shadow = this.#readyState?.shadow;
     if (fresh.length === 0 || shadow === undefined) return;
-    noteNotCreated(open, await shadow.filesStandingSince(fresh, open.startedAtMs));
+    noteNotCreated(open, await shadow.filesUnchangedSince(fresh, open.startedAtMs));
   }
 
   /** Turns an observed dispatch into a scanned one whose base is what the workspace was at its start. */

@@ -105,7 +105,7 @@ export class EarlyDispatches {
       let previous = before.get(file);
       if (previous === undefined && this.#unrecordedWhenCaptured.delete(file)) {
         // It stood there unrecorded before the first write: not created by a dispatch, so what
-        // it holds now is its state before any write (undo leaves it, never deletes it).
+        // it holds now is its state before any write (undo leaves it rather than delete it).
         this.#pristine.set(file, entry);
         previous = entry;
       }

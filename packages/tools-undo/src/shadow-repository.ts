@@ -936,12 +936,29 @@ export class ShadowRepository {
   }
 
   /**
-   * Of `paths`, the files and links of the work tree that stood there before `sinceMs`
-   * (milliseconds since the epoch): nothing wrote, created or renamed them since, or their inode
-   * was born before it and was only written in place since. A file system that keeps no birth
-   * time reports the status change time instead, so there only an unchanged file counts.
+   * Of `paths`, the files and links of the work tree whose status (and content) last changed
+   * before `sinceMs` (milliseconds since the epoch): nothing wrote, created or renamed them since.
+   */
+  async filesUnchangedSince(paths: readonly string[], sinceMs: number): Promise<string[]> {
+    return this.#filesStandingSince(paths, sinceMs, false);
+  }
+
+  /**
+   * Of `paths`, the files and links of the work tree that stood there before `sinceMs`: unchanged
+   * since (see filesUnchangedSince), or their inode was born before it and was written in place
+   * since. A renamed file keeps its birth time, so this is for paths known not to be a rename's
+   * target. A file system that keeps no birth time reports the status change time instead, so
+   * there only an unchanged file counts.
    */
   async filesStandingSince(paths: readonly string[], sinceMs: number): Promise<string[]> {
+    return this.#filesStandingSince(paths, sinceMs, true);
+  }
+
+  async #filesStandingSince(
+    paths: readonly string[],
+    sinceMs: number,
+    bornBeforeCounts: boolean,
+  ): Promise<string[]> {
     const statuses = await Promise.all(
       paths.map((file) => lstatIfPresent(path.join(this.options.workTree, file))),
     );
@@ -949,7 +966,7 @@ export class ShadowRepository {
       const status = statuses[index];
       if (status === undefined || !(status.isFile() || status.isSymbolicLink())) return false;
       const unchanged = status.ctimeMs < sinceMs && status.mtimeMs < sinceMs;
-      const bornBefore = status.birthtimeMs > 0 && status.birthtimeMs < sinceMs;
+      const bornBefore = bornBeforeCounts && status.birthtimeMs > 0 && status.birthtimeMs < sinceMs;
       return unchanged || bornBefore;
     });
   }
