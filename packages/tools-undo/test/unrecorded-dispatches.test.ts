@@ -19,7 +19,8 @@ import {
 } from './helpers.js';
 
 // Files the checkpoints stop and start recording while they stay on disk: an ignore rule that
-// comes and goes over `e.log`, and `a.txt` growing past the size limit and back. Where the
+// comes and goes over `e.log` and `dir/c.log`, a nested one over `dir/b.txt` that can also
+// re-include `dir/c.log`, and `a.txt` growing past the size limit and back. Where the
 // records and the files part, the plain-copy oracle of observed-dispatches.test.ts does not say
 // what an undo must restore, so this property checks what must hold whatever the records say:
 // - a change list never claims a write or a deletion that did not happen on disk (`added` only
@@ -30,11 +31,14 @@ import {
 //   never loses content it cannot bring back).
 
 const LIMIT = 64;
-const FILES = ['a.txt', 'e.log', '.gitignore', 'dir/b.txt'] as const;
+const FILES = ['a.txt', 'e.log', '.gitignore', 'dir/b.txt', 'dir/.gitignore', 'dir/c.log'] as const;
 const IGNORE_FILE = 2;
+const NESTED_IGNORE_FILE = 4;
+const NESTED_RULES = ['b.txt\n', '!c.log\n', 'y\n'];
 
 function contentOf(file: number, value: number): string {
   if (file === IGNORE_FILE) return value % 2 === 0 ? 'x\n' : 'x\n*.log\n';
+  if (file === NESTED_IGNORE_FILE) return NESTED_RULES[value % NESTED_RULES.length]!;
   // a.txt sometimes outgrows the limit.
   if (file === 0 && value % 4 === 0) return `${'grown '.repeat(20)}${value}\n`;
   return `${FILES[file]} holds ${value}\n`;
@@ -104,12 +108,19 @@ function expectTruthful(
 
 /** The files the checkpoints do not record now: e.log under the rule, a.txt over the limit. */
 async function unrecordedNow(directory: string): Promise<Set<string>> {
+  const textOf = (file: string) => readFile(path.join(directory, file), 'utf8').catch(() => '');
+  const sizeOf = async (file: string) =>
+    (await stat(path.join(directory, file)).catch(() => undefined))?.size;
+  const [rules, nestedRules] = await Promise.all([textOf('.gitignore'), textOf('dir/.gitignore')]);
+  const ignored: Record<string, boolean> = {
+    'e.log': rules.includes('*.log'),
+    'dir/b.txt': nestedRules.includes('b.txt'),
+    'dir/c.log': rules.includes('*.log') && !nestedRules.includes('!c.log'),
+  };
   const unrecorded = new Set<string>();
-  const rules = await readFile(path.join(directory, '.gitignore'), 'utf8').catch(() => '');
-  const log = await stat(path.join(directory, 'e.log')).catch(() => undefined);
-  if (rules.includes('*.log') && log !== undefined) unrecorded.add('e.log');
-  const large = await stat(path.join(directory, 'a.txt')).catch(() => undefined);
-  if (large !== undefined && large.size > LIMIT) unrecorded.add('a.txt');
+  for (const [file, hidden] of Object.entries(ignored))
+    if (hidden && (await sizeOf(file)) !== undefined) unrecorded.add(file);
+  if (((await sizeOf('a.txt')) ?? 0) > LIMIT) unrecorded.add('a.txt');
   return unrecorded;
 }
 
