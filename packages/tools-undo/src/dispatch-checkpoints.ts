@@ -549,8 +549,9 @@ export class DispatchCheckpoints {
       // dispatch wrote (their before-image, or the record before the write) and for large files
       // at a scanned dispatch's begin or a settle; after a full scan that follows a change of an
       // ignore file, also any file that stood there before the begin (unchanged since, or born
-      // before it and written in place since). A file a command replaced (a new inode) is none of
-      // these and stays added: nothing tells it from one the command created.
+      // before it and written in place since), and any path the base's own rules hid: a file a
+      // command replaced there (a new inode) carries no time of the one before it, and one the
+      // command created under those rules is left as the rules left it (undo puts them back).
       const newInTheEnd = changedFiles
         .filter((file) => NEW_IN_THE_END.has(file.status))
         .map((file) => file.path);
@@ -569,6 +570,7 @@ export class DispatchCheckpoints {
             ? [
                 ...(await shadow.filesStandingSince(added, open.startedAtMs)),
                 ...(await shadow.filesUnchangedSince(movedHere, open.startedAtMs)),
+                ...(await shadow.ignoredUnderTree(baseTree, newInTheEnd)),
               ]
             : []),
           ...newInTheEnd.filter((file) => open.notCreatedByTheDispatch?.has(file) === true),

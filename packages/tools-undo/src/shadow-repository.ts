@@ -623,22 +623,51 @@ export class ShadowRepository {
     const entries = new Map<string, TreeEntry>();
     if (paths.length === 0) return { entries, visible: [] };
     const files = [...images].flatMap(([file, image]) => (image.kind === 'file' ? [{ file, image }] : []));
-    const [ignoredOutput, objects] = await Promise.all([
-      // Rules only, index or not, as `ls-files --ignored` and `--others` apply them (leading
-      // folders included); exit code 1 says that none is ignored. check-ignore refuses literal
-      // pathspecs, so each path is written `./path`: a path, never magic (`:(…)`), echoed back.
-      this.git.run(['check-ignore', '--no-index', '-z', '--stdin'], {
-        input: joinNul(paths.map((file) => `./${file}`)),
-        acceptExitCodes: [1],
-        env: { GIT_LITERAL_PATHSPECS: undefined },
-      }),
+    const [ignored, objects] = await Promise.all([
+      ignoredByRules(this.git, paths),
       this.#writeBlobs(files.map(({ image }) => image.bytes)),
     ]);
-    const ignored = new Set(splitNul(ignoredOutput).map((file) => file.replace(/^\.\//, '')));
     for (const [index, { file, image }] of files.entries()) {
       if (!ignored.has(file)) entries.set(file, { mode: image.mode, object: objects[index]! });
     }
     return { entries, visible: paths.filter((file) => !ignored.has(file)) };
+  }
+
+  /**
+   * Of `paths`, those the ignore rules of `tree` leave out: the `.gitignore` files it holds in
+   * the folders above each path, with this repository's exclude file, as git applies them. For
+   * the rules a dispatch began under once it has changed the workspace's own. Only those files
+   * are laid out, in a scratch work tree, so the cost follows the paths' depth, not the tree.
+   * A rule file the tree does not hold (one that ignored itself, or was over the size limit)
+   * counts as absent.
+   */
+  async ignoredUnderTree(tree: string, paths: readonly string[]): Promise<Set<string>> {
+    if (paths.length === 0) return new Set();
+    const ruleFiles = new Set<string>();
+    for (const file of paths) {
+      const folders = file.split('/').slice(0, -1);
+      for (let depth = 0; depth <= folders.length; depth += 1)
+        ruleFiles.add([...folders.slice(0, depth), '.gitignore'].join('/'));
+    }
+    const scratchTree = path.join(this.options.storageDirectory, `rules-of-a-tree-${randomUUID()}`);
+    const scratchIndex = `${scratchTree}.index`;
+    const scratch = this.git.with({ GIT_INDEX_FILE: scratchIndex, GIT_WORK_TREE: scratchTree }, scratchTree);
+    try {
+      await makeDirectory(scratchTree);
+      // `<mode> blob <object>\t<path>`; anything else at a rule file's path (a folder, a
+      // submodule) holds no rules.
+      const entries = splitNul(await this.git.run(['ls-tree', '-z', tree, '--', ...ruleFiles]))
+        .map((line) => /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(line))
+        .filter((match) => match !== null)
+        .map(([, mode, object, file]) => `${mode} ${object}\t${file}`);
+      if (entries.length > 0) {
+        await scratch.run(['update-index', '-z', '--index-info'], { input: joinNul(entries) });
+        await scratch.run(['checkout-index', '--all', '--force']);
+      }
+      return await ignoredByRules(scratch, paths);
+    } finally {
+      await Promise.all([removePath(scratchTree), removePath(scratchIndex)]);
+    }
   }
 
   /** Writes each of `contents` as a blob object (durably, like a record's) and returns their ids. */
@@ -1196,6 +1225,21 @@ export function parseNameStatus(output: string): ChangedFile[] {
     }
   }
   return files;
+}
+
+/**
+ * Of `paths`, those the ignore rules of `git`'s work tree leave out, index or not, as
+ * `ls-files --ignored` and `--others` apply them (leading folders included).
+ */
+async function ignoredByRules(git: GitRunner, paths: readonly string[]): Promise<Set<string>> {
+  // Exit code 1 says that none is ignored. check-ignore refuses literal pathspecs, so each path
+  // is written `./path`: a path, never magic (`:(…)`), echoed back.
+  const output = await git.run(['check-ignore', '--no-index', '-z', '--stdin'], {
+    input: joinNul(paths.map((file) => `./${file}`)),
+    acceptExitCodes: [1],
+    env: { GIT_LITERAL_PATHSPECS: undefined },
+  });
+  return new Set(splitNul(output).map((file) => file.replace(/^\.\//, '')));
 }
 
 function splitNul(output: string): string[] {

@@ -127,7 +127,7 @@ describe('a file that stood unrecorded before the dispatch is never "added", and
     expect(listed(ended.changedFiles)).toEqual([]);
   });
 
-  for (const how of ['a command', 'a file tool'] as const) {
+  for (const how of ['a command', 'a command (a new file in its place)', 'a file tool'] as const) {
     it(`a file over the size limit that ${how} shrank`, async () => {
       await write(root, 'data.txt', LARGE);
       await openFamily();
@@ -135,8 +135,9 @@ describe('a file that stood unrecorded before the dispatch is never "added", and
         observedWrites: how === 'a file tool',
       });
       await pastTheBegin(open);
-      if (how === 'a command') await writeFile(path.join(root, 'data.txt'), 'small\n');
-      else await writeThroughWorkspace(workspace, 'data.txt', 'small\n');
+      if (how === 'a command (a new file in its place)') await unlink(path.join(root, 'data.txt'));
+      if (how === 'a file tool') await writeThroughWorkspace(workspace, 'data.txt', 'small\n');
+      else await writeFile(path.join(root, 'data.txt'), 'small\n');
       const ended = await family!.checkpoints.endDispatch();
       expect(listed(ended.changedFiles)).toEqual([]);
       // Nothing to undo: the large content was never recorded, and the file is not deleted.
@@ -185,5 +186,58 @@ describe('a file the user deleted before an observed dispatch that wrote an igno
     await family!.checkpoints.undoDispatches(1);
     expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('x\n');
     await expect(readFile(path.join(root, 'old.log'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('a file the begin’s rules hid, which a command replaced (a new inode) and unhid', () => {
+  // Left by the last review: nothing on the file says it stood there (its status and birth times
+  // are the command's), so it read as added and undo deleted it. What the rules of the base tree
+  // hid is not the dispatch's to delete: undo puts the rules back and leaves the file hidden.
+  const replacements = {
+    'deleted, then written again': async (file: string, text: string) => {
+      await unlink(file);
+      await writeFile(file, text);
+    },
+    'renamed over it, as sed -i does': async (file: string, text: string) => {
+      await writeFile(`${file}.tmp`, text);
+      await rename(`${file}.tmp`, file);
+    },
+  };
+  for (const [how, replace] of Object.entries(replacements)) {
+    it(`leaves the file whatever rule hid it (${how})`, async () => {
+      await write(root, '.gitignore', '*.log\n');
+      await write(root, 'app.log', 'before\n');
+      await write(root, 'dir/.gitignore', 'cache/\n');
+      await write(root, 'dir/cache/data.txt', 'cached before\n');
+      await openFamily();
+      const open = await family!.checkpoints.beginDispatch('rewrite the hidden files, drop the rules');
+      await pastTheBegin(open);
+      await replace(path.join(root, 'app.log'), 'after\n');
+      await replace(path.join(root, 'dir/cache/data.txt'), 'cached after\n');
+      await writeFile(path.join(root, '.gitignore'), 'x\n');
+      await unlink(path.join(root, 'dir/.gitignore'));
+      const ended = await family!.checkpoints.endDispatch();
+      expect(listed(ended.changedFiles)).toEqual(['modified .gitignore', 'deleted dir/.gitignore']);
+      await family!.checkpoints.undoDispatches(1);
+      expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('*.log\n');
+      expect(await readFile(path.join(root, 'dir/.gitignore'), 'utf8')).toBe('cache/\n');
+      expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('after\n');
+      expect(await readFile(path.join(root, 'dir/cache/data.txt'), 'utf8')).toBe('cached after\n');
+    });
+  }
+
+  it('still undoes a file the begin’s rules did not hide, created beside a rule change', async () => {
+    await write(root, '.gitignore', '*.log\n!keep.log\n');
+    await openFamily();
+    const open = await family!.checkpoints.beginDispatch('create files, change the rules');
+    await pastTheBegin(open);
+    await writeFile(path.join(root, 'keep.log'), 'kept\n');
+    await writeFile(path.join(root, 'new.txt'), 'new\n');
+    await writeFile(path.join(root, '.gitignore'), 'x\n');
+    const ended = await family!.checkpoints.endDispatch();
+    expect(listed(ended.changedFiles)).toEqual(['modified .gitignore', 'added keep.log', 'added new.txt']);
+    await family!.checkpoints.undoDispatches(1);
+    await expect(readFile(path.join(root, 'keep.log'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(readFile(path.join(root, 'new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
