@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { ChangedFile } from './shadow-repository.js';
 import { lstatIfPresent } from './storage-files.js';
+import { createBeyondALinkCheck } from './workspace-listing.js';
 
 /**
  * A change list compares two checkpoint trees, so it says what happened to the records. Where the
@@ -12,7 +13,8 @@ import { lstatIfPresent } from './storage-files.js';
  * The entries git's diff calls deleted whose file still stands in the workspace (a regular file
  * or a link): the checkpoints stopped recording them (an ignore rule now covers them, or they
  * outgrew the size limit), and they become `unrecorded`. A rename from such a file is an addition
- * beside it. A path that is a folder now was deleted as a file and stays so.
+ * beside it. A path that is a folder now was deleted as a file and stays so, and so was one
+ * that a link (or a file) in place of a folder above it hides.
  */
 export async function labelUnrecorded(
   root: string,
@@ -22,7 +24,10 @@ export async function labelUnrecorded(
     file.status === 'deleted' ? [file.path] : file.status === 'renamed' ? [file.previousPath!] : [],
   );
   if (gone.length === 0) return [...changedFiles];
-  const statuses = await Promise.all(gone.map((file) => lstatIfPresent(path.join(root, file))));
+  const beyondALink = createBeyondALinkCheck(root);
+  const statuses = await Promise.all(
+    gone.map(async (file) => ((await beyondALink(file)) ? undefined : lstatIfPresent(path.join(root, file)))),
+  );
   const standing = new Set(
     gone.filter(
       (_, index) => statuses[index]?.isFile() === true || statuses[index]?.isSymbolicLink() === true,

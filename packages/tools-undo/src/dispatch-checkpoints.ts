@@ -178,6 +178,13 @@ interface OpenState extends OpenDispatch {
    */
   notCreatedByTheDispatch?: Set<string>;
   /**
+   * In a scanned or settled dispatch, the paths whose state before the dispatch is already
+   * settled: written while it was observed (the base holds their before-images), or looked at
+   * before an earlier write of a tool (see #noteStandingSinceBegin). A later look would only be
+   * misled by the dispatch's own write, which can fall within the begin's clock tick.
+   */
+  knownAtTheBegin?: Set<string>;
+  /**
    * A tool wrote an ignore file: a scan since may have recorded under rules the end no longer
    * has, even when the end's change list shows no ignore file changed (written, then removed).
    */
@@ -849,9 +856,12 @@ export class DispatchCheckpoints {
    * this path, and undo must then remove it again.
    */
   async #noteStandingSinceBegin(open: OpenState, paths: readonly string[]): Promise<void> {
-    const fresh = paths.filter((file) => open.notCreatedByTheDispatch?.has(file) !== true);
+    open.knownAtTheBegin ??= new Set();
+    const known = open.knownAtTheBegin;
+    const fresh = [...new Set(paths)].filter((file) => !known.has(file));
     const shadow = this.#readyState?.shadow;
     if (fresh.length === 0 || shadow === undefined) return;
+    for (const file of fresh) known.add(file);
     noteNotCreated(open, await shadow.filesUnchangedSince(fresh, open.startedAtMs));
   }
 
@@ -871,6 +881,7 @@ export class DispatchCheckpoints {
     const baseTree = written.length === 0 ? snapshot.tree : await shadow.buildTree(snapshot.tree, before);
     open.baseCommit = await this.#recordIfChanged(shadow, log, baseTree, 'workspace before a dispatch');
     open.baseTree = baseTree;
+    open.knownAtTheBegin = new Set(written);
     delete open.observed;
     delete open.visible;
     // A command may write any file from here on: none is known from its last write any more.

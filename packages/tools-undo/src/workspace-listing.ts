@@ -48,6 +48,9 @@ export async function findWorkspaceChanges(
   };
   if (onlyPaths !== undefined && onlyPaths.length === 0) return changes;
   const candidates = new Set<string>();
+  // Paths the index may record (tracked, or named by the host): a folder above one may have
+  // become a link or a file since (see createBeyondALinkCheck).
+  const maybeRecorded = new Set<string>();
   const nestedRepositories: string[] = [];
   const visible = new Set<string>();
   // Paths an earlier listing named (see WorkspaceChanges.visible) are looked at directly: their
@@ -57,6 +60,7 @@ export async function findWorkspaceChanges(
   if (knownVisible && onlyPaths !== undefined) {
     for (const file of onlyPaths) {
       candidates.add(file);
+      maybeRecorded.add(file);
       visible.add(file);
     }
   }
@@ -75,18 +79,30 @@ export async function findWorkspaceChanges(
       for (const nestedFile of nested.files) candidates.add(nestedFile);
     } else {
       candidates.add(file);
+      if (tag !== '?') maybeRecorded.add(file);
     }
   }
   const update: string[] = [];
   const forceRemove: string[] = [];
   const skippedLargeFiles: { path: string; size: number }[] = [];
   const ordered = [...candidates].sort();
+  const beyondALink = createBeyondALinkCheck(root);
   for (let start = 0; start < ordered.length; start += STAT_BATCH) {
     if (signal?.aborted) break;
     const batch = ordered.slice(start, start + STAT_BATCH);
-    const statuses = await Promise.all(batch.map((relative) => lstatIfPresent(path.join(root, relative))));
+    const [statuses, blocked] = await Promise.all([
+      Promise.all(batch.map((relative) => lstatIfPresent(path.join(root, relative)))),
+      Promise.all(batch.map((relative) => maybeRecorded.has(relative) && beyondALink(relative))),
+    ]);
     statuses.forEach((status, index) => {
       const relative = batch[index]!;
+      // A folder above it is a link or a file now: what the system finds at the path is read
+      // through that link (or nothing), never the recorded file, and update-index refuses to
+      // remove a path "beyond a symbolic link". Gone, as far as the workspace goes.
+      if (blocked[index] === true) {
+        forceRemove.push(relative);
+        return;
+      }
       if (status?.isFile() && status.size > maxFileBytes) {
         skippedLargeFiles.push({ path: relative, size: status.size });
         forceRemove.push(relative);
@@ -105,6 +121,31 @@ export async function findWorkspaceChanges(
     });
   }
   return { update, forceRemove, skippedLargeFiles, nestedRepositories, visible: [...visible] };
+}
+
+/**
+ * A check of whether a folder above a path is something else now (a link, a file), each folder
+ * looked at once: then the system reads the path through that link (or finds nothing), and git
+ * calls it "beyond a symbolic link". Only recorded paths need asking: git's listing of new files
+ * never enters a link.
+ */
+export function createBeyondALinkCheck(root: string): (relative: string) => Promise<boolean> {
+  const folders = new Map<string, Promise<boolean>>();
+  const notAFolder = (folder: string) => {
+    let answer = folders.get(folder);
+    if (answer === undefined) {
+      answer = lstatIfPresent(path.join(root, folder)).then(
+        (status) => status !== undefined && !status.isDirectory(),
+      );
+      folders.set(folder, answer);
+    }
+    return answer;
+  };
+  return async (relative) => {
+    for (let slash = relative.indexOf('/'); slash !== -1; slash = relative.indexOf('/', slash + 1))
+      if (await notAFolder(relative.slice(0, slash))) return true;
+    return false;
+  };
 }
 
 /**
