@@ -406,6 +406,9 @@ export class DispatchCheckpoints {
       if (options.observedWrites === true)
         return this.#openObservedDispatch(log.nextId('dispatch'), log.head!, label);
       this.#assertNoneOpen();
+      // Taken before the scan, so that the scan's own time counts towards the clock tick that
+      // must pass before the dispatch may change anything (see afterTheBeginTick).
+      const times = startTimes();
       const snapshot = await shadow.snapshot();
       const baseCommit = await this.#recordIfChanged(
         shadow,
@@ -417,13 +420,14 @@ export class DispatchCheckpoints {
         id: log.nextId('dispatch'),
         baseCommit,
         baseTree: snapshot.tree,
-        ...startTimes(),
+        ...times,
       };
       noteNotCreated(
         open,
         snapshot.skippedLargeFiles.map((file) => file.path),
       );
       if (label !== undefined && label !== '') open.label = label;
+      await afterTheBeginTick(open.startedAtMs);
       this.#open = open;
       return this.openDispatch!;
     });
@@ -886,6 +890,7 @@ export class DispatchCheckpoints {
     delete open.visible;
     // A command may write any file from here on: none is known from its last write any more.
     delete open.written;
+    await afterTheBeginTick(open.startedAtMs);
   }
 
   /** Forgets the open dispatch without recording it (its changes stay in the workspace). */
@@ -1496,12 +1501,31 @@ function noteNotCreated(open: OpenState, files: readonly string[]): void {
 /**
  * The start of a dispatch, as an ISO time and as the wall-clock millisecond files are compared
  * with (see OpenState.startedAtMs). `Date.now()` is the time rounded down, and the file system's
- * clock may lag it by a tick: a file created right after the begin may then count as older, which
- * only makes undo leave it; a file older than the begin never counts as newer.
+ * clock may lag it by a tick: a file changed right after the begin would then count as older. A
+ * scanned begin and a settle return only once that tick has passed (afterTheBeginTick), so no
+ * command of the dispatch changes a file within it; an observed dispatch's tool writes are known
+ * from their before-images. A file older than the begin never counts as newer.
  */
 function startTimes(): { startedAt: string; startedAtMs: number } {
   const now = Date.now();
   return { startedAt: new Date(now).toISOString(), startedAtMs: now + 1 };
+}
+
+/**
+ * The longest a file system's clock may lag `Date.now()`: one tick of the kernel's coarse clock,
+ * which stamps file times (10 ms at the lowest common tick rate, 100 Hz).
+ */
+const FILE_CLOCK_TICK_MS = 10;
+
+/**
+ * Resolves once every file time the file system gives from now on is at or after `startedAtMs`,
+ * so a file a command of the dispatch creates or changes never looks older than the dispatch
+ * (undo would take it for one that stood there before and leave it). Waits only when the begin's
+ * (or the settle's) scan took less than a tick: at most 10 ms, on small trees.
+ */
+async function afterTheBeginTick(startedAtMs: number): Promise<void> {
+  const remaining = startedAtMs + FILE_CLOCK_TICK_MS - Date.now();
+  if (remaining > 0) await new Promise((resolve) => setTimeout(resolve, remaining));
 }
 
 /** Statuses of a path that the end tree has and the base tree lacks. */

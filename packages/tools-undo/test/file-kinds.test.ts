@@ -13,7 +13,9 @@ import { makeTemporaryDirectory, removeDirectory, write, writeThroughWorkspace }
 // bits, a file that becomes a folder (or a folder a file), and renames, made by commands in
 // scanned and settled dispatches and by file tools in observed ones. An undo right after a
 // dispatch must give back the workspace before it, entry for entry, and a redo right after the
-// undo the workspace after the dispatch.
+// undo the workspace after the dispatch. When the user changed something in between, the undo
+// sets back exactly what the dispatch changed, or refuses, changing nothing, when the user
+// changed one of those entries or left something in its way.
 
 const PATHS = ['a.txt', 'run.sh', 'dir/c.txt', 'dir/link', 'lnk'] as const;
 const LINK_TARGETS = ['a.txt', 'dir', '../a.txt', 'missing.txt'] as const;
@@ -28,7 +30,15 @@ type Action =
 
 type Step =
   | { kind: 'user'; action: Action }
-  | { kind: 'dispatch'; observed: boolean; actions: Action[]; undo: boolean; redo: boolean }
+  | {
+      kind: 'dispatch';
+      observed: boolean;
+      actions: Action[];
+      undo: boolean;
+      redo: boolean;
+      /** The user's change between the dispatch's end and its undo. */
+      touch: Action | null;
+    }
   | { kind: 'session' };
 
 const pathIndex = fc.nat(PATHS.length - 1);
@@ -58,6 +68,7 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
       actions: fc.array(actionArbitrary, { minLength: 1, maxLength: 4 }),
       undo: fc.boolean(),
       redo: fc.boolean(),
+      touch: fc.option(actionArbitrary, { nil: null, freq: 2 }),
     }),
     weight: 4,
   },
@@ -146,6 +157,88 @@ async function applyDirect(root: string, action: Action): Promise<void> {
   }
 }
 
+/** The workspace every run starts from: a file, an executable, a folder with a file and a link. */
+async function seed(directory: string): Promise<void> {
+  await write(directory, 'a.txt', contentOf(0, 0));
+  await write(directory, 'run.sh', contentOf(1, 0));
+  await chmod(path.join(directory, 'run.sh'), 0o755);
+  await write(directory, 'dir/c.txt', contentOf(2, 0));
+  await symlink('c.txt', path.join(directory, 'dir/link'));
+}
+
+/**
+ * One dispatch: observed, its writes go through the Workspace as a file tool's do (refused ones,
+ * through a link or over a folder, change nothing) and every other action settles it first, as
+ * a command does; scanned, every action is a command's.
+ */
+async function dispatch(
+  family: UndoToolFamily,
+  workspace: Workspace,
+  observed: boolean,
+  actions: readonly Action[],
+): Promise<void> {
+  await family.checkpoints.beginDispatch('random', { observedWrites: observed });
+  for (const action of actions) {
+    if (observed && action.kind === 'write') {
+      await writeThroughWorkspace(
+        workspace,
+        PATHS[action.path]!,
+        contentOf(action.path, action.content),
+      ).catch(() => {});
+      continue;
+    }
+    if (observed) await family.checkpoints.noteUnobservedChanges();
+    await applyDirect(workspace.root, action);
+  }
+  await family.checkpoints.endDispatch();
+}
+
+/**
+ * What an undo must leave: `current` with every entry the dispatch changed (from `before` to
+ * `after`) set back to `before`. Undefined when the undo must refuse: the user changed one of
+ * those entries since, or the result would need a file (or link) where another entry lies below it.
+ */
+function undoneState(
+  before: Record<string, string>,
+  after: Record<string, string>,
+  current: Record<string, string>,
+): Record<string, string> | undefined {
+  const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (file) => before[file] !== after[file],
+  );
+  if (changed.some((file) => current[file] !== after[file])) return undefined;
+  const expected = { ...current };
+  for (const file of changed) {
+    if (before[file] === undefined) delete expected[file];
+    else expected[file] = before[file]!;
+  }
+  const paths = Object.keys(expected);
+  if (paths.some((file) => paths.some((other) => other.startsWith(`${file}/`)))) return undefined;
+  return expected;
+}
+
+/**
+ * Whether a folder stands where the undo must put back a file or a link (an empty one, which
+ * entriesOf does not show) or at a folder above it is a file or a link.
+ */
+async function folderInTheWay(
+  root: string,
+  before: Record<string, string>,
+  after: Record<string, string>,
+): Promise<boolean> {
+  for (const file of Object.keys(before)) {
+    if (before[file] === after[file]) continue;
+    const status = await lstat(path.join(root, file)).catch(() => undefined);
+    if (status?.isDirectory() === true) return true;
+    const parts = file.split('/');
+    for (let depth = 1; depth < parts.length; depth += 1) {
+      const above = await lstat(path.join(root, ...parts.slice(0, depth))).catch(() => undefined);
+      if (above !== undefined && !above.isDirectory()) return true;
+    }
+  }
+  return false;
+}
+
 describe('property: undo and redo restore links, permission bits, folders and renames exactly', () => {
   it('an undo right after a dispatch gives back the workspace before it, and a redo the one after', async () => {
     await fc.assert(
@@ -153,11 +246,7 @@ describe('property: undo and redo restore links, permission bits, folders and re
         const directory = await makeTemporaryDirectory('undo-kinds-');
         let family: UndoToolFamily | undefined;
         try {
-          await write(directory, 'a.txt', contentOf(0, 0));
-          await write(directory, 'run.sh', contentOf(1, 0));
-          await chmod(path.join(directory, 'run.sh'), 0o755);
-          await write(directory, 'dir/c.txt', contentOf(2, 0));
-          await symlink('c.txt', path.join(directory, 'dir/link'));
+          await seed(directory);
           let workspace = await Workspace.open(directory);
           family = createUndoTools({ workspace });
           for (const step of steps) {
@@ -172,34 +261,110 @@ describe('property: undo and redo restore links, permission bits, folders and re
               continue;
             }
             const before = await entriesOf(directory);
-            await family.checkpoints.beginDispatch('random', { observedWrites: step.observed });
-            for (const action of step.actions) {
-              if (step.observed && action.kind === 'write') {
-                // A file tool: the Workspace refuses some writes (through a link, over a folder),
-                // and a refused write changes nothing.
-                await writeThroughWorkspace(
-                  workspace,
-                  PATHS[action.path]!,
-                  contentOf(action.path, action.content),
-                ).catch(() => {});
-                continue;
-              }
-              if (step.observed) await family.checkpoints.noteUnobservedChanges();
-              await applyDirect(directory, action);
-            }
-            await family.checkpoints.endDispatch();
+            await dispatch(family, workspace, step.observed, step.actions);
             const after = await entriesOf(directory);
             // A dispatch that changed nothing is not recorded: an undo would reverse an older one.
             if (!step.undo || isDeepStrictEqual(before, after)) continue;
+            if (step.touch !== null) await applyDirect(directory, step.touch);
+            const current = await entriesOf(directory);
+            const expected = undoneState(before, after, current);
             const undone = await family.checkpoints.undoDispatches(1).catch((error: unknown) => error);
             if (undone instanceof Error) {
-              // Nothing changed since the dispatch, so nothing can be in the way of its undo.
-              throw new Error(`undo refused (${(undone as ToolError).code}): ${undone.message}`);
+              expect((undone as ToolError).code, undone.message).toBe('UNDO_CONFLICT');
+              expect(await entriesOf(directory)).toEqual(current);
+              // Refused only when the user changed what the undo must set, or left something in
+              // its way (a file under a path it must make a file or a link; an empty folder).
+              if (expected !== undefined) expect(await folderInTheWay(directory, before, after)).toBe(true);
+              continue;
             }
-            expect(await entriesOf(directory)).toEqual(before);
-            if (!step.redo) continue;
+            expect(expected, "the undo went through over the user's change").toBeDefined();
+            expect(await entriesOf(directory)).toEqual(expected);
+            if (!step.redo || step.touch !== null) continue;
             await family.checkpoints.redoLastUndo();
             expect(await entriesOf(directory)).toEqual(after);
+          }
+        } finally {
+          await family?.close();
+          await removeDirectory(directory);
+        }
+      }),
+      { numRuns: Number(process.env.UNDO_PROPERTY_RUNS ?? 40) },
+    );
+  }, 600_000);
+});
+
+type ManyStep =
+  | { kind: 'user'; action: Action }
+  | { kind: 'dispatch'; observed: boolean; actions: Action[] }
+  | { kind: 'undo'; count: number; redo: boolean }
+  | { kind: 'session' };
+
+const manyStepArbitrary: fc.Arbitrary<ManyStep> = fc.oneof(
+  fc.record({ kind: fc.constant('user' as const), action: actionArbitrary }),
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('dispatch' as const),
+      observed: fc.boolean(),
+      actions: fc.array(actionArbitrary, { minLength: 1, maxLength: 3 }),
+    }),
+    weight: 5,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('undo' as const),
+      count: fc.integer({ min: 1, max: 4 }),
+      redo: fc.boolean(),
+    }),
+    weight: 2,
+  },
+  fc.record({ kind: fc.constant('session' as const) }),
+);
+
+describe('property: an undo of several dispatches at once', () => {
+  it('gives back the workspace before the oldest of them, and a redo the one after the newest', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(manyStepArbitrary, { minLength: 2, maxLength: 10 }), async (steps) => {
+        const directory = await makeTemporaryDirectory('undo-kinds-many-');
+        let family: UndoToolFamily | undefined;
+        try {
+          await seed(directory);
+          let workspace = await Workspace.open(directory);
+          family = createUndoTools({ workspace });
+          // The workspace before each recorded dispatch since the last change by anyone else, the
+          // newest last, and the workspace after the newest.
+          let befores: Record<string, string>[] = [];
+          let newest: Record<string, string> | undefined;
+          for (const step of steps) {
+            if (step.kind === 'user') {
+              await applyDirect(directory, step.action);
+              befores = [];
+              continue;
+            }
+            if (step.kind === 'session') {
+              await family.close();
+              workspace = await Workspace.open(directory);
+              family = createUndoTools({ workspace });
+              continue;
+            }
+            if (step.kind === 'dispatch') {
+              const before = await entriesOf(directory);
+              await dispatch(family, workspace, step.observed, step.actions);
+              const after = await entriesOf(directory);
+              // A dispatch that changed nothing is not recorded.
+              if (isDeepStrictEqual(before, after)) continue;
+              befores.push(before);
+              newest = after;
+              continue;
+            }
+            if (step.count > befores.length) continue;
+            await family.checkpoints.undoDispatches(step.count);
+            expect(await entriesOf(directory)).toEqual(befores[befores.length - step.count]);
+            if (step.redo) {
+              await family.checkpoints.redoLastUndo();
+              expect(await entriesOf(directory)).toEqual(newest);
+            }
+            // What an undo leaves is a change of its own for the oracle: start again from here.
+            befores = [];
           }
         } finally {
           await family?.close();
