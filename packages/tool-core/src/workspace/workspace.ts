@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { link, open, realpath, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, lstat, open, realpath, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isToolError, ToolError } from '../errors.js';
 import { sha256Hex } from '../hash.js';
@@ -31,6 +31,9 @@ import {
   unreadableServiceAreaError,
   writeProtectionOf,
 } from './protected-paths.js';
+
+/** How often the hidden folder is made again when it vanishes while being made (see ensureHiddenDirectory). */
+const HIDDEN_DIRECTORY_ROUNDS = 5;
 
 export { HIDDEN_DIRECTORY_NAME };
 
@@ -179,19 +182,31 @@ export class Workspace {
    * so nothing in it becomes part of a deliverable. Returns its absolute path.
    */
   async ensureHiddenDirectory(...segments: string[]): Promise<string> {
-    // Created component by component like every write's parents: a planted `.assistant-kit`
-    // symlink cannot make the service create its folders outside the workspace.
-    await createDirectoriesInside(this.root, this.hiddenDirectory, HIDDEN_DIRECTORY_NAME);
-    const ignoreFile = path.join(this.hiddenDirectory, '.gitignore');
-    await writeFile(ignoreFile, '*\n', { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error;
-    });
     const directory = path.join(this.hiddenDirectory, ...segments);
     if (!isInsideDirectory(this.hiddenDirectory, directory)) {
       throw new ToolError('PATH_OUTSIDE_WORKSPACE', 'Hidden folder segments must stay inside it.');
     }
-    await createDirectoriesInside(this.root, directory, toWorkspaceRelative(this.root, directory));
-    return directory;
+    const ignoreFile = path.join(this.hiddenDirectory, '.gitignore');
+    // Until its `.gitignore` is there the folder is untracked and not ignored, so the user's
+    // `git stash --include-untracked` or `git clean -d` running at that moment removes it (and the
+    // stash keeps what it held). Made again until it stands with its `.gitignore`; a few rounds
+    // at most, since a removal needs a git command in that window of microseconds.
+    for (let round = 1; ; round += 1) {
+      try {
+        // Created component by component like every write's parents: a planted `.assistant-kit`
+        // symlink cannot make the service create its folders outside the workspace.
+        await createDirectoriesInside(this.root, this.hiddenDirectory, HIDDEN_DIRECTORY_NAME);
+        await writeFile(ignoreFile, '*\n', { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EEXIST') throw error;
+        });
+        await createDirectoriesInside(this.root, directory, toWorkspaceRelative(this.root, directory));
+        await lstat(ignoreFile);
+        return directory;
+      } catch (error) {
+        if (round === HIDDEN_DIRECTORY_ROUNDS || (error as NodeJS.ErrnoException).code !== 'ENOENT')
+          throw error;
+      }
+    }
   }
 
   /** Workspace-relative form of an absolute path inside the root. */
