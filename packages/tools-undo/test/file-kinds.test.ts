@@ -193,6 +193,44 @@ async function dispatch(
   await family.checkpoints.endDispatch();
 }
 
+/** A seeded workspace and the undo family of its current session. */
+interface SeededWorkspace {
+  directory: string;
+  workspace: Workspace;
+  family: UndoToolFamily;
+  /** Closes the family and opens a new one, as a new session of the same workspace would. */
+  newSession(): Promise<void>;
+}
+
+/** Runs `run` in a new seeded workspace, removed with its family afterwards. */
+async function inASeededWorkspace(
+  prefix: string,
+  run: (seeded: SeededWorkspace) => Promise<void>,
+): Promise<void> {
+  const directory = await makeTemporaryDirectory(prefix);
+  const open = async () => {
+    const workspace = await Workspace.open(directory);
+    return { workspace, family: createUndoTools({ workspace }) };
+  };
+  let seeded: SeededWorkspace | undefined;
+  try {
+    await seed(directory);
+    const opened: SeededWorkspace = {
+      directory,
+      ...(await open()),
+      newSession: async () => {
+        await opened.family.close();
+        Object.assign(opened, await open());
+      },
+    };
+    seeded = opened;
+    await run(opened);
+  } finally {
+    await seeded?.family.close();
+    await removeDirectory(directory);
+  }
+}
+
 /**
  * What an undo must leave: `current` with every entry the dispatch changed (from `before` to
  * `after`) set back to `before`. Undefined when the undo must refuse: the user changed one of
@@ -242,33 +280,27 @@ async function folderInTheWay(
 describe('property: undo and redo restore links, permission bits, folders and renames exactly', () => {
   it('an undo right after a dispatch gives back the workspace before it, and a redo the one after', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(stepArbitrary, { minLength: 1, maxLength: 8 }), async (steps) => {
-        const directory = await makeTemporaryDirectory('undo-kinds-');
-        let family: UndoToolFamily | undefined;
-        try {
-          await seed(directory);
-          let workspace = await Workspace.open(directory);
-          family = createUndoTools({ workspace });
+      fc.asyncProperty(fc.array(stepArbitrary, { minLength: 1, maxLength: 8 }), (steps) =>
+        inASeededWorkspace('undo-kinds-', async (seeded) => {
+          const { directory } = seeded;
           for (const step of steps) {
             if (step.kind === 'user') {
               await applyDirect(directory, step.action);
               continue;
             }
             if (step.kind === 'session') {
-              await family.close();
-              workspace = await Workspace.open(directory);
-              family = createUndoTools({ workspace });
+              await seeded.newSession();
               continue;
             }
             const before = await entriesOf(directory);
-            await dispatch(family, workspace, step.observed, step.actions);
+            await dispatch(seeded.family, seeded.workspace, step.observed, step.actions);
             const after = await entriesOf(directory);
             // A dispatch that changed nothing is not recorded: an undo would reverse an older one.
             if (!step.undo || isDeepStrictEqual(before, after)) continue;
             if (step.touch !== null) await applyDirect(directory, step.touch);
             const current = await entriesOf(directory);
             const expected = undoneState(before, after, current);
-            const undone = await family.checkpoints.undoDispatches(1).catch((error: unknown) => error);
+            const undone = await seeded.family.checkpoints.undoDispatches(1).catch((error: unknown) => error);
             if (undone instanceof Error) {
               expect((undone as ToolError).code, undone.message).toBe('UNDO_CONFLICT');
               expect(await entriesOf(directory)).toEqual(current);
@@ -280,14 +312,11 @@ describe('property: undo and redo restore links, permission bits, folders and re
             expect(expected, "the undo went through over the user's change").toBeDefined();
             expect(await entriesOf(directory)).toEqual(expected);
             if (!step.redo || step.touch !== null) continue;
-            await family.checkpoints.redoLastUndo();
+            await seeded.family.checkpoints.redoLastUndo();
             expect(await entriesOf(directory)).toEqual(after);
           }
-        } finally {
-          await family?.close();
-          await removeDirectory(directory);
-        }
-      }),
+        }),
+      ),
       { numRuns: Number(process.env.UNDO_PROPERTY_RUNS ?? 40) },
     );
   }, 600_000);
@@ -323,13 +352,9 @@ const manyStepArbitrary: fc.Arbitrary<ManyStep> = fc.oneof(
 describe('property: an undo of several dispatches at once', () => {
   it('gives back the workspace before the oldest of them, and a redo the one after the newest', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(manyStepArbitrary, { minLength: 2, maxLength: 10 }), async (steps) => {
-        const directory = await makeTemporaryDirectory('undo-kinds-many-');
-        let family: UndoToolFamily | undefined;
-        try {
-          await seed(directory);
-          let workspace = await Workspace.open(directory);
-          family = createUndoTools({ workspace });
+      fc.asyncProperty(fc.array(manyStepArbitrary, { minLength: 2, maxLength: 10 }), (steps) =>
+        inASeededWorkspace('undo-kinds-many-', async (seeded) => {
+          const { directory } = seeded;
           // The workspace before each recorded dispatch since the last change by anyone else, the
           // newest last, and the workspace after the newest.
           let befores: Record<string, string>[] = [];
@@ -341,14 +366,12 @@ describe('property: an undo of several dispatches at once', () => {
               continue;
             }
             if (step.kind === 'session') {
-              await family.close();
-              workspace = await Workspace.open(directory);
-              family = createUndoTools({ workspace });
+              await seeded.newSession();
               continue;
             }
             if (step.kind === 'dispatch') {
               const before = await entriesOf(directory);
-              await dispatch(family, workspace, step.observed, step.actions);
+              await dispatch(seeded.family, seeded.workspace, step.observed, step.actions);
               const after = await entriesOf(directory);
               // A dispatch that changed nothing is not recorded.
               if (isDeepStrictEqual(before, after)) continue;
@@ -357,20 +380,17 @@ describe('property: an undo of several dispatches at once', () => {
               continue;
             }
             if (step.count > befores.length) continue;
-            await family.checkpoints.undoDispatches(step.count);
+            await seeded.family.checkpoints.undoDispatches(step.count);
             expect(await entriesOf(directory)).toEqual(befores[befores.length - step.count]);
             if (step.redo) {
-              await family.checkpoints.redoLastUndo();
+              await seeded.family.checkpoints.redoLastUndo();
               expect(await entriesOf(directory)).toEqual(newest);
             }
             // What an undo leaves is a change of its own for the oracle: start again from here.
             befores = [];
           }
-        } finally {
-          await family?.close();
-          await removeDirectory(directory);
-        }
-      }),
+        }),
+      ),
       { numRuns: Number(process.env.UNDO_PROPERTY_RUNS ?? 40) },
     );
   }, 600_000);
