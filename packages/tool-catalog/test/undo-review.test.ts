@@ -91,4 +91,23 @@ describe('undo in U', () => {
     expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('*.log\n');
     expect(await readFile(path.join(root, 'app.log'), 'utf8')).toBe('after\n');
   });
+
+  it('leaves an ignored file a command edited with sed -i before it unhid it (issue 19)', async () => {
+    // sed -i writes a new file and renames it into place: nothing on it says a file stood there
+    // before the dispatch, and the undo deleted the whole .env over a one-line edit.
+    await writeFile(path.join(root, '.gitignore'), '.env\n');
+    await writeFile(path.join(root, '.env'), 'KEY=old\nOTHER=kept\n');
+    const catalog = await openCatalogThatRunsCommands();
+    const ran = await catalog.dispatch('edit the env, track it', (tools) =>
+      tools.call('run_command', {
+        command: "sed -i 's/KEY=old/KEY=new/' .env && printf 'x\\n' > .gitignore",
+      }),
+    );
+    expect(ran.isError).toBeUndefined();
+    expect(await readFile(path.join(root, '.env'), 'utf8')).toBe('KEY=new\nOTHER=kept\n');
+    const undo = await catalog.call('undo_workspace_dispatches', { count: 1 });
+    expect(undo.isError).toBeUndefined();
+    expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('.env\n');
+    expect(await readFile(path.join(root, '.env'), 'utf8')).toBe('KEY=new\nOTHER=kept\n');
+  });
 });
