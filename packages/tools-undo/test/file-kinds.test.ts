@@ -15,7 +15,8 @@ import { makeTemporaryDirectory, removeDirectory, write, writeThroughWorkspace }
 // dispatch must give back the workspace before it, entry for entry, and a redo right after the
 // undo the workspace after the dispatch. When the user changed something in between, the undo
 // sets back exactly what the dispatch changed, or refuses, changing nothing, when the user
-// changed one of those entries or left something in its way.
+// changed one of those entries or left something in its way. A second property undoes several
+// dispatches at once, back to the workspace before the oldest of them.
 
 const PATHS = ['a.txt', 'run.sh', 'dir/c.txt', 'dir/link', 'lnk'] as const;
 const LINK_TARGETS = ['a.txt', 'dir', '../a.txt', 'missing.txt'] as const;
