@@ -572,18 +572,19 @@ export class DispatchCheckpoints {
       const movedHere = changedFiles
         .filter((file) => file.status === 'renamed' || file.status === 'copied')
         .map((file) => file.path);
-      const afterAnIgnoreChange =
-        onlyPaths === undefined &&
-        (open.wroteAnIgnoreFile === true || changedFiles.some(changesAnIgnoreFile));
+      const ignoreFileChanged = open.wroteAnIgnoreFile === true || changedFiles.some(changesAnIgnoreFile);
+      const afterAnIgnoreChange = onlyPaths === undefined && ignoreFileChanged;
       const hiddenBefore = [
         ...new Set([
           ...(afterAnIgnoreChange
             ? [
                 ...(await shadow.filesStandingSince(added, open.startedAtMs)),
                 ...(await shadow.filesUnchangedSince(movedHere, open.startedAtMs)),
-                ...(await shadow.ignoredUnderTree(baseTree, newInTheEnd)),
               ]
             : []),
+          // Observed ends too: a before-image read after the dispatch changed the rules was
+          // judged under the new ones.
+          ...(ignoreFileChanged ? await shadow.ignoredUnderTree(baseTree, newInTheEnd) : []),
           ...newInTheEnd.filter((file) => open.notCreatedByTheDispatch?.has(file) === true),
         ]),
       ];

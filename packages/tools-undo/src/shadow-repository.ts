@@ -26,7 +26,7 @@ import {
   setPermissions,
   writeScratchFiles,
 } from './storage-files.js';
-import { findWorkspaceChanges } from './workspace-listing.js';
+import { createBeyondALinkCheck, findWorkspaceChanges } from './workspace-listing.js';
 
 /** Ref of the newest checkpoint; every checkpoint commit has the previous one as parent. */
 export const CHECKPOINT_REF = 'refs/assistant-kit/checkpoints';
@@ -654,17 +654,28 @@ export class ShadowRepository {
     const scratch = this.git.with({ GIT_INDEX_FILE: scratchIndex, GIT_WORK_TREE: scratchTree }, scratchTree);
     try {
       await makeDirectory(scratchTree);
-      // `<mode> blob <object>\t<path>`; anything else at a rule file's path (a folder, a
-      // submodule) holds no rules.
-      const entries = splitNul(await this.git.run(['ls-tree', '-z', tree, '--', ...ruleFiles]))
-        .map((line) => /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(line))
+      // `<mode> blob <object>\t<path>`. Only regular files hold rules: git reads no rules
+      // through a symbolic link, and a folder or a submodule at a rule file's path holds none.
+      const laidOut = splitNul(await this.git.run(['ls-tree', '-z', tree, '--', ...ruleFiles]))
+        .map((line) => /^(100644|100755) blob ([0-9a-f]+)\t(.*)$/s.exec(line))
         .filter((match) => match !== null)
-        .map(([, mode, object, file]) => `${mode} ${object}\t${file}`);
-      if (entries.length > 0) {
-        await scratch.run(['update-index', '-z', '--index-info'], { input: joinNul(entries) });
+        .map(([, mode, object, file]) => ({ mode, object, file }));
+      if (laidOut.length > 0) {
+        const input = joinNul(laidOut.map(({ mode, object, file }) => `${mode} ${object}\t${file}`));
+        await scratch.run(['update-index', '-z', '--index-info'], { input });
         await scratch.run(['checkout-index', '--all', '--force']);
       }
-      return await ignoredByRules(scratch, paths);
+      // A path below a rule file of the tree (the dispatch made a folder of `.gitignore`) could
+      // not stand there under that tree, so its rules never hid it; git would refuse to look
+      // past the file.
+      const ruleFilePaths = new Set(laidOut.map(({ file }) => file));
+      const possible = paths.filter(
+        (file) =>
+          !file
+            .split('/')
+            .some((_, depth, parts) => depth > 0 && ruleFilePaths.has(parts.slice(0, depth).join('/'))),
+      );
+      return await ignoredByRules(scratch, possible);
     } finally {
       await Promise.all([removePath(scratchTree), removePath(scratchIndex)]);
     }
@@ -1012,8 +1023,8 @@ export class ShadowRepository {
    *
    * Returns the paths only the index took, which the change list names by what happened to the
    * files (see change-labels.ts): `alreadyThere`, created entries whose file already held exactly
-   * the restored content, and `leftOnDisk`, the `unrecordOnly` paths whose records went. Both are
-   * always empty on the whole-tree path, which refuses such files.
+   * the restored content (on the whole-tree path git writes them again, with the same bytes),
+   * and `leftOnDisk`, the `unrecordOnly` paths whose records went.
    */
   async checkoutTree(
     fromTree: string,
@@ -1035,9 +1046,54 @@ export class ShadowRepository {
     const unexpected = decided === undefined ? [] : paths.filter((file) => !decided.has(file));
     if (unexpected.length > 0) throw inTheWayError(unexpected);
     if (paths.length > MAX_NARROWED_CHECKOUT || hasFolderFlip(paths)) {
-      if (unrecorded.size > 0) throw inTheWayError([...unrecorded]);
-      await this.#checkoutWholeTrees(fromTree, toTree);
-      return { alreadyThere: new Set(), leftOnDisk: new Set() };
+      // read-tree overwrites a file git does not track where it creates one if the rules ignore
+      // it: a file the checkpoints stopped recording, changed since, would be lost. So a created
+      // path where a file or link stands must hold exactly the restored entry, as below; a
+      // folder there is the flip read-tree itself handles.
+      const created = changes!.filter((change) => change.before === undefined && change.after !== undefined);
+      const alreadyThere = new Set<string>();
+      // A path below a link or a file that the checkout turns into a folder stands nowhere yet.
+      const beyondALink = createBeyondALinkCheck(this.options.workTree);
+      const standing = await Promise.all(
+        created.map(async ({ path: file, after }) => {
+          if (await beyondALink(file)) return undefined;
+          const status = await lstatIfPresent(path.join(this.options.workTree, file));
+          if (status === undefined || status.isDirectory()) return undefined;
+          if (!status.isFile() || !(await this.#holdsEntry(file, after!))) return file;
+          alreadyThere.add(file);
+          return undefined;
+        }),
+      );
+      const differing = standing.filter((file) => file !== undefined);
+      if (differing.length > 0) {
+        const unrecordedDiffering = differing.filter((file) => unrecordedEarlier.has(file));
+        if (unrecordedDiffering.length === 0) throw inTheWayError(differing);
+        throw unrecordedDiffersError(
+          unrecordedDiffering,
+          differing.filter((file) => !unrecordedEarlier.has(file)),
+        );
+      }
+      if (unrecorded.size === 0) {
+        await this.#checkoutWholeTrees(fromTree, toTree);
+        // Written again with the bytes they held: only their records changed.
+        return { alreadyThere, leftOnDisk: new Set() };
+      }
+      // Entries the records drop while their files stay: read-tree would delete the files, so
+      // it moves to `toTree` with those entries kept as they are (it leaves their files alone),
+      // and then only the index drops them.
+      const kept = new Map(
+        changes!
+          .filter((change) => unrecorded.has(change.path))
+          .map((change) => [change.path, change.before]),
+      );
+      await this.#checkoutWholeTrees(fromTree, await this.treeWithEntries(toTree, kept));
+      this.#indexTree = undefined;
+      this.#recorded.changed([...unrecorded]);
+      await this.git.run(['update-index', '--force-remove', '-z', '--stdin'], {
+        input: joinNul([...unrecorded]),
+      });
+      this.#indexTree = toTree;
+      return { alreadyThere, leftOnDisk: unrecorded };
     }
     const inTheWay: string[] = [];
     // Created paths where the workspace already holds exactly the file to restore (a file the
@@ -1232,6 +1288,7 @@ export function parseNameStatus(output: string): ChangedFile[] {
  * `ls-files --ignored` and `--others` apply them (leading folders included).
  */
 async function ignoredByRules(git: GitRunner, paths: readonly string[]): Promise<Set<string>> {
+  if (paths.length === 0) return new Set();
   // Exit code 1 says that none is ignored. check-ignore refuses literal pathspecs, so each path
   // is written `./path`: a path, never magic (`:(…)`), echoed back.
   const output = await git.run(['check-ignore', '--no-index', '-z', '--stdin'], {

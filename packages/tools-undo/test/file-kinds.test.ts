@@ -1,12 +1,18 @@
-import { createHash } from 'node:crypto';
-import { chmod, lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink } from 'node:fs/promises';
+import { chmod, lstat, readFile, rename, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { type ToolError, Workspace } from '@assistant-kit/tool-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createUndoTools, type UndoToolFamily } from '../src/index.js';
-import { makeTemporaryDirectory, removeDirectory, write, writeThroughWorkspace } from './helpers.js';
+import {
+  entriesOf,
+  makeRoom,
+  makeTemporaryDirectory,
+  removeDirectory,
+  write,
+  writeThroughWorkspace,
+} from './helpers.js';
 
 // The plain-copy property of observed-dispatches.test.ts compares file contents only. This one
 // compares what else a restore must get exactly: symbolic links and their targets, permission
@@ -76,46 +82,8 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('session' as const) }),
 );
 
-/**
- * Every entry of the workspace but folders (as git sees it, an empty folder is nothing): a
- * file's permission bits and a hash of its bytes, a link's target.
- */
-async function entriesOf(root: string): Promise<Record<string, string>> {
-  const entries: Record<string, string> = {};
-  async function visit(folder: string): Promise<void> {
-    for (const entry of await readdir(folder, { withFileTypes: true })) {
-      if (entry.name === '.git' || entry.name === '.assistant-kit') continue;
-      const full = path.join(folder, entry.name);
-      const relative = path.relative(root, full);
-      if (entry.isDirectory()) await visit(full);
-      else if (entry.isSymbolicLink()) entries[relative] = `link -> ${await readlink(full)}`;
-      else {
-        const mode = ((await lstat(full)).mode & 0o777).toString(8);
-        const hash = createHash('sha256')
-          .update(await readFile(full))
-          .digest('hex')
-          .slice(0, 12);
-        entries[relative] = `file ${mode} ${hash}`;
-      }
-    }
-  }
-  await visit(root);
-  return entries;
-}
-
 /** Removes whatever stands at `file` (a file, a link or a folder). */
 const clear = (file: string) => rm(file, { recursive: true, force: true });
-
-/** Makes room for an entry at `relative`: no file or link may stand at a folder above it. */
-async function makeRoom(root: string, relative: string): Promise<void> {
-  const parts = relative.split('/');
-  for (let depth = 1; depth < parts.length; depth += 1) {
-    const folder = path.join(root, ...parts.slice(0, depth));
-    const status = await lstat(folder).catch(() => undefined);
-    if (status !== undefined && !status.isDirectory()) await clear(folder);
-  }
-  await mkdir(path.dirname(path.join(root, relative)), { recursive: true });
-}
 
 const contentOf = (file: number, value: number) => `${PATHS[file]} holds ${value}\n`;
 
@@ -435,4 +403,92 @@ describe('a recorded folder that a link replaced', () => {
       }
     });
   }
+});
+
+describe('a file becomes a folder while an ignore rule changes (found with ignore rules in the kinds)', () => {
+  async function inAWorkspace(run: (root: string, family: UndoToolFamily) => Promise<void>): Promise<void> {
+    const root = await makeTemporaryDirectory('undo-kinds-rules-');
+    let family: UndoToolFamily | undefined;
+    try {
+      await write(root, 'a.txt', 'a\n');
+      await write(root, 'dir/.gitignore', '!c.log\n');
+      await write(root, 'dir/c.log', 'c\n');
+      family = createUndoTools({ workspace: await Workspace.open(root) });
+      await run(root, family);
+    } finally {
+      await family?.close();
+      await removeDirectory(root);
+    }
+  }
+
+  for (const kind of ['a link', 'a file'] as const) {
+    it(`ends a dispatch that made a folder of a .gitignore that was ${kind}`, async () => {
+      // The end asked git whether `.gitignore/inner.txt` was ignored under the base's rules,
+      // with the base's `.gitignore` laid out, and git refused to look past it: GIT_FAILED.
+      await inAWorkspace(async (root, family) => {
+        if (kind === 'a link') await symlink('a.txt', path.join(root, '.gitignore'));
+        else await write(root, '.gitignore', '*.log\n');
+        await family.checkpoints.beginDispatch('a folder in place of the rules');
+        await rm(path.join(root, '.gitignore'));
+        await write(root, '.gitignore/inner.txt', 'inner\n');
+        const ended = await family.checkpoints.endDispatch();
+        expect(ended.changedFiles.map((file) => `${file.status} ${file.path}`)).toContain(
+          'added .gitignore/inner.txt',
+        );
+        await family.checkpoints.undoDispatches(1);
+        expect((await lstat(path.join(root, '.gitignore'))).isDirectory()).toBe(false);
+      });
+    });
+  }
+
+  it('refuses, changing nothing, to restore over an unrecorded file the user changed since', async () => {
+    // A file that becomes a folder sends the undo through read-tree, which overwrites a file git
+    // does not track where the rules ignore it: the user's change to dir/c.log was lost.
+    await inAWorkspace(async (root, family) => {
+      await write(root, '.gitignore', '*.log\n');
+      await family.checkpoints.beginDispatch('a folder, and c.log no longer re-included');
+      await rm(path.join(root, 'a.txt'));
+      await write(root, 'a.txt/inner.txt', 'inner\n');
+      await rm(path.join(root, 'dir/.gitignore'));
+      const ended = await family.checkpoints.endDispatch();
+      expect(ended.changedFiles.map((file) => `${file.status} ${file.path}`)).toContain(
+        'unrecorded dir/c.log',
+      );
+      await write(root, 'dir/c.log', 'changed by the user\n');
+      await expect(family.checkpoints.undoDispatches(1)).rejects.toMatchObject({ code: 'UNDO_CONFLICT' });
+      expect(await readFile(path.join(root, 'dir/c.log'), 'utf8')).toBe('changed by the user\n');
+      expect(await readFile(path.join(root, 'a.txt/inner.txt'), 'utf8')).toBe('inner\n');
+      // Untouched, the same undo goes through and only records c.log again.
+      await write(root, 'dir/c.log', 'c\n');
+      const undone = await family.checkpoints.undoDispatches(1);
+      expect(undone.changedFiles.map((file) => `${file.status} ${file.path}`)).toContain(
+        'recorded dir/c.log',
+      );
+      expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+    });
+  });
+
+  it('redoes such an undo, leaving the file it stops recording where it is', async () => {
+    // The redo must drop dir/c.log from the records again and leave the file; through read-tree
+    // it refused ("in the way") although nothing had changed since the undo.
+    await inAWorkspace(async (root, family) => {
+      await write(root, '.gitignore', '*.log\n');
+      await family.checkpoints.beginDispatch('a folder, and c.log no longer re-included');
+      await rm(path.join(root, 'a.txt'));
+      await write(root, 'a.txt/inner.txt', 'inner\n');
+      await rm(path.join(root, 'dir/.gitignore'));
+      await family.checkpoints.endDispatch();
+      const afterTheDispatch = await entriesOf(root);
+      await family.checkpoints.undoDispatches(1);
+      const redone = await family.checkpoints.redoLastUndo();
+      expect(redone.changedFiles.map((file) => `${file.status} ${file.path}`)).toContain(
+        'unrecorded dir/c.log',
+      );
+      expect(await entriesOf(root)).toEqual(afterTheDispatch);
+      await family.checkpoints.undoDispatches(1);
+      expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+      expect(await readFile(path.join(root, 'dir/.gitignore'), 'utf8')).toBe('!c.log\n');
+      expect(await readFile(path.join(root, 'dir/c.log'), 'utf8')).toBe('c\n');
+    });
+  });
 });

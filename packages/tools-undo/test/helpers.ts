@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Workspace } from '@assistant-kit/tool-core';
@@ -124,4 +124,42 @@ export function changesBetween(before: Record<string, string>, after: Record<str
     );
   }
   return lines.sort();
+}
+
+/**
+ * Every entry of the workspace but folders (as git sees it, an empty folder is nothing): a
+ * file's permission bits and a hash of its bytes, a link's target.
+ */
+export async function entriesOf(root: string): Promise<Record<string, string>> {
+  const entries: Record<string, string> = {};
+  async function visit(folder: string): Promise<void> {
+    for (const entry of await readdir(folder, { withFileTypes: true })) {
+      if (entry.name === '.git' || entry.name === '.assistant-kit') continue;
+      const full = path.join(folder, entry.name);
+      const relative = path.relative(root, full);
+      if (entry.isDirectory()) await visit(full);
+      else if (entry.isSymbolicLink()) entries[relative] = `link -> ${await readlink(full)}`;
+      else {
+        const mode = ((await lstat(full)).mode & 0o777).toString(8);
+        const hash = createHash('sha256')
+          .update(await readFile(full))
+          .digest('hex')
+          .slice(0, 12);
+        entries[relative] = `file ${mode} ${hash}`;
+      }
+    }
+  }
+  await visit(root);
+  return entries;
+}
+
+/** Makes room for an entry at `relative`: no file or link may stand at a folder above it. */
+export async function makeRoom(root: string, relative: string): Promise<void> {
+  const parts = relative.split('/');
+  for (let depth = 1; depth < parts.length; depth += 1) {
+    const folder = path.join(root, ...parts.slice(0, depth));
+    const status = await lstat(folder).catch(() => undefined);
+    if (status !== undefined && !status.isDirectory()) await rm(folder, { recursive: true, force: true });
+  }
+  await mkdir(path.dirname(path.join(root, relative)), { recursive: true });
 }

@@ -299,3 +299,29 @@ describe('a file a command created right after the begin, which a tool then wrot
     });
   }
 });
+
+describe('a hidden file a file tool wrote after it had rewritten the rules (an observed dispatch)', () => {
+  // Found by unrecorded-dispatches.test.ts: an undo put back a rule over e.log and left it
+  // recorded; the next session's check took it out of the records, after the next dispatch's
+  // first write had judged it under the rules that dispatch had already rewritten. Its end then
+  // listed e.log added, and its undo deleted a file that stood there before.
+  it('is not listed added, and undo leaves it', async () => {
+    await write(root, '.gitignore', '*.log\n');
+    await write(root, 'e.log', 'before\n');
+    await openFamily();
+    await family!.checkpoints.beginDispatch('drop the rule');
+    await unlink(path.join(root, '.gitignore'));
+    await family!.checkpoints.endDispatch();
+    await family!.checkpoints.undoDispatches(1);
+    await family!.close();
+    await openFamily(false);
+    await family!.checkpoints.beginDispatch('unhide and write the log', { observedWrites: true });
+    await writeThroughWorkspace(workspace, '.gitignore', 'x\n');
+    await writeThroughWorkspace(workspace, 'e.log', 'after\n');
+    const ended = await family!.checkpoints.endDispatch();
+    expect(listed(ended.changedFiles)).not.toContain('added e.log');
+    await family!.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('*.log\n');
+    expect(await readFile(path.join(root, 'e.log')).then(String)).toMatch(/^(before|after)\n$/);
+  });
+});

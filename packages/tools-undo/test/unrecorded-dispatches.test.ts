@@ -1,4 +1,4 @@
-import { unlink } from 'node:fs/promises';
+import { mkdir, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { type ToolError, Workspace } from '@assistant-kit/tool-core';
 import fc from 'fast-check';
@@ -10,17 +10,19 @@ import {
   type UndoToolFamily,
 } from '../src/index.js';
 import {
+  entriesOf,
+  makeRoom,
   makeTemporaryDirectory,
   removeDirectory,
   spelledOut,
-  workspaceState,
   write,
   writeThroughWorkspace,
 } from './helpers.js';
 
 // Files the checkpoints stop and start recording while they stay on disk: an ignore rule that
 // comes and goes over `e.log` and `dir/c.log`, a nested one over `dir/b.txt` that can also
-// re-include `dir/c.log`, and `a.txt` growing past the size limit and back. Where the
+// re-include `dir/c.log`, and `a.txt` growing past the size limit and back; any of them, the
+// ignore files included, can also become a link or a folder. Where the
 // records and the files part, the plain-copy oracle of observed-dispatches.test.ts does not say
 // what an undo must restore, so this property checks what must hold whatever the records say:
 // - a change list never claims a write or a deletion that did not happen on disk (`added` only
@@ -31,6 +33,9 @@ import {
 //   never loses content it cannot bring back).
 
 const LIMIT = 64;
+/** Content values past the texts: the path becomes a link to a.txt, or a folder holding a file. */
+const LINK = 13;
+const FOLDER = 14;
 const FILES = ['a.txt', 'e.log', '.gitignore', 'dir/b.txt', 'dir/.gitignore', 'dir/c.log'] as const;
 const IGNORE_FILE = 2;
 const NESTED_IGNORE_FILE = 4;
@@ -53,7 +58,7 @@ type Step =
 
 const changeArbitrary: fc.Arbitrary<Change> = fc.record({
   file: fc.nat(FILES.length - 1),
-  content: fc.option(fc.nat(12), { nil: null, freq: 5 }),
+  content: fc.option(fc.nat(FOLDER), { nil: null, freq: 5 }),
 });
 
 const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
@@ -103,9 +108,17 @@ function expectTruthful(
 }
 
 async function apply(directory: string, change: Change): Promise<void> {
-  const file = path.join(directory, FILES[change.file]!);
-  if (change.content === null) await unlink(file).catch(() => {});
-  else await write(directory, FILES[change.file]!, contentOf(change.file, change.content));
+  const relative = FILES[change.file]!;
+  const file = path.join(directory, relative);
+  await rm(file, { recursive: true, force: true });
+  if (change.content === null) return;
+  await makeRoom(directory, relative);
+  if (change.content === LINK) return symlink('a.txt', file);
+  if (change.content === FOLDER) {
+    await mkdir(file);
+    return write(directory, `${relative}/inner.txt`, 'inner\n');
+  }
+  await write(directory, relative, contentOf(change.file, change.content));
 }
 
 describe('property: files the checkpoints stop recording (ignore rules, the size limit)', () => {
@@ -130,27 +143,29 @@ describe('property: files the checkpoints stop recording (ignore rules, the size
               continue;
             }
             if (step.kind === 'dispatch') {
-              const before = await workspaceState(directory);
+              const before = await entriesOf(directory);
               await family.checkpoints.beginDispatch('random', { observedWrites: step.observed });
               for (const change of step.writes) {
-                if (step.observed && change.content !== null)
+                // A file tool writes text; the Workspace refuses a write through a link or over a
+                // folder, and a refused write changes nothing.
+                if (step.observed && change.content !== null && change.content < LINK)
                   await writeThroughWorkspace(
                     workspace,
                     FILES[change.file]!,
                     contentOf(change.file, change.content),
-                  );
+                  ).catch(() => {});
                 else {
                   if (step.observed) await family.checkpoints.noteUnobservedChanges();
                   await apply(directory, change);
                 }
               }
               const ended = await family.checkpoints.endDispatch();
-              expectTruthful(ended.changedFiles, before, await workspaceState(directory), false);
+              expectTruthful(ended.changedFiles, before, await entriesOf(directory), false);
               continue;
             }
-            const beforeUndo = await workspaceState(directory);
+            const beforeUndo = await entriesOf(directory);
             const undone = await family.checkpoints.undoDispatches(1).catch((error: unknown) => error);
-            const afterUndo = await workspaceState(directory);
+            const afterUndo = await entriesOf(directory);
             if (undone instanceof Error) {
               expect(['UNDO_CONFLICT', 'NOT_ENOUGH_DISPATCHES']).toContain((undone as ToolError).code);
               expect(afterUndo).toEqual(beforeUndo);
@@ -159,7 +174,7 @@ describe('property: files the checkpoints stop recording (ignore rules, the size
             expectTruthful((undone as ReversalOutcome).changedFiles, beforeUndo, afterUndo, true);
             if (!step.redo) continue;
             const redone = await family.checkpoints.redoLastUndo();
-            const afterRedo = await workspaceState(directory);
+            const afterRedo = await entriesOf(directory);
             expect(afterRedo).toEqual(beforeUndo);
             expectTruthful(redone.changedFiles, afterUndo, afterRedo, true);
           }
