@@ -1065,14 +1065,7 @@ export class ShadowRepository {
         }),
       );
       const differing = standing.filter((file) => file !== undefined);
-      if (differing.length > 0) {
-        const unrecordedDiffering = differing.filter((file) => unrecordedEarlier.has(file));
-        if (unrecordedDiffering.length === 0) throw inTheWayError(differing);
-        throw unrecordedDiffersError(
-          unrecordedDiffering,
-          differing.filter((file) => !unrecordedEarlier.has(file)),
-        );
-      }
+      if (differing.length > 0) throw checkoutRefusal(differing, unrecordedEarlier);
       if (unrecorded.size === 0) {
         await this.#checkoutWholeTrees(fromTree, toTree);
         // Written again with the bytes they held: only their records changed.
@@ -1150,16 +1143,7 @@ export class ShadowRepository {
       }),
     );
     for (const blocked of statuses) if (blocked !== undefined) inTheWay.push(blocked);
-    if (inTheWay.length > 0) {
-      // A file the checkpoints stopped recording that no longer holds its recorded content: the
-      // undo cannot tell whose change that is, nor bring it back on a redo, so it says so.
-      const differing = inTheWay.filter((file) => unrecordedEarlier.has(file));
-      if (differing.length === 0) throw inTheWayError(inTheWay);
-      throw unrecordedDiffersError(
-        differing,
-        inTheWay.filter((file) => !unrecordedEarlier.has(file)),
-      );
-    }
+    if (inTheWay.length > 0) throw checkoutRefusal(inTheWay, unrecordedEarlier);
     this.#indexTree = undefined;
     this.#recorded.changed(paths);
     // Only the index takes these: the files already hold what they must (alreadyThere), or stay
@@ -1281,6 +1265,20 @@ export function parseNameStatus(output: string): ChangedFile[] {
     }
   }
   return files;
+}
+
+/**
+ * The refusal of a checkout that found `inTheWay` standing where it must write. A file the
+ * checkpoints stopped recording that no longer holds its recorded content (`unrecordedEarlier`):
+ * the undo cannot tell whose change that is, nor bring it back on a redo, so it says so.
+ */
+function checkoutRefusal(inTheWay: readonly string[], unrecordedEarlier: ReadonlySet<string>): UndoToolError {
+  const differing = inTheWay.filter((file) => unrecordedEarlier.has(file));
+  if (differing.length === 0) return inTheWayError(inTheWay);
+  return unrecordedDiffersError(
+    differing,
+    inTheWay.filter((file) => !unrecordedEarlier.has(file)),
+  );
 }
 
 /**

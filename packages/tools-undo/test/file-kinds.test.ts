@@ -421,6 +421,16 @@ describe('a file becomes a folder while an ignore rule changes (found with ignor
     }
   }
 
+  /** A dispatch that makes a.txt a folder (so undo goes through read-tree) and stops recording dir/c.log. */
+  async function flipAndUnrecord(root: string, family: UndoToolFamily) {
+    await write(root, '.gitignore', '*.log\n');
+    await family.checkpoints.beginDispatch('a folder, and c.log no longer re-included');
+    await rm(path.join(root, 'a.txt'));
+    await write(root, 'a.txt/inner.txt', 'inner\n');
+    await rm(path.join(root, 'dir/.gitignore'));
+    return family.checkpoints.endDispatch();
+  }
+
   for (const kind of ['a link', 'a file'] as const) {
     it(`ends a dispatch that made a folder of a .gitignore that was ${kind}`, async () => {
       // The end asked git whether `.gitignore/inner.txt` was ignored under the base's rules,
@@ -445,12 +455,7 @@ describe('a file becomes a folder while an ignore rule changes (found with ignor
     // A file that becomes a folder sends the undo through read-tree, which overwrites a file git
     // does not track where the rules ignore it: the user's change to dir/c.log was lost.
     await inAWorkspace(async (root, family) => {
-      await write(root, '.gitignore', '*.log\n');
-      await family.checkpoints.beginDispatch('a folder, and c.log no longer re-included');
-      await rm(path.join(root, 'a.txt'));
-      await write(root, 'a.txt/inner.txt', 'inner\n');
-      await rm(path.join(root, 'dir/.gitignore'));
-      const ended = await family.checkpoints.endDispatch();
+      const ended = await flipAndUnrecord(root, family);
       expect(ended.changedFiles.map((file) => `${file.status} ${file.path}`)).toContain(
         'unrecorded dir/c.log',
       );
@@ -472,12 +477,7 @@ describe('a file becomes a folder while an ignore rule changes (found with ignor
     // The redo must drop dir/c.log from the records again and leave the file; through read-tree
     // it refused ("in the way") although nothing had changed since the undo.
     await inAWorkspace(async (root, family) => {
-      await write(root, '.gitignore', '*.log\n');
-      await family.checkpoints.beginDispatch('a folder, and c.log no longer re-included');
-      await rm(path.join(root, 'a.txt'));
-      await write(root, 'a.txt/inner.txt', 'inner\n');
-      await rm(path.join(root, 'dir/.gitignore'));
-      await family.checkpoints.endDispatch();
+      await flipAndUnrecord(root, family);
       const afterTheDispatch = await entriesOf(root);
       await family.checkpoints.undoDispatches(1);
       const redone = await family.checkpoints.redoLastUndo();
