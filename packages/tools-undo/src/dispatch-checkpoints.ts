@@ -560,9 +560,11 @@ export class DispatchCheckpoints {
       // dispatch wrote (their before-image, or the record before the write) and for large files
       // at a scanned dispatch's begin or a settle; after a full scan that follows a change of an
       // ignore file, also any file that stood there before the begin (unchanged since, or born
-      // before it and written in place since), and any path the base's own rules hid: a file a
-      // command replaced there (a new inode) carries no time of the one before it, and one the
-      // command created under those rules is left as the rules left it (undo puts them back).
+      // before it and written in place since). After any change of an ignore file (full scan or
+      // observed end), also any path the base's own rules hid: a file a command replaced there (a
+      // new inode) carries no time of the one before it, a before-image read after the dispatch
+      // rewrote the rules was judged under the new ones, and a file created under the base's
+      // rules is left as those rules left it (undo puts them back).
       const newInTheEnd = changedFiles
         .filter((file) => NEW_IN_THE_END.has(file.status))
         .map((file) => file.path);
@@ -582,8 +584,6 @@ export class DispatchCheckpoints {
                 ...(await shadow.filesUnchangedSince(movedHere, open.startedAtMs)),
               ]
             : []),
-          // Observed ends too: a before-image read after the dispatch changed the rules was
-          // judged under the new ones.
           ...(ignoreFileChanged ? await shadow.ignoredUnderTree(baseTree, newInTheEnd) : []),
           ...newInTheEnd.filter((file) => open.notCreatedByTheDispatch?.has(file) === true),
         ]),
