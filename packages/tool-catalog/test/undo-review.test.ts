@@ -110,4 +110,23 @@ describe('undo in U', () => {
     expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('.env\n');
     expect(await readFile(path.join(root, '.env'), 'utf8')).toBe('KEY=new\nOTHER=kept\n');
   });
+
+  it('leaves the report a command unhid by removing its self-ignoring .gitignore (issue 19)', async () => {
+    // coverage.py writes `htmlcov/.gitignore` holding `*`: a rule file that hides itself, which
+    // the checkpoints never record. The end saw no rule change, listed the report as added, and
+    // the undo deleted a report the command never touched.
+    await mkdir(path.join(root, 'htmlcov'));
+    await writeFile(path.join(root, 'htmlcov/.gitignore'), '*\n');
+    await writeFile(path.join(root, 'htmlcov/index.html'), '<p>92%</p>\n');
+    const catalog = await openCatalogThatRunsCommands();
+    const ran = await catalog.dispatch('publish the report', (tools) =>
+      tools.call('run_command', { command: 'rm htmlcov/.gitignore && printf 1 > VERSION' }),
+    );
+    expect(ran.isError).toBeUndefined();
+    const undo = await catalog.call('undo_workspace_dispatches', { count: 1 });
+    expect(undo.isError).toBeUndefined();
+    expect((undo.content[0] as { text: string }).text).not.toContain('index.html');
+    expect(await readFile(path.join(root, 'htmlcov/index.html'), 'utf8')).toBe('<p>92%</p>\n');
+    await expect(readFile(path.join(root, 'VERSION'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
 });

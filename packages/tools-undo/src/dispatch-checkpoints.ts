@@ -185,6 +185,13 @@ interface OpenState extends OpenDispatch {
    */
   knownAtTheBegin?: Set<string>;
   /**
+   * In a scanned or settled dispatch: whether the ignore rules hid a path when its base was
+   * scanned (see ShadowRepository.hiddenNow), for the paths the dispatch had not written by then.
+   * A path new in the end that was hidden then stood there unrecorded, or lay under a rule the
+   * dispatch removed: the end moves it to the base, whatever file held the rule (see #end).
+   */
+  hiddenAtTheBase?: (file: string) => boolean;
+  /**
    * A tool wrote an ignore file: a scan since may have recorded under rules the end no longer
    * has, even when the end's change list shows no ignore file changed (written, then removed).
    */
@@ -370,17 +377,10 @@ export class DispatchCheckpoints {
   /** The open dispatch, if the host has begun one and not ended it. */
   get openDispatch(): OpenDispatch | undefined {
     if (this.#open === undefined) return undefined;
-    const {
-      baseTree: _baseTree,
-      observed: _observed,
-      visible: _visible,
-      early: _early,
-      held: _held,
-      written: _written,
-      startedAtMs: _startedAtMs,
-      ...open
-    } = this.#open;
-    return open;
+    // Named one by one: the rest of the state is this class's own, and a host holding it could
+    // change what the end decides.
+    const { id, label, baseCommit, startedAt } = this.#open;
+    return label === undefined ? { id, baseCommit, startedAt } : { id, label, baseCommit, startedAt };
   }
 
   /** Where the shadow repository's git directory is (for diagnostics). */
@@ -409,7 +409,7 @@ export class DispatchCheckpoints {
       // Taken before the scan, so that the scan's own time counts towards the clock tick that
       // must pass before the dispatch may change anything (see afterTheBeginTick).
       const times = startTimes();
-      const snapshot = await shadow.snapshot();
+      const [snapshot, hiddenAtTheBase] = await Promise.all([shadow.snapshot(), shadow.hiddenNow()]);
       const baseCommit = await this.#recordIfChanged(
         shadow,
         log,
@@ -420,6 +420,7 @@ export class DispatchCheckpoints {
         id: log.nextId('dispatch'),
         baseCommit,
         baseTree: snapshot.tree,
+        hiddenAtTheBase,
         ...times,
       };
       noteNotCreated(
@@ -584,6 +585,7 @@ export class DispatchCheckpoints {
                 ...(await shadow.filesUnchangedSince(movedHere, open.startedAtMs)),
               ]
             : []),
+          ...newInTheEnd.filter((file) => open.hiddenAtTheBase?.(file) === true),
           ...(ignoreFileChanged ? await shadow.ignoredUnderTree(baseTree, newInTheEnd) : []),
           ...newInTheEnd.filter((file) => open.notCreatedByTheDispatch?.has(file) === true),
         ]),
@@ -878,7 +880,11 @@ export class DispatchCheckpoints {
     // The index holds the written files as they were before the dispatch; keep that, then let a
     // full scan record everything else (edits made since the last checkpoint included).
     const before = await shadow.indexEntries(written);
-    const snapshot = await shadow.snapshot();
+    const [snapshot, hiddenNow] = await Promise.all([shadow.snapshot(), shadow.hiddenNow()]);
+    // The written files' state before the dispatch is in the base already; whether the rules
+    // hide them now says nothing of that.
+    const writtenSet = new Set(written);
+    open.hiddenAtTheBase = (file) => !writtenSet.has(file) && hiddenNow(file);
     noteNotCreated(
       open,
       snapshot.skippedLargeFiles.map((file) => file.path),

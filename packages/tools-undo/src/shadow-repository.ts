@@ -681,6 +681,20 @@ export class ShadowRepository {
     }
   }
 
+  /**
+   * What the ignore rules hide in the work tree now, whatever file holds the rule (one the
+   * checkpoints never record included: a `.gitignore` that ignores itself): a check of whether a
+   * path was hidden at this moment, for after the rules have changed. One walk of the tree that
+   * does not enter a folder the rules hide whole (git's `--directory`), against an empty index,
+   * so a concurrent snapshot's changes to the shadow index cannot change the answer.
+   */
+  async hiddenNow(signal?: AbortSignal): Promise<(file: string) => boolean> {
+    const output = await this.git
+      .with({ GIT_INDEX_FILE: this.emptyIndexFile })
+      .run(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], { signal });
+    return hiddenPathsCheck(splitNul(output));
+  }
+
   /** Writes each of `contents` as a blob object (durably, like a record's) and returns their ids. */
   async #writeBlobs(contents: readonly Buffer[]): Promise<string[]> {
     if (contents.length === 0) return [];
@@ -1295,6 +1309,20 @@ async function ignoredByRules(git: GitRunner, paths: readonly string[]): Promise
     env: { GIT_LITERAL_PATHSPECS: undefined },
   });
   return new Set(splitNul(output).map((file) => file.replace(/^\.\//, '')));
+}
+
+/**
+ * A check of whether a path is among `entries` of an `ls-files --directory` listing: named itself,
+ * or below a listed folder (named with a trailing slash). One set lookup per folder of the path.
+ */
+export function hiddenPathsCheck(entries: readonly string[]): (file: string) => boolean {
+  const listed = new Set(entries);
+  return (file) => {
+    if (listed.has(file)) return true;
+    for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1))
+      if (listed.has(file.slice(0, slash + 1))) return true;
+    return false;
+  };
 }
 
 function splitNul(output: string): string[] {

@@ -325,3 +325,60 @@ describe('a hidden file a file tool wrote after it had rewritten the rules (an o
     expect(await readFile(path.join(root, 'e.log')).then(String)).toMatch(/^(before|after)\n$/);
   });
 });
+
+describe('files a `.gitignore` that ignores itself hid, when a command removes or rewrites it', () => {
+  // Found by unrecorded-dispatches.test.ts once its nested rules could ignore everything: a rule
+  // file that ignores itself (as `htmlcov/`, a meson build folder or a virtual environment hold)
+  // is never recorded, so the end saw no ignore file change. `rm cache/.gitignore` made the
+  // untouched `cache/lib.py` read as added, and undo deleted it. What the rules hid when the
+  // base was scanned now counts, whatever file held them. Undo cannot put back a rule file the
+  // checkpoints never recorded, so the files stay visible after it, as the command left them.
+  const dispatches = ['a scanned dispatch', 'an observed dispatch that a command settled'] as const;
+  async function begin(how: (typeof dispatches)[number]): Promise<void> {
+    await write(root, 'a.txt', 'a\n');
+    await write(root, 'cache/.gitignore', '*\n');
+    await write(root, 'cache/lib.py', 'lib before\n');
+    await write(root, 'cache/deep/data.txt', 'data before\n');
+    await openFamily();
+    const open = await family!.checkpoints.beginDispatch('drop the cache rule', {
+      observedWrites: how !== 'a scanned dispatch',
+    });
+    if (how !== 'a scanned dispatch') {
+      await writeThroughWorkspace(workspace, 'a.txt', 'a by a tool\n');
+      await family!.checkpoints.noteUnobservedChanges();
+    }
+    await pastTheBegin(open);
+  }
+
+  for (const how of dispatches) {
+    it(`leaves the files the rule hid, untouched or replaced (${how})`, async () => {
+      await begin(how);
+      await unlink(path.join(root, 'cache/.gitignore'));
+      await writeFile(path.join(root, 'cache/deep/data.txt.tmp'), 'data after\n');
+      await rename(path.join(root, 'cache/deep/data.txt.tmp'), path.join(root, 'cache/deep/data.txt'));
+      await writeFile(path.join(root, 'new.txt'), 'new\n');
+      const ended = await family!.checkpoints.endDispatch();
+      const toolWrite = how === 'a scanned dispatch' ? [] : ['modified a.txt'];
+      expect(listed(ended.changedFiles)).toEqual([...toolWrite, 'added new.txt']);
+      await family!.checkpoints.undoDispatches(1);
+      expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+      expect(await readFile(path.join(root, 'cache/lib.py'), 'utf8')).toBe('lib before\n');
+      expect(await readFile(path.join(root, 'cache/deep/data.txt'), 'utf8')).toBe('data after\n');
+      await expect(readFile(path.join(root, 'new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+    });
+
+    it(`leaves the rule file a command replaced with rules that no longer hide it (${how})`, async () => {
+      await begin(how);
+      await unlink(path.join(root, 'cache/.gitignore'));
+      await writeFile(path.join(root, 'cache/.gitignore'), '*.pyc\n');
+      await writeFile(path.join(root, 'new.txt'), 'new\n');
+      const ended = await family!.checkpoints.endDispatch();
+      const toolWrite = how === 'a scanned dispatch' ? [] : ['modified a.txt'];
+      expect(listed(ended.changedFiles)).toEqual([...toolWrite, 'added new.txt']);
+      await family!.checkpoints.undoDispatches(1);
+      await expect(readFile(path.join(root, 'new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+      expect(await readFile(path.join(root, 'cache/.gitignore'), 'utf8')).toBe('*.pyc\n');
+      expect(await readFile(path.join(root, 'cache/lib.py'), 'utf8')).toBe('lib before\n');
+    });
+  }
+});

@@ -39,7 +39,7 @@ const FOLDER = 14;
 const FILES = ['a.txt', 'e.log', '.gitignore', 'dir/b.txt', 'dir/.gitignore', 'dir/c.log'] as const;
 const IGNORE_FILE = 2;
 const NESTED_IGNORE_FILE = 4;
-const NESTED_RULES = ['b.txt\n', '!c.log\n', 'y\n'];
+const NESTED_RULES = ['b.txt\n', '!c.log\n', 'y\n', '*\n'];
 
 function contentOf(file: number, value: number): string {
   if (file === IGNORE_FILE) return value % 2 === 0 ? 'x\n' : 'x\n*.log\n';
