@@ -1,6 +1,11 @@
 import path from 'node:path';
 import { TaskQueue } from '@assistant-kit/kernel';
-import { invalidArguments, type Workspace, type WrittenWorkspaceFile } from '@assistant-kit/tool-core';
+import {
+  invalidArguments,
+  isToolError,
+  type Workspace,
+  type WrittenWorkspaceFile,
+} from '@assistant-kit/tool-core';
 import {
   type BeforeImage,
   MAX_BEFORE_IMAGE_BYTES,
@@ -1304,11 +1309,15 @@ export class DispatchCheckpoints {
         ),
       );
     const [checkout, commit, recordsChanged] = await settleAll([
-      shadow.checkoutTree(snapshot.tree, targetTree, {
-        decided,
-        unrecordOnly: withStatus('recorded'),
-        unrecordedEarlier: withStatus('unrecorded'),
-      }),
+      shadow
+        .checkoutTree(snapshot.tree, targetTree, {
+          decided,
+          unrecordOnly: withStatus('recorded'),
+          unrecordedEarlier: withStatus('unrecorded'),
+        })
+        .catch((error: unknown) => {
+          throw namingTheDispatches(error, targets);
+        }),
       shadow.commit(targetTree, log.head, `${id}: reverses ${reversed.join(', ')}`),
       shadow.changedFiles(snapshot.tree, targetTree),
     ] as const);
@@ -1426,6 +1435,32 @@ async function settleAll<const Tasks extends readonly Promise<unknown>[]>(
   return results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as {
     -readonly [Index in keyof Tasks]: Awaited<Tasks[Index]>;
   };
+}
+
+/**
+ * A checkout's refusal names the paths in its way, but not which dispatch each belongs to, which
+ * every {@link UndoConflict} carries: the newest of `targets` (newest first) whose change list
+ * names the path, a folder above it or a path below it (a folder the undo must make again).
+ */
+function namingTheDispatches(error: unknown, targets: readonly CheckpointRecord[]): unknown {
+  if (!isToolError(error, 'UNDO_CONFLICT')) return error;
+  const conflicts = error.details?.conflicts as Omit<UndoConflict, 'dispatch'>[] | undefined;
+  if (conflicts === undefined) return error;
+  const related = (file: string, changed: string) =>
+    changed === file || changed.startsWith(`${file}/`) || file.startsWith(`${changed}/`);
+  const dispatchOf = (file: string) =>
+    (
+      targets.find((target) => target.changedFiles.some((changed) => related(file, changed.path))) ??
+      targets[0]!
+    ).id;
+  return undoError('UNDO_CONFLICT', error.message, {
+    cause: error.cause,
+    details: {
+      ...error.details,
+      conflicts: conflicts.map((conflict) => ({ ...conflict, dispatch: dispatchOf(conflict.path) })),
+      dispatches: targets.map((target) => target.id),
+    },
+  });
 }
 
 /**

@@ -133,7 +133,10 @@ describe('change lists name what happened to the files', () => {
     const refused = family!.checkpoints.undoDispatches(1);
     await expect(refused).rejects.toMatchObject({
       code: 'UNDO_CONFLICT',
-      details: { conflicts: [{ path: 'app.log', reason: 'unrecorded_differs' }] },
+      details: {
+        conflicts: [{ path: 'app.log', reason: 'unrecorded_differs', dispatch: 'dispatch-1' }],
+        dispatches: ['dispatch-1'],
+      },
     });
     await expect(refused).rejects.toThrow(/stopped recording it .* no redo could bring it back/);
     expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('x\n*.log\n');
@@ -148,7 +151,7 @@ describe('change lists name what happened to the files', () => {
     await family!.checkpoints.endDispatch();
     await expect(family!.checkpoints.undoDispatches(1)).rejects.toMatchObject({
       code: 'UNDO_CONFLICT',
-      details: { conflicts: [{ path: 'data.txt', reason: 'unrecorded_differs' }] },
+      details: { conflicts: [{ path: 'data.txt', reason: 'unrecorded_differs', dispatch: 'dispatch-1' }] },
     });
     expect(await readFile(path.join(root, 'data.txt'), 'utf8')).toBe('x'.repeat(LIMIT * 4));
   });

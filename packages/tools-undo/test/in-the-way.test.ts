@@ -55,7 +55,7 @@ describe('an undo that must write where an unrecorded file stands', () => {
     expect(result.isError).toBe(true);
     expect(conflictsOf(result)).toMatchObject({
       code: 'UNDO_CONFLICT',
-      details: { conflicts: [{ path: 'notes.txt', reason: 'in_the_way' }] },
+      details: { conflicts: [{ path: 'notes.txt', reason: 'in_the_way', dispatch: expect.any(String) }] },
     });
     expect(await workspaceState(root)).toEqual(before);
     expect(await readFile(path.join(root, 'notes.txt'), 'utf8')).toBe(large);
@@ -70,7 +70,7 @@ describe('an undo that must write where an unrecorded file stands', () => {
     const result = await runtime.call('undo_workspace_dispatches', { count: 1 });
     expect(conflictsOf(result)).toMatchObject({
       code: 'UNDO_CONFLICT',
-      details: { conflicts: [{ path: 'logs', reason: 'in_the_way' }] },
+      details: { conflicts: [{ path: 'logs', reason: 'in_the_way', dispatch: expect.any(String) }] },
     });
     expect(await workspaceState(root)).toEqual(before);
   });
@@ -85,7 +85,7 @@ describe('an undo that must write where an unrecorded file stands', () => {
     const result = await runtime.call('undo_workspace_dispatches', { count: 1 });
     expect(conflictsOf(result)).toMatchObject({
       code: 'UNDO_CONFLICT',
-      details: { conflicts: [{ path: 'logs', reason: 'in_the_way' }] },
+      details: { conflicts: [{ path: 'logs', reason: 'in_the_way', dispatch: expect.any(String) }] },
     });
     // Nothing changed: the link stands, and the file behind it keeps the agent's text.
     expect((await lstat(path.join(root, 'logs'))).isSymbolicLink()).toBe(true);
