@@ -476,10 +476,13 @@ export class ShadowRepository {
       });
     }
     if (foundInBackground !== undefined) this.#ignoredChecked = true;
+    // A listed path the rules left out just now is not visible: a tracked `.gitignore` rewritten
+    // to ignore itself was listed (tracked files always are), recorded, then dropped as ignored.
+    const leftOut = new Set(ignored);
     return {
       skippedLargeFiles: changes.skippedLargeFiles,
       nestedRepositories: changes.nestedRepositories,
-      visible: changes.visible,
+      visible: leftOut.size === 0 ? changes.visible : changes.visible.filter((file) => !leftOut.has(file)),
     };
   }
 

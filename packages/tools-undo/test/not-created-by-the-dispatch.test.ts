@@ -381,4 +381,25 @@ describe('files a `.gitignore` that ignores itself hid, when a command removes o
       expect(await readFile(path.join(root, 'cache/lib.py'), 'utf8')).toBe('lib before\n');
     });
   }
+
+  it('leaves a recorded rule file the user made ignore itself, which a tool then rewrote', async () => {
+    // Found by the same property test: the record before the tool's first write listed the file
+    // (it was still tracked), recorded it, then dropped it as ignored by its own `*`, yet took it
+    // for visible; so it was not noted as standing there, and the end listed it added.
+    await write(root, 'a.txt', 'a\n');
+    await write(root, 'cache/.gitignore', '!keep.txt\n');
+    await write(root, 'cache/keep.txt', 'kept\n');
+    await openFamily();
+    await unlink(path.join(root, 'cache/.gitignore'));
+    await write(root, 'cache/.gitignore', '*\n');
+    await family!.checkpoints.beginDispatch('rewrite the cache rule', { observedWrites: true });
+    await writeThroughWorkspace(workspace, 'cache/.gitignore', '*.tmp\n');
+    await writeThroughWorkspace(workspace, 'a.txt', 'a by a tool\n');
+    const ended = await family!.checkpoints.endDispatch();
+    expect(listed(ended.changedFiles)).toEqual(['modified a.txt']);
+    await family!.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(await readFile(path.join(root, 'cache/.gitignore'), 'utf8')).toBe('*.tmp\n');
+    expect(await readFile(path.join(root, 'cache/keep.txt'), 'utf8')).toBe('kept\n');
+  });
 });
