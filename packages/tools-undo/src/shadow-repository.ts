@@ -1315,11 +1315,22 @@ async function ignoredByRules(git: GitRunner, paths: readonly string[]): Promise
 }
 
 /**
- * A check of whether a path is among `entries` of an `ls-files --directory` listing: named itself,
- * or below a listed folder (named with a trailing slash). One set lookup per folder of the path.
+ * A check of whether a path is among `entries` of an `ls-files --ignored --directory` listing:
+ * named itself, or below a listed folder (named with a trailing slash) that git did not enter.
+ * git also names a folder the rules do not hide when every file in it is hidden, and then lists
+ * those files below it: such a folder does not count (a new file in it is not hidden), only the
+ * files listed. One set lookup per folder of the path.
  */
-export function hiddenPathsCheck(entries: readonly string[]): (file: string) => boolean {
-  const listed = new Set(entries);
+function hiddenPathsCheck(entries: readonly string[]): (file: string) => boolean {
+  const entered = new Set<string>();
+  for (const entry of entries)
+    for (
+      let slash = entry.indexOf('/');
+      slash !== -1 && slash < entry.length - 1;
+      slash = entry.indexOf('/', slash + 1)
+    )
+      entered.add(entry.slice(0, slash + 1));
+  const listed = new Set(entries.filter((entry) => !entered.has(entry)));
   return (file) => {
     if (listed.has(file)) return true;
     for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1))

@@ -402,4 +402,25 @@ describe('files a `.gitignore` that ignores itself hid, when a command removes o
     expect(await readFile(path.join(root, 'cache/.gitignore'), 'utf8')).toBe('*.tmp\n');
     expect(await readFile(path.join(root, 'cache/keep.txt'), 'utf8')).toBe('kept\n');
   });
+
+  it('still undoes a file a command created beside hidden files, under no rule of its own', async () => {
+    // git names a folder that holds only hidden files (`logs/`) as hidden too, and lists the
+    // files below it; only what the rules hide counts, so a new file there is the command's.
+    await write(root, '.gitignore', '*.log\n');
+    await write(root, 'logs/a.log', 'log\n');
+    await write(root, 'cache/.gitignore', '*\n');
+    await write(root, 'cache/lib.py', 'lib\n');
+    await openFamily();
+    const open = await family!.checkpoints.beginDispatch('new files beside hidden ones');
+    await pastTheBegin(open);
+    await writeFile(path.join(root, 'logs/new.txt'), 'new\n');
+    await unlink(path.join(root, 'cache/.gitignore'));
+    await writeFile(path.join(root, 'cache/new.py'), 'new\n');
+    const ended = await family!.checkpoints.endDispatch();
+    expect(listed(ended.changedFiles)).toEqual(['added cache/new.py', 'added logs/new.txt']);
+    await family!.checkpoints.undoDispatches(1);
+    await expect(readFile(path.join(root, 'logs/new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(readFile(path.join(root, 'cache/new.py'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await readFile(path.join(root, 'cache/lib.py'), 'utf8')).toBe('lib\n');
+  });
 });
