@@ -21,8 +21,9 @@ import {
 
 // Files the checkpoints stop and start recording while they stay on disk: an ignore rule that
 // comes and goes over `e.log` and `dir/c.log`, a nested one over `dir/b.txt` that can also
-// re-include `dir/c.log`, and `a.txt` growing past the size limit and back; any of them, the
-// ignore files included, can also become a link or a folder. Where the
+// re-include `dir/c.log` or ignore everything in `dir/`, itself included (so the checkpoints never
+// record it), and `a.txt` growing past the size limit and back; any of them, the ignore files
+// included, can also become a link or a folder. Undos take back one dispatch or several. Where the
 // records and the files part, the plain-copy oracle of observed-dispatches.test.ts does not say
 // what an undo must restore, so this property checks what must hold whatever the records say:
 // - a change list never claims a write or a deletion that did not happen on disk (`added` only
@@ -53,7 +54,7 @@ type Change = { file: number; content: number | null };
 type Step =
   | { kind: 'user'; change: Change }
   | { kind: 'dispatch'; observed: boolean; writes: Change[] }
-  | { kind: 'undo'; redo: boolean }
+  | { kind: 'undo'; count: number; redo: boolean }
   | { kind: 'session' };
 
 const changeArbitrary: fc.Arbitrary<Change> = fc.record({
@@ -71,7 +72,15 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
     }),
     weight: 3,
   },
-  { arbitrary: fc.record({ kind: fc.constant('undo' as const), redo: fc.boolean() }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('undo' as const),
+      // Mostly the last dispatch; sometimes several at once.
+      count: fc.oneof({ arbitrary: fc.constant(1), weight: 3 }, fc.integer({ min: 2, max: 3 })),
+      redo: fc.boolean(),
+    }),
+    weight: 2,
+  },
   fc.record({ kind: fc.constant('session' as const) }),
 );
 
@@ -164,7 +173,9 @@ describe('property: files the checkpoints stop recording (ignore rules, the size
               continue;
             }
             const beforeUndo = await entriesOf(directory);
-            const undone = await family.checkpoints.undoDispatches(1).catch((error: unknown) => error);
+            const undone = await family.checkpoints
+              .undoDispatches(step.count)
+              .catch((error: unknown) => error);
             const afterUndo = await entriesOf(directory);
             if (undone instanceof Error) {
               expect(['UNDO_CONFLICT', 'NOT_ENOUGH_DISPATCHES']).toContain((undone as ToolError).code);
