@@ -12,6 +12,7 @@ import {
   shadowRepositoryOverrides,
 } from './git-config-overrides.js';
 import { GitRunner } from './git-runner.js';
+import { putBackAfterAFailedCheckout } from './put-back.js';
 import { blobObjectId, RecordedEntries, regularFileMode } from './recorded-entries.js';
 import {
   copyFileIfPresent,
@@ -1083,27 +1084,35 @@ export class ShadowRepository {
       );
       const differing = standing.filter((file) => file !== undefined);
       if (differing.length > 0) throw checkoutRefusal(differing, unrecordedEarlier);
-      if (unrecorded.size === 0) {
-        await this.#checkoutWholeTrees(fromTree, toTree);
-        // Written again with the bytes they held: only their records changed.
-        return { alreadyThere, leftOnDisk: new Set() };
-      }
-      // Entries the records drop while their files stay: read-tree would delete the files, so
-      // it moves to `toTree` with those entries kept as they are (it leaves their files alone),
-      // and then only the index drops them.
-      const kept = new Map(
-        changes!
-          .filter((change) => unrecorded.has(change.path))
-          .map((change) => [change.path, change.before]),
+      const written = changes!.filter(
+        (change) => !alreadyThere.has(change.path) && !unrecorded.has(change.path),
       );
-      await this.#checkoutWholeTrees(fromTree, await this.treeWithEntries(toTree, kept));
-      this.#indexTree = undefined;
-      this.#recorded.changed([...unrecorded]);
-      await this.git.run(['update-index', '--force-remove', '-z', '--stdin'], {
-        input: joinNul([...unrecorded]),
-      });
-      this.#indexTree = toTree;
-      return { alreadyThere, leftOnDisk: unrecorded };
+      const modes = await regularFileModes(this.options.workTree, written);
+      try {
+        if (unrecorded.size === 0) {
+          await this.#checkoutWholeTrees(fromTree, toTree);
+          // Written again with the bytes they held: only their records changed.
+          return { alreadyThere, leftOnDisk: new Set() };
+        }
+        // Entries the records drop while their files stay: read-tree would delete the files, so
+        // it moves to `toTree` with those entries kept as they are (it leaves their files alone),
+        // and then only the index drops them.
+        const kept = new Map(
+          changes!
+            .filter((change) => unrecorded.has(change.path))
+            .map((change) => [change.path, change.before]),
+        );
+        await this.#checkoutWholeTrees(fromTree, await this.treeWithEntries(toTree, kept));
+        this.#indexTree = undefined;
+        this.#recorded.changed([...unrecorded]);
+        await this.git.run(['update-index', '--force-remove', '-z', '--stdin'], {
+          input: joinNul([...unrecorded]),
+        });
+        this.#indexTree = toTree;
+        return { alreadyThere, leftOnDisk: unrecorded };
+      } catch (error) {
+        throw await this.#afterAFailedCheckout(error, fromTree, written, modes);
+      }
     }
     const inTheWay: string[] = [];
     // Created paths where the workspace already holds exactly the file to restore (a file the
@@ -1113,6 +1122,8 @@ export class ShadowRepository {
     // Regular files written back over a regular file: git writes them 644 or 755, so the other
     // permission bits they have now (0600, 0640, ...) are put back after (see keptPermissions).
     const permissions = new Map<string, number>();
+    // What the regular files at changed paths have now, should a failed write be put back.
+    const modes = new Map<string, number>();
     // Each folder above a changed path, looked at once: one that exists but is no real folder (a
     // symlink the user left in its place) is in the way. git would unlink it to make the folder
     // again, and every path below it is read through it.
@@ -1143,6 +1154,7 @@ export class ShadowRepository {
         // and everything in it, files git does not record (ignored, large) included.
         if (before !== undefined) {
           if (status?.isDirectory() === true) return file;
+          if (status?.isFile() === true) modes.set(file, status.mode);
           if (status?.isFile() === true && isRegularFileMode(before.mode) && isRegularFileMode(after?.mode)) {
             permissions.set(file, keptPermissions(status.mode, after!.mode));
           }
@@ -1168,11 +1180,17 @@ export class ShadowRepository {
     const indexOnly = [...alreadyThere, ...unrecorded];
     const rewritten = paths.filter((file) => !alreadyThere.has(file) && !unrecorded.has(file));
     // One after the other: both write the index.
-    if (rewritten.length > 0) {
-      await this.git.run(['restore', `--source=${toTree}`, '--staged', '--worktree', '--', ...rewritten]);
-    }
-    if (indexOnly.length > 0) {
-      await this.git.run(['restore', `--source=${toTree}`, '--staged', '--', ...indexOnly]);
+    try {
+      if (rewritten.length > 0) {
+        await this.git.run(['restore', `--source=${toTree}`, '--staged', '--worktree', '--', ...rewritten]);
+      }
+      if (indexOnly.length > 0) {
+        await this.git.run(['restore', `--source=${toTree}`, '--staged', '--', ...indexOnly]);
+      }
+    } catch (error) {
+      const onDisk = new Set(rewritten);
+      const written = changes!.filter((change) => onDisk.has(change.path));
+      throw await this.#afterAFailedCheckout(error, fromTree, written, modes);
     }
     // Only the permission bits change: the index keeps its entries (stat data is refreshed by
     // the next record, which finds the same bytes and executable bit).
@@ -1206,11 +1224,58 @@ export class ShadowRepository {
       await this.git.run(['read-tree', '-m', '-u', fromTree, toTree]);
       this.#indexTree = toTree;
     } catch (error) {
+      // Files that would be overwritten or removed are named one a line, indented, and
+      // read-tree checks them all before it writes anything; any other failure may come after
+      // some files were written (see #afterAFailedCheckout).
       if (isToolError(error, 'GIT_FAILED')) {
         const named = [...error.message.matchAll(/^\t(.+)$/gm)].map((match) => match[1]!);
-        throw inTheWayError(named, error);
+        if (named.length > 0) throw inTheWayError(named, error);
       }
       throw error;
+    }
+  }
+
+  /**
+   * What to throw when a checkout failed: a refusal, which wrote nothing, as it is; any other
+   * failure (the system refused a write, the disk is full) once what the checkout had written is
+   * put back (see putBackAfterAFailedCheckout), saying so, so that an undo is never half-applied.
+   */
+  async #afterAFailedCheckout(
+    error: unknown,
+    fromTree: string,
+    written: readonly RawChange[],
+    modes: ReadonlyMap<string, number>,
+  ): Promise<unknown> {
+    if (isToolError(error, 'UNDO_CONFLICT')) return error;
+    const failure = (error instanceof Error ? error.message : String(error)).replace(/\.?\s*$/, '.');
+    this.#indexTree = undefined;
+    this.#recorded.changed(written.map((change) => change.path));
+    try {
+      const { left } = await putBackAfterAFailedCheckout({
+        git: this.git,
+        workTree: this.options.workTree,
+        maxFileBytes: this.options.maxFileBytes,
+        fromTree,
+        changes: written,
+        modes,
+      });
+      this.#indexTree = fromTree;
+      const named =
+        left.length === 0
+          ? ''
+          : ` Left as they are, holding neither what the undo wrote nor what they held before: ${left.join(', ')}.`;
+      return undoError(
+        'GIT_FAILED',
+        `${failure} Nothing was changed: what the undo had written was put back.${named}`,
+        { cause: error, ...(left.length === 0 ? {} : { details: { left } }) },
+      );
+    } catch (putBackError) {
+      const why = putBackError instanceof Error ? putBackError.message : String(putBackError);
+      return undoError(
+        'GIT_FAILED',
+        `${failure} Putting back what the undo had written failed too (${why}): the workspace may hold part of the undo; workspace_diff shows how it differs from the last checkpoint.`,
+        { cause: error },
+      );
     }
   }
 
@@ -1392,6 +1457,23 @@ function inTheWayError(paths: readonly string[], cause?: unknown): UndoToolError
       details: { conflicts: paths.map((file) => ({ path: file, reason: 'in_the_way' })) },
     },
   );
+}
+
+/** The permission bits of the regular files standing at the paths `changes` had a file before. */
+async function regularFileModes(
+  workTree: string,
+  changes: readonly RawChange[],
+): Promise<Map<string, number>> {
+  const withFile = changes.filter((change) => change.before !== undefined);
+  const statuses = await Promise.all(
+    withFile.map((change) => lstatIfPresent(path.join(workTree, change.path))),
+  );
+  const modes = new Map<string, number>();
+  withFile.forEach((change, index) => {
+    const status = statuses[index];
+    if (status?.isFile() === true) modes.set(change.path, status.mode);
+  });
+  return modes;
 }
 
 function isRegularFileMode(mode: string | undefined): boolean {

@@ -1,0 +1,110 @@
+import { readlink, rmdir, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { GitRunner } from './git-runner.js';
+import { blobObjectId, regularFileMode } from './recorded-entries.js';
+import { lstatIfPresent, readRegularFileIfSmall, setPermissions } from './storage-files.js';
+
+/** An entry of a tree as git names it (`100644`, `100755`, `120000` for a link). */
+interface Entry {
+  mode: string;
+  object: string;
+}
+
+/** A path a checkout moved from `before` (the tree it left) to `after` (the tree it aimed at). */
+export interface CheckoutChange {
+  path: string;
+  before: Entry | undefined;
+  after: Entry | undefined;
+}
+
+export interface PutBackOptions {
+  git: GitRunner;
+  workTree: string;
+  maxFileBytes: number;
+  /** The tree the work tree and the index held before the checkout. */
+  fromTree: string;
+  /** The changes the checkout was to write on disk (not those only the index was to take). */
+  changes: readonly CheckoutChange[];
+  /** Permission bits of the regular files that stood at the changed paths before the checkout. */
+  modes: ReadonlyMap<string, number>;
+}
+
+/**
+ * After a checkout toward another tree failed part of the way (a folder the system will not let
+ * git write in, a full disk), puts back what it had written, so that an undo is all or nothing:
+ * the index holds `fromTree` again, a file the checkout created goes, one it rewrote or deleted
+ * is written again from `fromTree` with its permission bits, and a folder it made where a file
+ * stood is removed once empty. Only what the checkout itself wrote is touched: a path counts as
+ * written when it holds exactly the entry the checkout aimed at, or is missing where `fromTree`
+ * has a file. Anything else at a changed path (a save made in the meantime) is left as it is and
+ * returned, as is a path that could not be cleared (a folder that holds other files).
+ */
+export async function putBackAfterAFailedCheckout(options: PutBackOptions): Promise<{ left: string[] }> {
+  const { git, workTree, fromTree, changes, modes } = options;
+  const at = (file: string) => path.join(workTree, file);
+  const standsAs = async (file: string, entry: Entry): Promise<boolean> => {
+    if (entry.mode === '120000') {
+      const status = await lstatIfPresent(at(file));
+      if (status?.isSymbolicLink() !== true) return false;
+      const target = await readlink(at(file), { encoding: 'buffer' });
+      return blobObjectId(target) === entry.object;
+    }
+    const current = await readRegularFileIfSmall(at(file), options.maxFileBytes);
+    return (
+      current !== undefined &&
+      regularFileMode(current.mode) === entry.mode &&
+      blobObjectId(current.bytes) === entry.object
+    );
+  };
+  const created: string[] = [];
+  const toWriteBack: string[] = [];
+  const left: string[] = [];
+  for (const change of changes) {
+    const status = await lstatIfPresent(at(change.path));
+    const written = change.after !== undefined && (await standsAs(change.path, change.after));
+    if (change.before === undefined) {
+      if (written) created.push(change.path);
+      else if (status !== undefined && !status.isDirectory()) left.push(change.path);
+      continue;
+    }
+    if (await standsAs(change.path, change.before)) continue;
+    if (written || status === undefined || status.isDirectory()) toWriteBack.push(change.path);
+    else left.push(change.path);
+  }
+  // Deepest first, so that the folders a flip made are empty when their turn comes.
+  for (const file of created.sort((a, b) => b.length - a.length)) await unlink(at(file));
+  const fileBefore = new Set(toWriteBack);
+  const madeFolders = new Set<string>();
+  for (const file of created) {
+    for (let slash = file.lastIndexOf('/'); slash > 0; slash = file.lastIndexOf('/', slash - 1)) {
+      const folder = file.slice(0, slash);
+      madeFolders.add(folder);
+      if (fileBefore.has(folder)) break;
+    }
+  }
+  // Only a folder at (or on the way to) a path where a file stood can have been made by the
+  // checkout; it goes only when nothing else is in it.
+  const flipped = [...madeFolders].filter((folder) =>
+    [...fileBefore].some((file) => folder === file || folder.startsWith(`${file}/`)),
+  );
+  for (const folder of flipped.sort((a, b) => b.length - a.length)) await rmdir(at(folder)).catch(() => {});
+  const writable: string[] = [];
+  for (const file of toWriteBack) {
+    if ((await lstatIfPresent(at(file)))?.isDirectory() === true) left.push(file);
+    else writable.push(file);
+  }
+  // The index first (stat data kept where an entry is unchanged; `--reset`, since `-m` refuses
+  // an entry whose file differs from it, as a file the checkout could not write does), then the
+  // files from it.
+  await git.run(['read-tree', '--reset', fromTree]);
+  if (writable.length > 0) {
+    await git.run(['checkout-index', '--force', '--index', '-z', '--stdin'], {
+      input: `${writable.join('\0')}\0`,
+    });
+  }
+  for (const file of writable) {
+    const mode = modes.get(file);
+    if (mode !== undefined) await setPermissions(at(file), mode & 0o7777).catch(() => {});
+  }
+  return { left };
+}

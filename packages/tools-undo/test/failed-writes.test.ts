@@ -1,0 +1,211 @@
+import { execFileSync } from 'node:child_process';
+import { chmod, lstat, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { isToolError, Workspace } from '@assistant-kit/tool-core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GitRunner } from '../src/git-runner.js';
+import { createUndoTools, type UndoToolFamily } from '../src/index.js';
+import { putBackAfterAFailedCheckout } from '../src/put-back.js';
+import { entriesOf, makeTemporaryDirectory, removeDirectory, write } from './helpers.js';
+
+// An undo whose writes the file system stops part of the way (a folder it may not write in, a
+// full disk) must change nothing: the conflict checks run before any write, but they cannot
+// foresee a refused write. Before, `git restore` (or `read-tree -u`) left the files it had
+// written, the index moved and no record said so: a half-applied undo. A folder made immutable
+// (`chattr +i`, which stops root too) refuses the write here.
+
+let root: string;
+let family: UndoToolFamily | undefined;
+const locked: string[] = [];
+
+/** Whether this machine lets the test lock a folder (root on a file system with attributes). */
+function canLockFolders(): boolean {
+  const probe = execFileSync('mktemp', ['-d']).toString().trim();
+  try {
+    execFileSync('chattr', ['+i', probe], { stdio: 'ignore' });
+    try {
+      execFileSync('touch', [path.join(probe, 'f')], { stdio: 'ignore' });
+      return false;
+    } catch {
+      return true;
+    } finally {
+      execFileSync('chattr', ['-i', probe], { stdio: 'ignore' });
+    }
+  } catch {
+    return false;
+  } finally {
+    execFileSync('rm', ['-rf', probe]);
+  }
+}
+
+const lockable = canLockFolders();
+
+function lock(folder: string): void {
+  execFileSync('chattr', ['+i', folder]);
+  locked.push(folder);
+}
+
+function unlockAll(): void {
+  for (const folder of locked.splice(0)) execFileSync('chattr', ['-i', folder]);
+}
+
+beforeEach(async () => {
+  root = await makeTemporaryDirectory('undo-failed-writes-');
+});
+
+afterEach(async () => {
+  unlockAll();
+  await family?.close();
+  family = undefined;
+  await removeDirectory(root);
+});
+
+async function openFamily(): Promise<UndoToolFamily> {
+  family = createUndoTools({ workspace: await Workspace.open(root) });
+  await family.checkpoints.ready();
+  return family;
+}
+
+describe.skipIf(!lockable)('an undo the file system stops part of the way', () => {
+  it('puts back what it had written, permission bits included, and can run once the folder is free', async () => {
+    await write(root, 'a.txt', 'a\n');
+    await chmod(path.join(root, 'a.txt'), 0o640);
+    await write(root, 'm/locked/b.txt', 'b\n');
+    await write(root, 'z.txt', 'z\n');
+    const { checkpoints } = await openFamily();
+    const before = await entriesOf(root);
+    await checkpoints.beginDispatch('change three files');
+    await writeFile(path.join(root, 'a.txt'), 'A\n');
+    await rm(path.join(root, 'm/locked/b.txt'));
+    await writeFile(path.join(root, 'z.txt'), 'Z\n');
+    await checkpoints.endDispatch();
+    lock(path.join(root, 'm/locked'));
+    const afterDispatch = await entriesOf(root);
+    const refused = await checkpoints.undoDispatches(1).catch((error: unknown) => error);
+    expect(isToolError(refused, 'GIT_FAILED')).toBe(true);
+    expect((refused as Error).message).toMatch(
+      /Nothing was changed: what the undo had written was put back\./,
+    );
+    expect(await entriesOf(root)).toEqual(afterDispatch);
+    expect((await lstat(path.join(root, 'a.txt'))).mode & 0o777).toBe(0o640);
+    // Nothing of the failed undo is left in the records: the same undo now runs in full.
+    unlockAll();
+    await checkpoints.undoDispatches(1);
+    expect(await entriesOf(root)).toEqual(before);
+    expect(await readFile(path.join(root, 'm/locked/b.txt'), 'utf8')).toBe('b\n');
+  });
+
+  it('puts back a folder the whole-tree checkout had turned into a file', async () => {
+    // A path that is a file on one side and a folder on the other sends the undo through
+    // `read-tree -m -u`, which removes and writes files in path order.
+    await write(root, 'a.txt', 'a\n');
+    await write(root, 'flip', 'a file\n');
+    await write(root, 'm/locked/b.txt', 'b\n');
+    await write(root, 'z.txt', 'z\n');
+    const { checkpoints } = await openFamily();
+    const before = await entriesOf(root);
+    await checkpoints.beginDispatch('flip a file into a folder');
+    await writeFile(path.join(root, 'a.txt'), 'A\n');
+    await rm(path.join(root, 'flip'));
+    await mkdir(path.join(root, 'flip'));
+    await writeFile(path.join(root, 'flip/inner.txt'), 'inner\n');
+    await rm(path.join(root, 'm/locked/b.txt'));
+    await writeFile(path.join(root, 'z.txt'), 'Z\n');
+    await checkpoints.endDispatch();
+    lock(path.join(root, 'm/locked'));
+    const afterDispatch = await entriesOf(root);
+    const refused = await checkpoints.undoDispatches(1).catch((error: unknown) => error);
+    expect(isToolError(refused, 'GIT_FAILED')).toBe(true);
+    expect((refused as Error).message).toMatch(/Nothing was changed/);
+    expect(await entriesOf(root)).toEqual(afterDispatch);
+    unlockAll();
+    await checkpoints.undoDispatches(1);
+    expect(await entriesOf(root)).toEqual(before);
+  });
+
+  it('puts back what it wrote when a file it must replace cannot be replaced', async () => {
+    await write(root, 'a.txt', 'a\n');
+    await write(root, 'm/locked/b.txt', 'b\n');
+    const { checkpoints } = await openFamily();
+    await checkpoints.beginDispatch('change two files');
+    await writeFile(path.join(root, 'a.txt'), 'A\n');
+    await writeFile(path.join(root, 'm/locked/b.txt'), 'B\n');
+    await checkpoints.endDispatch();
+    // The file is locked itself: git may not replace it.
+    lock(path.join(root, 'm/locked/b.txt'));
+    const refused = await checkpoints.undoDispatches(1).catch((error: unknown) => error);
+    expect(isToolError(refused, 'GIT_FAILED')).toBe(true);
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('A\n');
+    expect(await readFile(path.join(root, 'm/locked/b.txt'), 'utf8')).toBe('B\n');
+    unlockAll();
+    await checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(await readFile(path.join(root, 'm/locked/b.txt'), 'utf8')).toBe('b\n');
+  });
+});
+
+describe('putBackAfterAFailedCheckout', () => {
+  // Driven directly: a save made while the undo ran cannot be timed from a test.
+  const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1' };
+
+  async function repository(files: Record<string, string>): Promise<{ git: GitRunner; tree: string }> {
+    for (const [file, text] of Object.entries(files)) await write(root, file, text);
+    const git = new GitRunner({ ...base, GIT_DIR: path.join(root, '.git'), GIT_WORK_TREE: root }, root);
+    await git.run(['init', '-q']);
+    await git.run(['add', '-A']);
+    return { git, tree: (await git.run(['write-tree'])).trim() };
+  }
+
+  const entry = async (git: GitRunner, text: string) => ({
+    mode: '100644',
+    object: (await git.run(['hash-object', '-w', '--stdin'], { input: text })).trim(),
+  });
+
+  it('leaves a file that holds neither side, and names it; puts back the others', async () => {
+    const { git, tree } = await repository({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'gone.txt': 'gone\n' });
+    // The checkout wrote a.txt, removed gone.txt and created new.txt; someone saved b.txt.
+    await writeFile(path.join(root, 'a.txt'), 'A\n');
+    await writeFile(path.join(root, 'b.txt'), 'saved meanwhile\n');
+    await rm(path.join(root, 'gone.txt'));
+    await writeFile(path.join(root, 'new.txt'), 'new\n');
+    const { left } = await putBackAfterAFailedCheckout({
+      git,
+      workTree: root,
+      maxFileBytes: 1 << 20,
+      fromTree: tree,
+      changes: [
+        { path: 'a.txt', before: await entry(git, 'a\n'), after: await entry(git, 'A\n') },
+        { path: 'b.txt', before: await entry(git, 'b\n'), after: await entry(git, 'B\n') },
+        { path: 'gone.txt', before: await entry(git, 'gone\n'), after: undefined },
+        { path: 'new.txt', before: undefined, after: await entry(git, 'new\n') },
+      ],
+      modes: new Map(),
+    });
+    expect(left).toEqual(['b.txt']);
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('saved meanwhile\n');
+    expect(await readFile(path.join(root, 'gone.txt'), 'utf8')).toBe('gone\n');
+    await expect(lstat(path.join(root, 'new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('never removes a folder that holds files the checkout did not write', async () => {
+    const { git, tree } = await repository({ flip: 'a file\n' });
+    // The checkout made `flip` a folder with inner.txt; someone put other.txt in it.
+    await rm(path.join(root, 'flip'));
+    await write(root, 'flip/inner.txt', 'inner\n');
+    await write(root, 'flip/other.txt', 'theirs\n');
+    const { left } = await putBackAfterAFailedCheckout({
+      git,
+      workTree: root,
+      maxFileBytes: 1 << 20,
+      fromTree: tree,
+      changes: [
+        { path: 'flip', before: await entry(git, 'a file\n'), after: undefined },
+        { path: 'flip/inner.txt', before: undefined, after: await entry(git, 'inner\n') },
+      ],
+      modes: new Map(),
+    });
+    expect(left).toEqual(['flip']);
+    expect(await readFile(path.join(root, 'flip/other.txt'), 'utf8')).toBe('theirs\n');
+  });
+});
