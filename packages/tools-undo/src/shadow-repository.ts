@@ -1091,6 +1091,7 @@ export class ShadowRepository {
       try {
         if (unrecorded.size === 0) {
           await this.#checkoutWholeTrees(fromTree, toTree);
+          await keepPermissionBits(this.options.workTree, written, modes);
           // Written again with the bytes they held: only their records changed.
           return { alreadyThere, leftOnDisk: new Set() };
         }
@@ -1103,6 +1104,7 @@ export class ShadowRepository {
             .map((change) => [change.path, change.before]),
         );
         await this.#checkoutWholeTrees(fromTree, await this.treeWithEntries(toTree, kept));
+        await keepPermissionBits(this.options.workTree, written, modes);
         this.#indexTree = undefined;
         this.#recorded.changed([...unrecorded]);
         await this.git.run(['update-index', '--force-remove', '-z', '--stdin'], {
@@ -1119,10 +1121,8 @@ export class ShadowRepository {
     // dispatch's new ignore rule took out of the checkpoints, untouched since): only the index
     // takes them, the file is left as it is.
     const alreadyThere = new Set<string>();
-    // Regular files written back over a regular file: git writes them 644 or 755, so the other
-    // permission bits they have now (0600, 0640, ...) are put back after (see keptPermissions).
-    const permissions = new Map<string, number>();
-    // What the regular files at changed paths have now, should a failed write be put back.
+    // The permission bits of the regular files at changed paths now: kept on the files written
+    // back (see keepPermissionBits), and put back should a write fail.
     const modes = new Map<string, number>();
     // Each folder above a changed path, looked at once: one that exists but is no real folder (a
     // symlink the user left in its place) is in the way. git would unlink it to make the folder
@@ -1155,9 +1155,6 @@ export class ShadowRepository {
         if (before !== undefined) {
           if (status?.isDirectory() === true) return file;
           if (status?.isFile() === true) modes.set(file, status.mode);
-          if (status?.isFile() === true && isRegularFileMode(before.mode) && isRegularFileMode(after?.mode)) {
-            permissions.set(file, keptPermissions(status.mode, after!.mode));
-          }
           return undefined;
         }
         // A created file must be absent (its folders were checked above).
@@ -1192,12 +1189,11 @@ export class ShadowRepository {
       const written = changes!.filter((change) => onDisk.has(change.path));
       throw await this.#afterAFailedCheckout(error, fromTree, written, modes);
     }
-    // Only the permission bits change: the index keeps its entries (stat data is refreshed by
-    // the next record, which finds the same bytes and executable bit).
-    await Promise.all(
-      [...permissions].map(([file, mode]) =>
-        setPermissions(path.join(this.options.workTree, file), mode).catch(() => {}),
-      ),
+    const onDisk = new Set(rewritten);
+    await keepPermissionBits(
+      this.options.workTree,
+      changes!.filter((change) => onDisk.has(change.path)),
+      modes,
     );
     this.#indexTree = toTree;
     return { alreadyThere, leftOnDisk: unrecorded };
@@ -1478,6 +1474,27 @@ async function regularFileModes(
 
 function isRegularFileMode(mode: string | undefined): boolean {
   return mode === '100644' || mode === '100755';
+}
+
+/**
+ * Regular files a checkout wrote back over a regular file: git writes them 644 or 755, so the
+ * other permission bits they had (0600, 0640, ...; `modes`) are put back after, or a private
+ * file would come back readable by everyone. Only the bits change: the index keeps its entries
+ * (stat data is refreshed by the next record, which finds the same bytes and executable bit).
+ */
+async function keepPermissionBits(
+  workTree: string,
+  written: readonly RawChange[],
+  modes: ReadonlyMap<string, number>,
+): Promise<void> {
+  await Promise.all(
+    written.flatMap(({ path: file, before, after }) => {
+      const mode = modes.get(file);
+      if (mode === undefined || !isRegularFileMode(before?.mode) || !isRegularFileMode(after?.mode))
+        return [];
+      return [setPermissions(path.join(workTree, file), keptPermissions(mode, after!.mode)).catch(() => {})];
+    }),
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, lstat, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, lstat, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isToolError, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -67,61 +67,41 @@ async function openFamily(): Promise<UndoToolFamily> {
 }
 
 describe.skipIf(!lockable)('an undo the file system stops part of the way', () => {
-  it('puts back what it had written, permission bits included, and can run once the folder is free', async () => {
-    await write(root, 'a.txt', 'a\n');
-    await chmod(path.join(root, 'a.txt'), 0o640);
-    await write(root, 'm/locked/b.txt', 'b\n');
-    await write(root, 'z.txt', 'z\n');
-    const { checkpoints } = await openFamily();
-    const before = await entriesOf(root);
-    await checkpoints.beginDispatch('change three files');
-    await writeFile(path.join(root, 'a.txt'), 'A\n');
-    await rm(path.join(root, 'm/locked/b.txt'));
-    await writeFile(path.join(root, 'z.txt'), 'Z\n');
-    await checkpoints.endDispatch();
-    lock(path.join(root, 'm/locked'));
-    const afterDispatch = await entriesOf(root);
-    const refused = await checkpoints.undoDispatches(1).catch((error: unknown) => error);
-    expect(isToolError(refused, 'GIT_FAILED')).toBe(true);
-    expect((refused as Error).message).toMatch(
-      /Nothing was changed: what the undo had written was put back\./,
-    );
-    expect(await entriesOf(root)).toEqual(afterDispatch);
-    expect((await lstat(path.join(root, 'a.txt'))).mode & 0o777).toBe(0o640);
-    // Nothing of the failed undo is left in the records: the same undo now runs in full.
-    unlockAll();
-    await checkpoints.undoDispatches(1);
-    expect(await entriesOf(root)).toEqual(before);
-    expect(await readFile(path.join(root, 'm/locked/b.txt'), 'utf8')).toBe('b\n');
-  });
-
-  it('puts back a folder the whole-tree checkout had turned into a file', async () => {
-    // A path that is a file on one side and a folder on the other sends the undo through
-    // `read-tree -m -u`, which removes and writes files in path order.
-    await write(root, 'a.txt', 'a\n');
-    await write(root, 'flip', 'a file\n');
-    await write(root, 'm/locked/b.txt', 'b\n');
-    await write(root, 'z.txt', 'z\n');
-    const { checkpoints } = await openFamily();
-    const before = await entriesOf(root);
-    await checkpoints.beginDispatch('flip a file into a folder');
-    await writeFile(path.join(root, 'a.txt'), 'A\n');
-    await rm(path.join(root, 'flip'));
-    await mkdir(path.join(root, 'flip'));
-    await writeFile(path.join(root, 'flip/inner.txt'), 'inner\n');
-    await rm(path.join(root, 'm/locked/b.txt'));
-    await writeFile(path.join(root, 'z.txt'), 'Z\n');
-    await checkpoints.endDispatch();
-    lock(path.join(root, 'm/locked'));
-    const afterDispatch = await entriesOf(root);
-    const refused = await checkpoints.undoDispatches(1).catch((error: unknown) => error);
-    expect(isToolError(refused, 'GIT_FAILED')).toBe(true);
-    expect((refused as Error).message).toMatch(/Nothing was changed/);
-    expect(await entriesOf(root)).toEqual(afterDispatch);
-    unlockAll();
-    await checkpoints.undoDispatches(1);
-    expect(await entriesOf(root)).toEqual(before);
-  });
+  // The file-by-file checkout, and the whole-tree one (`read-tree -m -u`, which removes and
+  // writes files in path order) that a path turned from a file into a folder sends the undo through.
+  for (const checkout of ['file by file', 'whole-tree, a file turned folder'] as const) {
+    it(`puts back what it had written, permission bits included, and runs in full once the folder is free (${checkout})`, async () => {
+      await write(root, 'a.txt', 'a\n');
+      await chmod(path.join(root, 'a.txt'), 0o640);
+      await write(root, 'flip', 'a file\n');
+      await write(root, 'm/locked/b.txt', 'b\n');
+      await write(root, 'z.txt', 'z\n');
+      const { checkpoints } = await openFamily();
+      const before = await entriesOf(root);
+      await checkpoints.beginDispatch('change files');
+      await writeFile(path.join(root, 'a.txt'), 'A\n');
+      if (checkout !== 'file by file') {
+        await rm(path.join(root, 'flip'));
+        await write(root, 'flip/inner.txt', 'inner\n');
+      }
+      await rm(path.join(root, 'm/locked/b.txt'));
+      await writeFile(path.join(root, 'z.txt'), 'Z\n');
+      await checkpoints.endDispatch();
+      lock(path.join(root, 'm/locked'));
+      const afterDispatch = await entriesOf(root);
+      const refused = await checkpoints.undoDispatches(1).catch((error: unknown) => error);
+      expect(isToolError(refused, 'GIT_FAILED')).toBe(true);
+      expect((refused as Error).message).toMatch(
+        /Nothing was changed: what the undo had written was put back\./,
+      );
+      // Entry for entry, with a.txt's 0640 (git writes 644).
+      expect(await entriesOf(root)).toEqual(afterDispatch);
+      // Nothing of the failed undo is left in the records: the same undo now runs in full.
+      unlockAll();
+      await checkpoints.undoDispatches(1);
+      expect(await entriesOf(root)).toEqual(before);
+    });
+  }
 
   it('puts back what it wrote when a file it must replace cannot be replaced', async () => {
     await write(root, 'a.txt', 'a\n');

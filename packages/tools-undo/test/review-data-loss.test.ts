@@ -263,4 +263,21 @@ describe('#6: permission bits beyond the executable bit', () => {
     expect((await lstat(path.join(root, 'secret.txt'))).mode & 0o7777).toBe(0o400);
     expect((await lstat(path.join(root, 'tool.sh'))).mode & 0o7777).toBe(0o750);
   });
+
+  it('are kept on the whole-tree path too (a file turned folder in the same dispatch)', async () => {
+    // read-tree writes 644 or 755 like git restore; before, a 0600 file came back 0644 there.
+    await write(root, 'secret.txt', 's0\n');
+    await chmod(path.join(root, 'secret.txt'), 0o600);
+    await write(root, 'flip', 'a file\n');
+    await openSession();
+    await family!.checkpoints.beginDispatch('edit and flip');
+    await writeFile(path.join(root, 'secret.txt'), 's1\n');
+    await rm(path.join(root, 'flip'));
+    await write(root, 'flip/inner.txt', 'inner\n');
+    await family!.checkpoints.endDispatch();
+    await family!.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'secret.txt'), 'utf8')).toBe('s0\n');
+    expect(await readFile(path.join(root, 'flip'), 'utf8')).toBe('a file\n');
+    expect((await lstat(path.join(root, 'secret.txt'))).mode & 0o7777).toBe(0o600);
+  });
 });
