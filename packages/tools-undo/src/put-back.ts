@@ -30,6 +30,24 @@ export interface PutBackOptions {
 }
 
 /**
+ * Whether `file` is exactly `entry`: a link with its target, or a regular file (up to
+ * `maxFileBytes`) with its bytes and executable bit.
+ */
+export async function standsAsEntry(file: string, entry: Entry, maxFileBytes: number): Promise<boolean> {
+  if (entry.mode === '120000') {
+    const status = await lstatIfPresent(file);
+    if (status?.isSymbolicLink() !== true) return false;
+    return blobObjectId(await readlink(file, { encoding: 'buffer' })) === entry.object;
+  }
+  const current = await readRegularFileIfSmall(file, maxFileBytes);
+  return (
+    current !== undefined &&
+    regularFileMode(current.mode) === entry.mode &&
+    blobObjectId(current.bytes) === entry.object
+  );
+}
+
+/**
  * After a checkout toward another tree failed part of the way (a folder the system will not let
  * git write in, a full disk), puts back what it had written, so that an undo is all or nothing:
  * the index holds `fromTree` again, a file the checkout created goes, one it rewrote or deleted
@@ -42,20 +60,7 @@ export interface PutBackOptions {
 export async function putBackAfterAFailedCheckout(options: PutBackOptions): Promise<{ left: string[] }> {
   const { git, workTree, fromTree, changes, modes } = options;
   const at = (file: string) => path.join(workTree, file);
-  const standsAs = async (file: string, entry: Entry): Promise<boolean> => {
-    if (entry.mode === '120000') {
-      const status = await lstatIfPresent(at(file));
-      if (status?.isSymbolicLink() !== true) return false;
-      const target = await readlink(at(file), { encoding: 'buffer' });
-      return blobObjectId(target) === entry.object;
-    }
-    const current = await readRegularFileIfSmall(at(file), options.maxFileBytes);
-    return (
-      current !== undefined &&
-      regularFileMode(current.mode) === entry.mode &&
-      blobObjectId(current.bytes) === entry.object
-    );
-  };
+  const standsAs = (file: string, entry: Entry) => standsAsEntry(at(file), entry, options.maxFileBytes);
   const created: string[] = [];
   const toWriteBack: string[] = [];
   const left: string[] = [];

@@ -12,7 +12,7 @@ import {
   shadowRepositoryOverrides,
 } from './git-config-overrides.js';
 import { GitRunner } from './git-runner.js';
-import { putBackAfterAFailedCheckout } from './put-back.js';
+import { putBackAfterAFailedCheckout, standsAsEntry } from './put-back.js';
 import { blobObjectId, RecordedEntries, regularFileMode } from './recorded-entries.js';
 import {
   copyFileIfPresent,
@@ -1170,6 +1170,35 @@ export class ShadowRepository {
     );
     for (const blocked of statuses) if (blocked !== undefined) inTheWay.push(blocked);
     if (inTheWay.length > 0) throw checkoutRefusal(inTheWay, unrecordedEarlier);
+    // A file the scan before the undo read may have been saved since (an editor's autosave), and
+    // `git restore` overwrites without a look. git compares each file it will replace with the
+    // stat data in the index; the few it cannot vouch for (saved, touched, or recorded without
+    // stat data, as a first session's early dispatches are) are compared by content. read-tree,
+    // on the whole-tree path, makes the same check itself.
+    const replaced = new Map(
+      changes!
+        .filter(
+          (change) =>
+            change.before !== undefined && !alreadyThere.has(change.path) && !unrecorded.has(change.path),
+        )
+        .map((change) => [change.path, change.before!]),
+    );
+    if (replaced.size > 0) {
+      const statDiffers = splitNul(
+        await this.git.run(['diff-files', '--name-only', '-z', '--', ...replaced.keys()]),
+      );
+      const same = await Promise.all(
+        statDiffers.map((file) =>
+          standsAsEntry(
+            path.join(this.options.workTree, file),
+            replaced.get(file)!,
+            this.options.maxFileBytes,
+          ),
+        ),
+      );
+      const savedSince = statDiffers.filter((_, index) => !same[index]);
+      if (savedSince.length > 0) throw changedDuringTheUndoError(savedSince);
+    }
     this.#indexTree = undefined;
     this.#recorded.changed(paths);
     // Only the index takes these: the files already hold what they must (alreadyThere), or stay
@@ -1441,6 +1470,14 @@ function unrecordedDiffersError(paths: readonly string[], alsoInTheWay: readonly
         ],
       },
     },
+  );
+}
+
+function changedDuringTheUndoError(paths: readonly string[]): UndoToolError {
+  return undoError(
+    'UNDO_CONFLICT',
+    `Files changed while the undo ran and were left untouched: ${paths.join(', ')}. Nothing was changed; ask for the undo again to see whether they conflict with it.`,
+    { details: { conflicts: paths.map((file) => ({ path: file, reason: 'modified_since' })) } },
   );
 }
 

@@ -2,15 +2,17 @@ import { execFileSync } from 'node:child_process';
 import { chmod, lstat, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isToolError, Workspace } from '@assistant-kit/tool-core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GitRunner } from '../src/git-runner.js';
 import { createUndoTools, type UndoToolFamily } from '../src/index.js';
 import { putBackAfterAFailedCheckout } from '../src/put-back.js';
 import { entriesOf, makeTemporaryDirectory, removeDirectory, write } from './helpers.js';
 
-// An undo whose writes the file system stops part of the way (a folder it may not write in, a
-// full disk) must change nothing: the conflict checks run before any write, but they cannot
-// foresee a refused write. Before, `git restore` (or `read-tree -u`) left the files it had
+// What the undo's conflict checks, which run before any write, cannot foresee: a write the file
+// system refuses part of the way (a folder it may not write in, a full disk), and a save made
+// after the checks. Either way the undo must change nothing.
+//
+// A refused write: Before, `git restore` (or `read-tree -u`) left the files it had
 // written, the index moved and no record said so: a half-applied undo. A folder made immutable
 // (`chattr +i`, which stops root too) refuses the write here.
 
@@ -187,5 +189,41 @@ describe('putBackAfterAFailedCheckout', () => {
     });
     expect(left).toEqual(['flip']);
     expect(await readFile(path.join(root, 'flip/other.txt'), 'utf8')).toBe('theirs\n');
+  });
+});
+
+describe('a file saved while the undo runs', () => {
+  // The scan before the undo found the file as the dispatch left it; a save after that scan
+  // (an editor's autosave) was overwritten by `git restore` without a look, and lost. The save is
+  // made at a fixed point: when the checkout asks git for the paths it changes, after the scan.
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('is left as saved, and the undo refuses, changing nothing', async () => {
+    await write(root, 'a.txt', 'a\n');
+    await write(root, 'b.txt', 'b\n');
+    const { checkpoints } = await openFamily();
+    await checkpoints.beginDispatch('change two files');
+    await writeFile(path.join(root, 'a.txt'), 'A\n');
+    await writeFile(path.join(root, 'b.txt'), 'B\n');
+    await checkpoints.endDispatch();
+    const run = GitRunner.prototype.run;
+    let saved = false;
+    vi.spyOn(GitRunner.prototype, 'run').mockImplementation(async function (this: GitRunner, args, options) {
+      if (!saved && args[0] === 'diff-tree') {
+        saved = true;
+        await writeFile(path.join(root, 'b.txt'), 'saved during the undo\n');
+      }
+      return run.call(this, args, options);
+    });
+    const refused = await checkpoints.undoDispatches(1).catch((error: unknown) => error);
+    expect(saved).toBe(true);
+    expect(refused).toMatchObject({
+      code: 'UNDO_CONFLICT',
+      details: { conflicts: [{ path: 'b.txt', reason: 'modified_since', dispatch: 'dispatch-1' }] },
+    });
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('A\n');
+    expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('saved during the undo\n');
   });
 });
