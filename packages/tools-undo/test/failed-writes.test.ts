@@ -68,6 +68,18 @@ async function openFamily(): Promise<UndoToolFamily> {
   return family;
 }
 
+/** A session whose one dispatch rewrote `a.txt` and `other` (a to A, b to B). */
+async function dispatchRewritingTwo(other: string): Promise<UndoToolFamily['checkpoints']> {
+  await write(root, 'a.txt', 'a\n');
+  await write(root, other, 'b\n');
+  const { checkpoints } = await openFamily();
+  await checkpoints.beginDispatch('change two files');
+  await writeFile(path.join(root, 'a.txt'), 'A\n');
+  await writeFile(path.join(root, other), 'B\n');
+  await checkpoints.endDispatch();
+  return checkpoints;
+}
+
 describe.skipIf(!lockable)('an undo the file system stops part of the way', () => {
   // The file-by-file checkout, and the whole-tree one (`read-tree -m -u`, which removes and
   // writes files in path order) that a path turned from a file into a folder sends the undo through.
@@ -106,13 +118,7 @@ describe.skipIf(!lockable)('an undo the file system stops part of the way', () =
   }
 
   it('puts back what it wrote when a file it must replace cannot be replaced', async () => {
-    await write(root, 'a.txt', 'a\n');
-    await write(root, 'm/locked/b.txt', 'b\n');
-    const { checkpoints } = await openFamily();
-    await checkpoints.beginDispatch('change two files');
-    await writeFile(path.join(root, 'a.txt'), 'A\n');
-    await writeFile(path.join(root, 'm/locked/b.txt'), 'B\n');
-    await checkpoints.endDispatch();
+    const checkpoints = await dispatchRewritingTwo('m/locked/b.txt');
     // The file is locked itself: git may not replace it.
     lock(path.join(root, 'm/locked/b.txt'));
     const refused = await checkpoints.undoDispatches(1).catch((error: unknown) => error);
@@ -201,13 +207,7 @@ describe('a file saved while the undo runs', () => {
   });
 
   it('is left as saved, and the undo refuses, changing nothing', async () => {
-    await write(root, 'a.txt', 'a\n');
-    await write(root, 'b.txt', 'b\n');
-    const { checkpoints } = await openFamily();
-    await checkpoints.beginDispatch('change two files');
-    await writeFile(path.join(root, 'a.txt'), 'A\n');
-    await writeFile(path.join(root, 'b.txt'), 'B\n');
-    await checkpoints.endDispatch();
+    const checkpoints = await dispatchRewritingTwo('b.txt');
     const run = GitRunner.prototype.run;
     let saved = false;
     vi.spyOn(GitRunner.prototype, 'run').mockImplementation(async function (this: GitRunner, args, options) {
