@@ -1091,6 +1091,7 @@ export class ShadowRepository {
       try {
         if (unrecorded.size === 0) {
           await this.#checkoutWholeTrees(fromTree, toTree);
+          await assertRemoved(this.options.workTree, written);
           await keepPermissionBits(this.options.workTree, written, modes);
           // Written again with the bytes they held: only their records changed.
           return { alreadyThere, leftOnDisk: new Set() };
@@ -1104,6 +1105,7 @@ export class ShadowRepository {
             .map((change) => [change.path, change.before]),
         );
         await this.#checkoutWholeTrees(fromTree, await this.treeWithEntries(toTree, kept));
+        await assertRemoved(this.options.workTree, written);
         await keepPermissionBits(this.options.workTree, written, modes);
         this.#indexTree = undefined;
         this.#recorded.changed([...unrecorded]);
@@ -1205,6 +1207,8 @@ export class ShadowRepository {
     // on disk unrecorded (unrecorded).
     const indexOnly = [...alreadyThere, ...unrecorded];
     const rewritten = paths.filter((file) => !alreadyThere.has(file) && !unrecorded.has(file));
+    const onDisk = new Set(rewritten);
+    const written = changes!.filter((change) => onDisk.has(change.path));
     // One after the other: both write the index.
     try {
       if (rewritten.length > 0) {
@@ -1213,17 +1217,11 @@ export class ShadowRepository {
       if (indexOnly.length > 0) {
         await this.git.run(['restore', `--source=${toTree}`, '--staged', '--', ...indexOnly]);
       }
+      await assertRemoved(this.options.workTree, written);
     } catch (error) {
-      const onDisk = new Set(rewritten);
-      const written = changes!.filter((change) => onDisk.has(change.path));
       throw await this.#afterAFailedCheckout(error, fromTree, written, modes);
     }
-    const onDisk = new Set(rewritten);
-    await keepPermissionBits(
-      this.options.workTree,
-      changes!.filter((change) => onDisk.has(change.path)),
-      modes,
-    );
+    await keepPermissionBits(this.options.workTree, written, modes);
     this.#indexTree = toTree;
     return { alreadyThere, leftOnDisk: unrecorded };
   }
@@ -1511,6 +1509,22 @@ async function regularFileModes(
 
 function isRegularFileMode(mode: string | undefined): boolean {
   return mode === '100644' || mode === '100755';
+}
+
+/**
+ * Throws when a file or link the checkout was to remove still stands: git only warns ("unable to
+ * unlink") and exits 0 when the system refuses a removal (an immutable file, a folder it may not
+ * write in), so the undo would claim a deletion that did not happen. The caller puts back the rest.
+ */
+async function assertRemoved(workTree: string, written: readonly RawChange[]): Promise<void> {
+  const removed = written.filter((change) => change.after === undefined).map((change) => change.path);
+  const statuses = await Promise.all(removed.map((file) => lstatIfPresent(path.join(workTree, file))));
+  const standing = removed.filter((_, index) => {
+    const status = statuses[index];
+    return status !== undefined && !status.isDirectory();
+  });
+  if (standing.length > 0)
+    throw undoError('GIT_FAILED', `git could not remove ${standing.join(', ')} (the system refused it).`);
 }
 
 /**

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { chmod, lstat, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isToolError, Workspace } from '@assistant-kit/tool-core';
@@ -6,50 +5,30 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GitRunner } from '../src/git-runner.js';
 import { createUndoTools, type UndoToolFamily } from '../src/index.js';
 import { putBackAfterAFailedCheckout } from '../src/put-back.js';
-import { entriesOf, makeTemporaryDirectory, removeDirectory, write } from './helpers.js';
+import {
+  canLockPaths,
+  entriesOf,
+  makeTemporaryDirectory,
+  PathLocks,
+  removeDirectory,
+  write,
+} from './helpers.js';
 
 // What the undo's conflict checks, which run before any write, cannot foresee: a write the file
 // system refuses part of the way (a folder it may not write in, a full disk), and a save made
 // after the checks. Either way the undo must change nothing.
 //
-// A refused write: Before, `git restore` (or `read-tree -u`) left the files it had
-// written, the index moved and no record said so: a half-applied undo. A folder made immutable
-// (`chattr +i`, which stops root too) refuses the write here.
+// A refused write: before, `git restore` (or `read-tree -u`) left the files it had written, the
+// index moved, and no record said so: a half-applied undo. A folder made immutable (`chattr +i`,
+// which stops root too) refuses the write here.
 
 let root: string;
 let family: UndoToolFamily | undefined;
-const locked: string[] = [];
 
-/** Whether this machine lets the test lock a folder (root on a file system with attributes). */
-function canLockFolders(): boolean {
-  const probe = execFileSync('mktemp', ['-d']).toString().trim();
-  try {
-    execFileSync('chattr', ['+i', probe], { stdio: 'ignore' });
-    try {
-      execFileSync('touch', [path.join(probe, 'f')], { stdio: 'ignore' });
-      return false;
-    } catch {
-      return true;
-    } finally {
-      execFileSync('chattr', ['-i', probe], { stdio: 'ignore' });
-    }
-  } catch {
-    return false;
-  } finally {
-    execFileSync('rm', ['-rf', probe]);
-  }
-}
-
-const lockable = canLockFolders();
-
-function lock(folder: string): void {
-  execFileSync('chattr', ['+i', folder]);
-  locked.push(folder);
-}
-
-function unlockAll(): void {
-  for (const folder of locked.splice(0)) execFileSync('chattr', ['-i', folder]);
-}
+const lockable = canLockPaths();
+const locks = new PathLocks();
+const lock = (target: string) => locks.lock(target);
+const unlockAll = () => locks.unlockAll();
 
 beforeEach(async () => {
   root = await makeTemporaryDirectory('undo-failed-writes-');
@@ -116,6 +95,26 @@ describe.skipIf(!lockable)('an undo the file system stops part of the way', () =
       expect(await entriesOf(root)).toEqual(before);
     });
   }
+
+  it('does not claim a removal the system refused', async () => {
+    // git only warns ("unable to unlink") and exits 0 when it cannot remove a file: the undo
+    // went through, listed the file as deleted, and left it. Found by file-kinds.test.ts.
+    await write(root, 'a.txt', 'a\n');
+    const { checkpoints } = await openFamily();
+    await checkpoints.beginDispatch('create a file, change another');
+    await writeFile(path.join(root, 'a.txt'), 'A\n');
+    await writeFile(path.join(root, 'new.txt'), 'new\n');
+    await checkpoints.endDispatch();
+    lock(path.join(root, 'new.txt'));
+    const refused = await checkpoints.undoDispatches(1).catch((error: unknown) => error);
+    expect(isToolError(refused, 'GIT_FAILED')).toBe(true);
+    expect((refused as Error).message).toMatch(/could not remove new\.txt.*Nothing was changed/);
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('A\n');
+    unlockAll();
+    await checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+    await expect(lstat(path.join(root, 'new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
 
   it('puts back what it wrote when a file it must replace cannot be replaced', async () => {
     const checkpoints = await dispatchRewritingTwo('m/locked/b.txt');

@@ -6,9 +6,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createUndoTools, type UndoToolFamily } from '../src/index.js';
 import {
+  canLockPaths,
   entriesOf,
   makeRoom,
   makeTemporaryDirectory,
+  PathLocks,
   removeDirectory,
   write,
   writeThroughWorkspace,
@@ -357,6 +359,60 @@ describe('property: an undo of several dispatches at once', () => {
             }
             // What an undo leaves is a change of its own for the oracle: start again from here.
             befores = [];
+          }
+        }),
+      ),
+      { numRuns: Number(process.env.UNDO_PROPERTY_RUNS ?? 40) },
+    );
+  }, 600_000);
+});
+
+describe.skipIf(!canLockPaths())('property: an undo the file system stops part of the way', () => {
+  // A path made immutable (`chattr +i`) before the undo: the path itself or its folder. The undo
+  // either never needed to write there, or fails having put back everything it wrote (links,
+  // permission bits and file/folder flips included), and then runs in full once the path is free.
+  it('changes nothing when it fails, and gives back the workspace before the dispatch once free', async () => {
+    const stepsArbitrary = fc.array(
+      fc.record({
+        observed: fc.boolean(),
+        actions: fc.array(actionArbitrary, { minLength: 1, maxLength: 4 }),
+        locked: pathIndex,
+        itsFolder: fc.boolean(),
+      }),
+      { minLength: 1, maxLength: 4 },
+    );
+    await fc.assert(
+      fc.asyncProperty(stepsArbitrary, (steps) =>
+        inASeededWorkspace('undo-kinds-locked-', async (seeded) => {
+          const { directory } = seeded;
+          const locks = new PathLocks();
+          try {
+            for (const step of steps) {
+              const before = await entriesOf(directory);
+              await dispatch(seeded.family, seeded.workspace, step.observed, step.actions);
+              const after = await entriesOf(directory);
+              if (isDeepStrictEqual(before, after)) continue;
+              const target = step.itsFolder ? path.dirname(PATHS[step.locked]!) : PATHS[step.locked]!;
+              // The workspace's root holds the checkpoints themselves; a link cannot be locked.
+              const status = await lstat(path.join(directory, target)).catch(() => undefined);
+              if (target !== '.' && status !== undefined && !status.isSymbolicLink())
+                locks.lock(path.join(directory, target));
+              const undone = await seeded.family.checkpoints
+                .undoDispatches(1)
+                .catch((error: unknown) => error);
+              const afterTheUndo = await entriesOf(directory);
+              locks.unlockAll();
+              if (undone instanceof Error) {
+                expect(['GIT_FAILED', 'UNDO_CONFLICT'], undone.message).toContain((undone as ToolError).code);
+                expect(afterTheUndo, undone.message).toEqual(after);
+                // An empty folder in the way (see folderInTheWay) stays a refusal once free.
+                if ((undone as ToolError).code === 'UNDO_CONFLICT') return;
+                await seeded.family.checkpoints.undoDispatches(1);
+              }
+              expect(await entriesOf(directory)).toEqual(before);
+            }
+          } finally {
+            locks.unlockAll();
           }
         }),
       ),

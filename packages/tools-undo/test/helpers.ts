@@ -163,3 +163,44 @@ export async function makeRoom(root: string, relative: string): Promise<void> {
   }
   await mkdir(path.dirname(path.join(root, relative)), { recursive: true });
 }
+
+let lockProbe: boolean | undefined;
+
+/**
+ * Whether this machine lets a test lock a file or folder against every write, root's included
+ * (`chattr +i`: root, on a file system with attributes, as here and in CI).
+ */
+export function canLockPaths(): boolean {
+  if (lockProbe !== undefined) return lockProbe;
+  const probe = execFileSync('mktemp', ['-d']).toString().trim();
+  try {
+    execFileSync('chattr', ['+i', probe], { stdio: 'ignore' });
+    try {
+      execFileSync('touch', [path.join(probe, 'f')], { stdio: 'ignore' });
+      lockProbe = false;
+    } catch {
+      lockProbe = true;
+    } finally {
+      execFileSync('chattr', ['-i', probe], { stdio: 'ignore' });
+    }
+  } catch {
+    lockProbe = false;
+  } finally {
+    execFileSync('rm', ['-rf', probe]);
+  }
+  return lockProbe;
+}
+
+/** Paths locked with `chattr +i`, unlocked together (a locked folder cannot be removed). */
+export class PathLocks {
+  readonly #locked: string[] = [];
+
+  lock(target: string): void {
+    execFileSync('chattr', ['+i', target]);
+    this.#locked.push(target);
+  }
+
+  unlockAll(): void {
+    for (const target of this.#locked.splice(0)) execFileSync('chattr', ['-i', target]);
+  }
+}
