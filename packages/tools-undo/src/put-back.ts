@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { GitRunner } from './git-runner.js';
 import { blobObjectId, regularFileMode } from './recorded-entries.js';
 import { lstatIfPresent, readRegularFileIfSmall, setPermissions } from './storage-files.js';
+import { createBeyondALinkCheck } from './workspace-listing.js';
 
 /** An entry of a tree as git names it (`100644`, `100755`, `120000` for a link). */
 interface Entry {
@@ -64,15 +65,20 @@ export async function putBackAfterAFailedCheckout(options: PutBackOptions): Prom
   const created: string[] = [];
   const toWriteBack: string[] = [];
   const left: string[] = [];
+  // A path below a link or a file stands nowhere: what the system finds there is read through it
+  // (a file elsewhere, perhaps outside the workspace), never the path's own.
+  const beyondALink = createBeyondALinkCheck(workTree);
   for (const change of changes) {
-    const status = await lstatIfPresent(at(change.path));
-    const written = change.after !== undefined && (await standsAs(change.path, change.after));
+    const beyond = await beyondALink(change.path);
+    const status = beyond ? undefined : await lstatIfPresent(at(change.path));
+    const written =
+      status !== undefined && change.after !== undefined && (await standsAs(change.path, change.after));
     if (change.before === undefined) {
       if (written) created.push(change.path);
       else if (status !== undefined && !status.isDirectory()) left.push(change.path);
       continue;
     }
-    if (await standsAs(change.path, change.before)) continue;
+    if (status !== undefined && (await standsAs(change.path, change.before))) continue;
     if (written || status === undefined || status.isDirectory()) toWriteBack.push(change.path);
     else left.push(change.path);
   }
@@ -94,8 +100,11 @@ export async function putBackAfterAFailedCheckout(options: PutBackOptions): Prom
   );
   for (const folder of flipped.sort((a, b) => b.length - a.length)) await rmdir(at(folder)).catch(() => {});
   const writable: string[] = [];
+  // Looked at afresh: the removals above took away links and folders.
+  const beyondALinkNow = createBeyondALinkCheck(workTree);
   for (const file of toWriteBack) {
-    if ((await lstatIfPresent(at(file)))?.isDirectory() === true) left.push(file);
+    if ((await beyondALinkNow(file)) || (await lstatIfPresent(at(file)))?.isDirectory() === true)
+      left.push(file);
     else writable.push(file);
   }
   // The index first (stat data kept where an entry is unchanged; `--reset`, since `-m` refuses

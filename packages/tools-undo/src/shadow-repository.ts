@@ -1518,7 +1518,13 @@ function isRegularFileMode(mode: string | undefined): boolean {
  */
 async function assertRemoved(workTree: string, written: readonly RawChange[]): Promise<void> {
   const removed = written.filter((change) => change.after === undefined).map((change) => change.path);
-  const statuses = await Promise.all(removed.map((file) => lstatIfPresent(path.join(workTree, file))));
+  // A path below what is now a link (or a file) is gone: lstat would read through the link.
+  const beyondALink = createBeyondALinkCheck(workTree);
+  const statuses = await Promise.all(
+    removed.map(async (file) =>
+      (await beyondALink(file)) ? undefined : lstatIfPresent(path.join(workTree, file)),
+    ),
+  );
   const standing = removed.filter((_, index) => {
     const status = statuses[index];
     return status !== undefined && !status.isDirectory();

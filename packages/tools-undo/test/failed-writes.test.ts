@@ -1,4 +1,4 @@
-import { chmod, lstat, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, lstat, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isToolError, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -194,6 +194,29 @@ describe('putBackAfterAFailedCheckout', () => {
     });
     expect(left).toEqual(['flip']);
     expect(await readFile(path.join(root, 'flip/other.txt'), 'utf8')).toBe('theirs\n');
+  });
+});
+
+describe('a path the undo removes below what it makes a link', () => {
+  // Found by the locked-path property of file-kinds.test.ts, in the check that a removal happened:
+  // `dir/link/inner.txt` was removed and `dir/link` became a link to `c.txt` again, a folder
+  // holding an `inner.txt` of its own; an lstat through the link found that file, and the undo
+  // failed although it had done all it should.
+  it('counts as removed, and the undo goes through', async () => {
+    await write(root, 'dir/c.txt', 'c\n');
+    await symlink('c.txt', path.join(root, 'dir/link'));
+    const { checkpoints } = await openFamily();
+    await checkpoints.beginDispatch('c.txt becomes a folder');
+    await rm(path.join(root, 'dir/c.txt'));
+    await write(root, 'dir/c.txt/inner.txt', 'inner\n');
+    await checkpoints.endDispatch();
+    const before = await entriesOf(root);
+    await checkpoints.beginDispatch('the folder takes the place of the link');
+    await rm(path.join(root, 'dir/link'));
+    await rename(path.join(root, 'dir/c.txt'), path.join(root, 'dir/link'));
+    await checkpoints.endDispatch();
+    await checkpoints.undoDispatches(1);
+    expect(await entriesOf(root)).toEqual(before);
   });
 });
 

@@ -367,10 +367,38 @@ describe('property: an undo of several dispatches at once', () => {
   }, 600_000);
 });
 
+/**
+ * Runs `reverse` (an undo or a redo) with `target` locked (`chattr +i`; not the root, which holds
+ * the checkpoints, nor a link, which cannot be locked). It either goes through, or fails leaving
+ * the workspace entry for entry as `from` and goes through once the path is free. False when it
+ * is refused for good: an empty folder in its way (see folderInTheWay).
+ */
+async function reverseWithALock(
+  directory: string,
+  locks: PathLocks,
+  target: string,
+  reverse: () => Promise<unknown>,
+  from: Record<string, string>,
+): Promise<boolean> {
+  const status = await lstat(path.join(directory, target)).catch(() => undefined);
+  if (target !== '.' && status !== undefined && !status.isSymbolicLink())
+    locks.lock(path.join(directory, target));
+  const outcome = await reverse().catch((error: unknown) => error);
+  const afterIt = await entriesOf(directory);
+  locks.unlockAll();
+  if (!(outcome instanceof Error)) return true;
+  expect(['GIT_FAILED', 'UNDO_CONFLICT'], outcome.message).toContain((outcome as ToolError).code);
+  expect(afterIt, outcome.message).toEqual(from);
+  if ((outcome as ToolError).code === 'UNDO_CONFLICT') return false;
+  await reverse();
+  return true;
+}
+
 describe.skipIf(!canLockPaths())('property: an undo the file system stops part of the way', () => {
-  // A path made immutable (`chattr +i`) before the undo: the path itself or its folder. The undo
-  // either never needed to write there, or fails having put back everything it wrote (links,
-  // permission bits and file/folder flips included), and then runs in full once the path is free.
+  // A path made immutable (`chattr +i`) before the undo (the path itself or its folder), and
+  // another before a redo of it. Each either never needed to write there, or fails having put
+  // back everything it wrote (links, permission bits and file/folder flips included), and then
+  // runs in full once the path is free.
   it('changes nothing when it fails, and gives back the workspace before the dispatch once free', async () => {
     const stepsArbitrary = fc.array(
       fc.record({
@@ -378,6 +406,8 @@ describe.skipIf(!canLockPaths())('property: an undo the file system stops part o
         actions: fc.array(actionArbitrary, { minLength: 1, maxLength: 4 }),
         locked: pathIndex,
         itsFolder: fc.boolean(),
+        /** What the redo that follows finds locked, if there is one. */
+        redo: fc.option(pathIndex, { nil: undefined }),
       }),
       { minLength: 1, maxLength: 4 },
     );
@@ -393,23 +423,13 @@ describe.skipIf(!canLockPaths())('property: an undo the file system stops part o
               const after = await entriesOf(directory);
               if (isDeepStrictEqual(before, after)) continue;
               const target = step.itsFolder ? path.dirname(PATHS[step.locked]!) : PATHS[step.locked]!;
-              // The workspace's root holds the checkpoints themselves; a link cannot be locked.
-              const status = await lstat(path.join(directory, target)).catch(() => undefined);
-              if (target !== '.' && status !== undefined && !status.isSymbolicLink())
-                locks.lock(path.join(directory, target));
-              const undone = await seeded.family.checkpoints
-                .undoDispatches(1)
-                .catch((error: unknown) => error);
-              const afterTheUndo = await entriesOf(directory);
-              locks.unlockAll();
-              if (undone instanceof Error) {
-                expect(['GIT_FAILED', 'UNDO_CONFLICT'], undone.message).toContain((undone as ToolError).code);
-                expect(afterTheUndo, undone.message).toEqual(after);
-                // An empty folder in the way (see folderInTheWay) stays a refusal once free.
-                if ((undone as ToolError).code === 'UNDO_CONFLICT') return;
-                await seeded.family.checkpoints.undoDispatches(1);
-              }
+              const undo = () => seeded.family.checkpoints.undoDispatches(1);
+              if (!(await reverseWithALock(directory, locks, target, undo, after))) return;
               expect(await entriesOf(directory)).toEqual(before);
+              if (step.redo === undefined) continue;
+              const redo = () => seeded.family.checkpoints.redoLastUndo();
+              if (!(await reverseWithALock(directory, locks, PATHS[step.redo]!, redo, before))) return;
+              expect(await entriesOf(directory)).toEqual(after);
             }
           } finally {
             locks.unlockAll();
