@@ -1247,12 +1247,18 @@ export class ShadowRepository {
       await this.git.run(['read-tree', '-m', '-u', fromTree, toTree]);
       this.#indexTree = toTree;
     } catch (error) {
-      // Files that would be overwritten or removed are named one a line, indented, and
-      // read-tree checks them all before it writes anything; any other failure may come after
-      // some files were written (see #afterAFailedCheckout).
-      if (isToolError(error, 'GIT_FAILED')) {
-        const named = [...error.message.matchAll(/^\t(.+)$/gm)].map((match) => match[1]!);
-        if (named.length > 0) throw inTheWayError(named, error);
+      // read-tree checks every file it would overwrite or remove before it writes anything, and
+      // names them one a line, indented, or one in quotes ("Untracked working tree file 'x'
+      // would be overwritten", "Entry 'x' not uptodate"): a refusal. Any other failure may come
+      // after some files were written (see #afterAFailedCheckout).
+      if (isToolError(error, 'GIT_FAILED') && READ_TREE_REFUSAL.test(error.message)) {
+        const named = [
+          ...[...error.message.matchAll(/^\t(.+)$/gm)].map((match) => match[1]!),
+          ...[...error.message.matchAll(/(?:file|Entry) '(.+?)' (?:would be|not uptodate)/g)].map(
+            (match) => match[1]!,
+          ),
+        ];
+        throw inTheWayError(named, error);
       }
       throw error;
     }
@@ -1434,6 +1440,9 @@ function splitNul(output: string): string[] {
 function joinNul(entries: readonly string[]): string {
   return `${entries.join('\0')}\0`;
 }
+
+/** The words of read-tree's checks made before it writes anything (files in the way). */
+const READ_TREE_REFUSAL = /would be (?:overwritten|removed) by merge|would lose untracked files|not uptodate/;
 
 /** Most changed paths an undo restores one by one; more go through `read-tree -m -u`. */
 export const MAX_NARROWED_CHECKOUT = 1000;

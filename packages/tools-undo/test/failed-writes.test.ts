@@ -220,6 +220,29 @@ describe('a path the undo removes below what it makes a link', () => {
   });
 });
 
+describe('a file the user left where the whole-tree undo must make a folder', () => {
+  // read-tree refuses before it writes anything, naming the file in quotes ("Untracked working
+  // tree file 'x' would be …"), not on an indented line: found by file-kinds.test.ts when the
+  // put-back came, which took such a refusal for a failed write. It stays a conflict.
+  it('is a conflict, and nothing changes', async () => {
+    await write(root, 'x/inner.txt', 'inner\n');
+    await write(root, 'y', 'y\n');
+    const { checkpoints } = await openFamily();
+    await checkpoints.beginDispatch('move a folder, flip a file');
+    await rename(path.join(root, 'x'), path.join(root, 'z'));
+    await rm(path.join(root, 'y'));
+    await write(root, 'y/inner.txt', 'y inner\n');
+    await checkpoints.endDispatch();
+    await write(root, 'x', 'the user made x\n');
+    const current = await entriesOf(root);
+    await expect(checkpoints.undoDispatches(1)).rejects.toMatchObject({
+      code: 'UNDO_CONFLICT',
+      details: { conflicts: [{ path: 'x', reason: 'in_the_way', dispatch: 'dispatch-1' }] },
+    });
+    expect(await entriesOf(root)).toEqual(current);
+  });
+});
+
 describe('a file saved while the undo runs', () => {
   // The scan before the undo found the file as the dispatch left it; a save after that scan
   // (an editor's autosave) was overwritten by `git restore` without a look, and lost. The save is
