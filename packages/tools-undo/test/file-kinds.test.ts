@@ -387,9 +387,10 @@ async function reverseWithALock(
   const afterIt = await entriesOf(directory);
   locks.unlockAll();
   if (!(outcome instanceof Error)) return true;
-  expect(['GIT_FAILED', 'UNDO_CONFLICT'], outcome.message).toContain((outcome as ToolError).code);
+  const { code } = outcome as ToolError<string>;
+  expect(['GIT_FAILED', 'UNDO_CONFLICT'], outcome.message).toContain(code);
   expect(afterIt, outcome.message).toEqual(from);
-  if ((outcome as ToolError).code === 'UNDO_CONFLICT') return false;
+  if (code === 'UNDO_CONFLICT') return false;
   await reverse();
   return true;
 }
