@@ -1,8 +1,14 @@
-import { readlink, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { GitRunner } from './git-runner.js';
 import { blobObjectId, regularFileMode } from './recorded-entries.js';
-import { lstatIfPresent, readRegularFileIfSmall, setPermissions } from './storage-files.js';
+import {
+  lstatIfPresent,
+  readLinkTarget,
+  readRegularFileIfSmall,
+  removeFileOrLink,
+  removeFolderIfEmpty,
+  setPermissions,
+} from './storage-files.js';
 import { createBeyondALinkCheck } from './workspace-listing.js';
 
 /** An entry of a tree as git names it (`100644`, `100755`, `120000` for a link). */
@@ -38,7 +44,7 @@ export async function standsAsEntry(file: string, entry: Entry, maxFileBytes: nu
   if (entry.mode === '120000') {
     const status = await lstatIfPresent(file);
     if (status?.isSymbolicLink() !== true) return false;
-    return blobObjectId(await readlink(file, { encoding: 'buffer' })) === entry.object;
+    return blobObjectId(await readLinkTarget(file)) === entry.object;
   }
   const current = await readRegularFileIfSmall(file, maxFileBytes);
   return (
@@ -83,7 +89,7 @@ export async function putBackAfterAFailedCheckout(options: PutBackOptions): Prom
     else left.push(change.path);
   }
   // Deepest first, so that the folders a flip made are empty when their turn comes.
-  for (const file of created.sort((a, b) => b.length - a.length)) await unlink(at(file));
+  for (const file of created.sort((a, b) => b.length - a.length)) await removeFileOrLink(at(file));
   const fileBefore = new Set(toWriteBack);
   const madeFolders = new Set<string>();
   for (const file of created) {
@@ -98,7 +104,7 @@ export async function putBackAfterAFailedCheckout(options: PutBackOptions): Prom
   const flipped = [...madeFolders].filter((folder) =>
     [...fileBefore].some((file) => folder === file || folder.startsWith(`${file}/`)),
   );
-  for (const folder of flipped.sort((a, b) => b.length - a.length)) await rmdir(at(folder)).catch(() => {});
+  for (const folder of flipped.sort((a, b) => b.length - a.length)) await removeFolderIfEmpty(at(folder));
   const writable: string[] = [];
   // Looked at afresh: the removals above took away links and folders.
   const beyondALinkNow = createBeyondALinkCheck(workTree);

@@ -6,9 +6,11 @@
  * dispatch log, stat-only checks of workspace paths that git reported, reads of a workspace file
  * about to be written (never through a symlink) to compare it with what the shadow index records
  * (see recorded-entries.ts) or to keep its before-image (see before-images.ts), and the user repository's top-level attribute files (read to learn
- * which filter drivers to switch off), and the permission bits of a workspace file an undo has just
- * written back (git knows only 644 and 755). Tool handlers reach workspace files only through the
- * Workspace; git itself writes the work tree during an undo.
+ * which filter drivers to switch off), the permission bits of a workspace file an undo has just
+ * written back (git knows only 644 and 755), and, when an undo's checkout failed part of the way,
+ * removing exactly the files and emptied folders it had made (see put-back.ts). Tool handlers
+ * reach workspace files only through the Workspace; git itself writes the work tree during an
+ * undo.
  *
  * Writes are durable as ARCHITECTURE.md promises: a replaced file is written to a temporary file,
  * fsynced, renamed over the old one and its folder fsynced; an appended line is fsynced before
@@ -25,8 +27,11 @@ import {
   mkdtemp,
   open,
   readFile,
+  readlink,
   rename,
   rm,
+  rmdir,
+  unlink,
   writeFile,
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -165,6 +170,21 @@ export async function makeDirectory(directory: string): Promise<void> {
 
 export async function removePath(target: string): Promise<void> {
   await rm(target, { recursive: true, force: true });
+}
+
+/** The target of the link at `file`, as bytes (git records a link as a blob of its target). */
+export async function readLinkTarget(file: string): Promise<Buffer> {
+  return readlink(file, { encoding: 'buffer' });
+}
+
+/** Removes the file or link at `file`; never a folder. */
+export async function removeFileOrLink(file: string): Promise<void> {
+  await unlink(file);
+}
+
+/** Removes the folder at `folder` when it is empty, and leaves it otherwise. */
+export async function removeFolderIfEmpty(folder: string): Promise<void> {
+  await rmdir(folder).catch(() => {});
 }
 
 /** A new private folder in the system's temporary folder. */

@@ -4,7 +4,7 @@ import { isToolError, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GitRunner } from '../src/git-runner.js';
 import { createUndoTools, type UndoToolFamily } from '../src/index.js';
-import { putBackAfterAFailedCheckout } from '../src/put-back.js';
+import { type CheckoutChange, putBackAfterAFailedCheckout } from '../src/put-back.js';
 import {
   canLockPaths,
   entriesOf,
@@ -143,6 +143,17 @@ describe('putBackAfterAFailedCheckout', () => {
     return { git, tree: (await git.run(['write-tree'])).trim() };
   }
 
+  /** Puts back `changes` in the test's workspace, to `tree`. */
+  const putBack = (git: GitRunner, tree: string, changes: CheckoutChange[]) =>
+    putBackAfterAFailedCheckout({
+      git,
+      workTree: root,
+      maxFileBytes: 1 << 20,
+      fromTree: tree,
+      changes,
+      modes: new Map(),
+    });
+
   const entry = async (git: GitRunner, text: string) => ({
     mode: '100644',
     object: (await git.run(['hash-object', '-w', '--stdin'], { input: text })).trim(),
@@ -155,19 +166,12 @@ describe('putBackAfterAFailedCheckout', () => {
     await writeFile(path.join(root, 'b.txt'), 'saved meanwhile\n');
     await rm(path.join(root, 'gone.txt'));
     await writeFile(path.join(root, 'new.txt'), 'new\n');
-    const { left } = await putBackAfterAFailedCheckout({
-      git,
-      workTree: root,
-      maxFileBytes: 1 << 20,
-      fromTree: tree,
-      changes: [
-        { path: 'a.txt', before: await entry(git, 'a\n'), after: await entry(git, 'A\n') },
-        { path: 'b.txt', before: await entry(git, 'b\n'), after: await entry(git, 'B\n') },
-        { path: 'gone.txt', before: await entry(git, 'gone\n'), after: undefined },
-        { path: 'new.txt', before: undefined, after: await entry(git, 'new\n') },
-      ],
-      modes: new Map(),
-    });
+    const { left } = await putBack(git, tree, [
+      { path: 'a.txt', before: await entry(git, 'a\n'), after: await entry(git, 'A\n') },
+      { path: 'b.txt', before: await entry(git, 'b\n'), after: await entry(git, 'B\n') },
+      { path: 'gone.txt', before: await entry(git, 'gone\n'), after: undefined },
+      { path: 'new.txt', before: undefined, after: await entry(git, 'new\n') },
+    ]);
     expect(left).toEqual(['b.txt']);
     expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
     expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('saved meanwhile\n');
@@ -181,17 +185,10 @@ describe('putBackAfterAFailedCheckout', () => {
     await rm(path.join(root, 'flip'));
     await write(root, 'flip/inner.txt', 'inner\n');
     await write(root, 'flip/other.txt', 'theirs\n');
-    const { left } = await putBackAfterAFailedCheckout({
-      git,
-      workTree: root,
-      maxFileBytes: 1 << 20,
-      fromTree: tree,
-      changes: [
-        { path: 'flip', before: await entry(git, 'a file\n'), after: undefined },
-        { path: 'flip/inner.txt', before: undefined, after: await entry(git, 'inner\n') },
-      ],
-      modes: new Map(),
-    });
+    const { left } = await putBack(git, tree, [
+      { path: 'flip', before: await entry(git, 'a file\n'), after: undefined },
+      { path: 'flip/inner.txt', before: undefined, after: await entry(git, 'inner\n') },
+    ]);
     expect(left).toEqual(['flip']);
     expect(await readFile(path.join(root, 'flip/other.txt'), 'utf8')).toBe('theirs\n');
   });
