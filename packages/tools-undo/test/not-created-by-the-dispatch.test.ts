@@ -424,3 +424,21 @@ describe('files a `.gitignore` that ignores itself hid, when a command removes o
     expect(await readFile(path.join(root, 'cache/lib.py'), 'utf8')).toBe('lib\n');
   });
 });
+
+describe('openDispatch', () => {
+  // It returned the open state minus a list of internal fields, so every field added since (the
+  // files the dispatch did not create, the paths known at the begin, the hidden-path check)
+  // reached the host, which could change what the end decides.
+  it('names only its public fields, whatever state the dispatch has gathered', async () => {
+    await write(root, 'a.txt', 'a\n');
+    await openFamily();
+    const open = await family!.checkpoints.beginDispatch('gather state', { observedWrites: true });
+    await writeThroughWorkspace(workspace, 'a.txt', 'b\n');
+    await family!.checkpoints.noteUnobservedChanges();
+    await writeThroughWorkspace(workspace, 'a.txt', 'c\n');
+    const fields = ['baseCommit', 'id', 'label', 'startedAt'];
+    expect(Object.keys(open).sort()).toEqual(fields);
+    expect(Object.keys(family!.checkpoints.openDispatch!).sort()).toEqual(fields);
+    await family!.checkpoints.endDispatch();
+  });
+});
