@@ -1,27 +1,15 @@
 import path from 'node:path';
 import type { GitRunner } from './git-runner.js';
-import { blobObjectId, regularFileMode } from './recorded-entries.js';
-import {
-  lstatIfPresent,
-  readLinkTarget,
-  readRegularFileIfSmall,
-  removeFileOrLink,
-  removeFolderIfEmpty,
-  setPermissions,
-} from './storage-files.js';
+import { standsAsEntry } from './recorded-entries.js';
+import type { TreeEntry } from './shadow-repository.js';
+import { lstatIfPresent, removeFileOrLink, removeFolderIfEmpty, setPermissions } from './storage-files.js';
 import { createBeyondALinkCheck } from './workspace-listing.js';
-
-/** An entry of a tree as git names it (`100644`, `100755`, `120000` for a link). */
-interface Entry {
-  mode: string;
-  object: string;
-}
 
 /** A path a checkout moved from `before` (the tree it left) to `after` (the tree it aimed at). */
 export interface CheckoutChange {
   path: string;
-  before: Entry | undefined;
-  after: Entry | undefined;
+  before: TreeEntry | undefined;
+  after: TreeEntry | undefined;
 }
 
 export interface PutBackOptions {
@@ -37,24 +25,6 @@ export interface PutBackOptions {
 }
 
 /**
- * Whether `file` is exactly `entry`: a link with its target, or a regular file (up to
- * `maxFileBytes`) with its bytes and executable bit.
- */
-export async function standsAsEntry(file: string, entry: Entry, maxFileBytes: number): Promise<boolean> {
-  if (entry.mode === '120000') {
-    const status = await lstatIfPresent(file);
-    if (status?.isSymbolicLink() !== true) return false;
-    return blobObjectId(await readLinkTarget(file)) === entry.object;
-  }
-  const current = await readRegularFileIfSmall(file, maxFileBytes);
-  return (
-    current !== undefined &&
-    regularFileMode(current.mode) === entry.mode &&
-    blobObjectId(current.bytes) === entry.object
-  );
-}
-
-/**
  * After a checkout toward another tree failed part of the way (a folder the system will not let
  * git write in, a full disk), puts back what it had written, so that an undo is all or nothing:
  * the index holds `fromTree` again, a file the checkout created goes, one it rewrote or deleted
@@ -67,7 +37,7 @@ export async function standsAsEntry(file: string, entry: Entry, maxFileBytes: nu
 export async function putBackAfterAFailedCheckout(options: PutBackOptions): Promise<{ left: string[] }> {
   const { git, workTree, fromTree, changes, modes } = options;
   const at = (file: string) => path.join(workTree, file);
-  const standsAs = (file: string, entry: Entry) => standsAsEntry(at(file), entry, options.maxFileBytes);
+  const standsAs = (file: string, entry: TreeEntry) => standsAsEntry(at(file), entry, options.maxFileBytes);
   const created: string[] = [];
   const toWriteBack: string[] = [];
   const left: string[] = [];

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TreeEntry } from './shadow-repository.js';
+import { lstatIfPresent, readLinkTarget, readRegularFileIfSmall } from './storage-files.js';
 
 /**
  * What the shadow index records for each path, kept in memory so that the record made just before
@@ -120,4 +121,22 @@ function parseStaged(output: string): Map<string, TreeEntry> {
     entries.set(line.slice(tab + 1), { mode, object });
   }
   return entries;
+}
+
+/**
+ * Whether `file` is exactly `entry`: a link with its target, or a regular file (up to
+ * `maxFileBytes`) with its bytes and executable bit.
+ */
+export async function standsAsEntry(file: string, entry: TreeEntry, maxFileBytes: number): Promise<boolean> {
+  if (entry.mode === '120000') {
+    const status = await lstatIfPresent(file);
+    if (status?.isSymbolicLink() !== true) return false;
+    return blobObjectId(await readLinkTarget(file)) === entry.object;
+  }
+  const current = await readRegularFileIfSmall(file, maxFileBytes);
+  return (
+    current !== undefined &&
+    regularFileMode(current.mode) === entry.mode &&
+    blobObjectId(current.bytes) === entry.object
+  );
 }

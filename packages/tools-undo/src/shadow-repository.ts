@@ -12,8 +12,8 @@ import {
   shadowRepositoryOverrides,
 } from './git-config-overrides.js';
 import { GitRunner } from './git-runner.js';
-import { putBackAfterAFailedCheckout, standsAsEntry } from './put-back.js';
-import { blobObjectId, RecordedEntries, regularFileMode } from './recorded-entries.js';
+import { putBackAfterAFailedCheckout } from './put-back.js';
+import { blobObjectId, RecordedEntries, regularFileMode, standsAsEntry } from './recorded-entries.js';
 import {
   copyFileIfPresent,
   ensureFileContent,
@@ -1077,7 +1077,11 @@ export class ShadowRepository {
           if (await beyondALink(file)) return undefined;
           const status = await lstatIfPresent(path.join(this.options.workTree, file));
           if (status === undefined || status.isDirectory()) return undefined;
-          if (!status.isFile() || !(await this.#holdsEntry(file, after!))) return file;
+          if (
+            !status.isFile() ||
+            !(await standsAsEntry(path.join(this.options.workTree, file), after!, this.options.maxFileBytes))
+          )
+            return file;
           alreadyThere.add(file);
           return undefined;
         }),
@@ -1161,7 +1165,11 @@ export class ShadowRepository {
         }
         // A created file must be absent (its folders were checked above).
         if (status !== undefined) {
-          if (status.isFile() && after !== undefined && (await this.#holdsEntry(file, after))) {
+          if (
+            status.isFile() &&
+            after !== undefined &&
+            (await standsAsEntry(path.join(this.options.workTree, file), after, this.options.maxFileBytes))
+          ) {
             alreadyThere.add(file);
             return undefined;
           }
@@ -1224,20 +1232,6 @@ export class ShadowRepository {
     await keepPermissionBits(this.options.workTree, written, modes);
     this.#indexTree = toTree;
     return { alreadyThere, leftOnDisk: unrecorded };
-  }
-
-  /** Whether the work tree's regular file at `file` holds exactly `entry` (bytes and mode). */
-  async #holdsEntry(file: string, entry: TreeEntry): Promise<boolean> {
-    if (entry.mode !== '100644' && entry.mode !== '100755') return false;
-    const current = await readRegularFileIfSmall(
-      path.join(this.options.workTree, file),
-      this.options.maxFileBytes,
-    );
-    return (
-      current !== undefined &&
-      regularFileMode(current.mode) === entry.mode &&
-      blobObjectId(current.bytes) === entry.object
-    );
   }
 
   async #checkoutWholeTrees(fromTree: string, toTree: string): Promise<void> {
