@@ -570,7 +570,10 @@ export class DispatchCheckpoints {
       // observed end), also any path the base's own rules hid: a file a command replaced there (a
       // new inode) carries no time of the one before it, a before-image read after the dispatch
       // rewrote the rules was judged under the new ones, and a file created under the base's
-      // rules is left as those rules left it (undo puts them back).
+      // rules is left as those rules left it (undo puts them back). In a scanned or settled
+      // dispatch, also any path the rules hid when its base was scanned (hiddenAtTheBase),
+      // whichever file held them: a `.gitignore` that ignores itself is never recorded, so no
+      // change of it shows in the change list.
       const newInTheEnd = changedFiles
         .filter((file) => NEW_IN_THE_END.has(file.status))
         .map((file) => file.path);
@@ -1447,7 +1450,7 @@ function namingTheDispatches(error: unknown, targets: readonly CheckpointRecord[
   const conflicts = error.details?.conflicts as Omit<UndoConflict, 'dispatch'>[] | undefined;
   if (conflicts === undefined) return error;
   const related = (file: string, changed: string) =>
-    changed === file || changed.startsWith(`${file}/`) || file.startsWith(`${changed}/`);
+    isUnderAny(file, [changed]) || isUnderAny(changed, [file]);
   const dispatchOf = (file: string) =>
     (
       targets.find((target) => target.changedFiles.some((changed) => related(file, changed.path))) ??
