@@ -21,6 +21,13 @@ export {
   isAssistantKitError,
 } from './error-brand.js';
 export { type CompiledGlob, compileGlob, GlobSyntaxError } from './glob.js';
+export {
+  decodeNameBytes,
+  displayName,
+  encodeNameBytes,
+  fileSystemPath,
+  holdsRawBytes,
+} from './name-bytes.js';
 export { importOptional, isMissingPackage, type OptionalImportFailure } from './optional-import.js';
 export { isInsideDirectory } from './path-containment.js';
 export { isPermissionMode, PERMISSION_MODES, type PermissionMode } from './permission-mode.js';

@@ -77,6 +77,17 @@ describe('path confinement', () => {
     await expectCode(workspace.resolve('x'.repeat(300)), 'PATH_INVALID');
   });
 
+  it('refuses a lone surrogate, which would name the file with U+FFFD in its place', async () => {
+    // `caf\uDCE9.txt` is how `caf\xE9.txt` (Latin-1) reads when decoded without loss; handed to
+    // the file system as a string it becomes `caf\uFFFD.txt`, another file.
+    await writeFile(path.join(root, 'caf\uFFFD.txt'), 'another file');
+    await expectCode(workspace.resolve('caf\uDCE9.txt'), 'PATH_INVALID');
+    await expectCode(workspace.createFile('caf\uDCE9.txt', Buffer.from('x')), 'PATH_INVALID');
+    await expectCode(workspace.resolve('x\uD83D'), 'PATH_INVALID');
+    expect((await workspace.resolve('caf\uFFFD.txt')).kind).toBe('file');
+    expect((await workspace.resolve('\u{1F480}.txt')).kind).toBe('missing');
+  });
+
   it('refuses a symlinked file and a symlinked parent that lead outside', async () => {
     await symlink(path.join(outside, 'secret.txt'), path.join(root, 'link.txt'));
     await symlink(outside, path.join(root, 'linked-dir'));

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { TaskQueue } from '@assistant-kit/kernel';
+import { displayName, TaskQueue } from '@assistant-kit/kernel';
 import {
   invalidArguments,
   isToolError,
@@ -1288,7 +1288,8 @@ export class DispatchCheckpoints {
     if (conflicts.length > 0 || reversal === undefined) {
       const files = [...new Set(conflicts.map((conflict) => conflict.path))];
       const named =
-        files.slice(0, 20).join(', ') + (files.length > 20 ? `, and ${files.length - 20} more` : '');
+        files.slice(0, 20).map(displayName).join(', ') +
+        (files.length > 20 ? `, and ${files.length - 20} more` : '');
       throw undoError(
         'UNDO_CONFLICT',
         `Cannot ${kind} ${targets.map((target) => target.id).join(', ')}: ${files.length} file${files.length === 1 ? ' was' : 's were'} changed after the dispatch (${named}). Nothing was changed; keep or revert those edits first.`,

@@ -1,11 +1,20 @@
 import { spawn } from 'node:child_process';
 import { constants, setPriority } from 'node:os';
+import { decodeNameBytes, encodeNameBytes, holdsRawBytes } from '@assistant-kit/kernel';
 import { type UndoToolError, undoError } from './errors.js';
 import { CONFIG_OVERRIDE_VARIABLES } from './git-config-overrides.js';
 
 export interface GitRunOptions {
-  /** Bytes written to git's standard input. */
+  /** Bytes written to git's standard input (a string's raw bytes go back as bytes, see name-bytes). */
   input?: string | Buffer;
+  /**
+   * How standard output is decoded: `names` (the default) keeps every byte of a name that is not
+   * UTF-8 (kernel's decodeNameBytes), `text` is Node's UTF-8 decoding for text shown as it is (a
+   * patch), where a bad byte reads as U+FFFD.
+   */
+  output?: 'names' | 'text';
+  /** Settings for this call only (`git -c name=value`, which wins over every other source). */
+  config?: Readonly<Record<string, string>>;
   signal?: AbortSignal;
   /** Variables added to (or replacing) the runner's environment for this call only. */
   env?: Record<string, string | undefined>;
@@ -81,7 +90,19 @@ export class GitRunner {
 
   async runWithExitCode(args: readonly string[], options: GitRunOptions = {}): Promise<GitRunResult> {
     if (options.signal?.aborted) throw cancelled();
+    // An argument is encoded as UTF-8, so a raw byte would reach git as U+FFFD and name another
+    // path: such paths go through standard input, or through runForPaths.
     const environment = mergeEnvironment(this.environment, options.env ?? {});
+    if (
+      args.some(holdsRawBytes) ||
+      holdsRawBytes(options.cwd ?? this.cwd) ||
+      Object.values(environment).some(holdsRawBytes)
+    ) {
+      throw undoError(
+        'INTERNAL_ERROR',
+        `git ${args[0]} was about to get a path that is not UTF-8 as an argument, folder or variable, which would name another path.`,
+      );
+    }
     for (const name of Object.keys(environment)) {
       if (name.startsWith('GIT_') && !ALLOWED_GIT_VARIABLES.has(name)) {
         throw undoError(
@@ -90,12 +111,17 @@ export class GitRunner {
         );
       }
     }
-    const outcome = await spawnGit(args, {
+    const configArgs = Object.entries(options.config ?? {}).flatMap(([name, value]) => [
+      '-c',
+      `${name}=${value}`,
+    ]);
+    const outcome = await spawnGit([...configArgs, ...args], {
       cwd: options.cwd ?? this.cwd,
       env: environment,
-      input: options.input,
+      input: typeof options.input === 'string' ? encodeNameBytes(options.input) : options.input,
       signal: options.signal,
       background: options.background === true,
+      output: options.output ?? 'names',
     });
     if (options.signal?.aborted) throw cancelled(outcome.error);
     if (outcome.error !== undefined) {
@@ -117,6 +143,60 @@ export class GitRunner {
     }
     return { stdout: outcome.stdout, exitCode };
   }
+
+  /**
+   * Runs a git command that takes the pathspecs `paths` after its `args` and prints one
+   * NUL-terminated record per path (`recordPath` reads a record's path), and returns its output.
+   * A path that is not UTF-8 cannot be an argument (see runWithExitCode), so it widens the
+   * pathspecs to its nearest folder that can be one, or to the whole tree, and the records are
+   * narrowed back to the paths asked for (a literal pathspec matches itself and what is below it).
+   */
+  async runForPaths(
+    args: readonly string[],
+    paths: readonly string[],
+    recordPath: (record: string) => string,
+    options: GitRunOptions = {},
+  ): Promise<string> {
+    const output = await this.run([...args, '--', ...pathspecsFor(paths)], options);
+    if (!paths.some(holdsRawBytes)) return output;
+    const asked = new Set(paths);
+    const isAsked = (found: string) => {
+      if (asked.has(found)) return true;
+      for (let slash = found.lastIndexOf('/'); slash > 0; slash = found.lastIndexOf('/', slash - 1))
+        if (asked.has(found.slice(0, slash))) return true;
+      return false;
+    };
+    const records = output.split('\0');
+    records.pop(); // after the last NUL
+    return records
+      .filter((record) => isAsked(recordPath(record)))
+      .map((record) => `${record}\0`)
+      .join('');
+  }
+}
+
+/** The path of a record that is a path and nothing else (`--name-only`, plain `ls-files`). */
+export const wholeRecord = (record: string): string => record;
+/** The path of a `<fields> TAB <path>` record (`ls-files --stage`, `ls-tree`). */
+export const afterFirstTab = (record: string): string => record.slice(record.indexOf('\t') + 1);
+
+/**
+ * Pathspec arguments that match at least `paths`: the paths themselves when all are UTF-8;
+ * otherwise each one that is not gives way to its nearest folder that is, or to the workspace's
+ * root (`.`, from the work tree) when it has none.
+ */
+export function pathspecsFor(paths: readonly string[]): string[] {
+  if (!paths.some(holdsRawBytes)) return [...paths];
+  const pathspecs = new Set<string>();
+  for (const file of paths) {
+    let spec = file;
+    while (holdsRawBytes(spec)) {
+      const slash = spec.lastIndexOf('/');
+      spec = slash === -1 ? '.' : spec.slice(0, slash);
+    }
+    pathspecs.add(spec);
+  }
+  return [...pathspecs];
 }
 
 interface SpawnOutcome {
@@ -137,6 +217,7 @@ function spawnGit(
     input: string | Buffer | undefined;
     signal: AbortSignal | undefined;
     background: boolean;
+    output: 'names' | 'text';
   },
 ): Promise<SpawnOutcome> {
   return new Promise((resolve) => {
@@ -169,7 +250,10 @@ function spawnGit(
     child.stdin.on('error', () => {});
     child.on('close', (exitCode) => {
       resolve({
-        stdout: Buffer.concat(stdout).toString('utf8'),
+        stdout:
+          options.output === 'names'
+            ? decodeNameBytes(Buffer.concat(stdout))
+            : Buffer.concat(stdout).toString('utf8'),
         stderr: Buffer.concat(stderr).toString('utf8'),
         exitCode,
         ...(failure === undefined ? {} : { error: failure }),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '@assistant-kit/kernel';
+import { decodeNameBytes, displayName, holdsRawBytes, writeFileAtomic } from '@assistant-kit/kernel';
 import { isToolError } from '@assistant-kit/tool-core';
 import type { FileImage } from './before-images.js';
 import { type UndoToolError, undoError } from './errors.js';
@@ -11,7 +11,7 @@ import {
   deferredObjectFsyncOverrides,
   shadowRepositoryOverrides,
 } from './git-config-overrides.js';
-import { GitRunner } from './git-runner.js';
+import { afterFirstTab, GitRunner, pathspecsFor, wholeRecord } from './git-runner.js';
 import { putBackAfterAFailedCheckout } from './put-back.js';
 import { blobObjectId, RecordedEntries, regularFileMode, standsAsEntry } from './recorded-entries.js';
 import {
@@ -406,7 +406,7 @@ export class ShadowRepository {
   async learnRecordedEntries(paths: readonly string[]): Promise<void> {
     if (!this.#recorded.loaded || paths.length === 0) return;
     const generation = this.#recorded.generation;
-    const output = await this.git.run(['ls-files', '--stage', '-z', '--', ...paths]);
+    const output = await this.git.runForPaths(['ls-files', '--stage', '-z'], paths, afterFirstTab);
     this.#recorded.learn(paths, output, generation);
   }
 
@@ -493,18 +493,11 @@ export class ShadowRepository {
     signal: AbortSignal | undefined,
     background = false,
   ): Promise<string[]> {
+    const args = ['ls-files', '-z', '--cached', '--ignored', '--exclude-standard'];
     return splitNul(
-      await this.git.run(
-        [
-          'ls-files',
-          '-z',
-          '--cached',
-          '--ignored',
-          '--exclude-standard',
-          ...(paths === undefined ? [] : ['--', ...paths]),
-        ],
-        { signal, background },
-      ),
+      paths === undefined
+        ? await this.git.run(args, { signal, background })
+        : await this.git.runForPaths(args, paths, wholeRecord, { signal, background }),
     );
   }
 
@@ -660,7 +653,9 @@ export class ShadowRepository {
       await makeDirectory(scratchTree);
       // `<mode> blob <object>\t<path>`. Only regular files hold rules: git reads no rules
       // through a symbolic link, and a folder or a submodule at a rule file's path holds none.
-      const laidOut = splitNul(await this.git.run(['ls-tree', '-z', tree, '--', ...ruleFiles]))
+      const laidOut = splitNul(
+        await this.git.runForPaths(['ls-tree', '-z', tree], [...ruleFiles], afterFirstTab),
+      )
         .map((line) => /^(100644|100755) blob ([0-9a-f]+)\t(.*)$/s.exec(line))
         .filter((match) => match !== null)
         .map(([, mode, object, file]) => ({ mode, object, file }));
@@ -733,7 +728,7 @@ export class ShadowRepository {
   async indexEntries(paths: readonly string[]): Promise<Map<string, TreeEntry | undefined>> {
     const entries = new Map<string, TreeEntry | undefined>(paths.map((file) => [file, undefined]));
     if (paths.length === 0) return entries;
-    const output = await this.git.run(['ls-files', '-z', '--stage', '--', ...paths]);
+    const output = await this.git.runForPaths(['ls-files', '-z', '--stage'], paths, afterFirstTab);
     for (const line of splitNul(output)) {
       const tab = line.indexOf('\t');
       const [mode, object] = line.slice(0, tab).split(' ');
@@ -922,8 +917,26 @@ export class ShadowRepository {
       fromTree,
       toTree,
     ];
-    if (paths !== undefined) args.push('--', ...paths);
-    return this.git.run(args, { env: environment });
+    if (paths === undefined) return this.git.run(args, { env: environment, output: 'text' });
+    const [raw, plain] = partition(paths, holdsRawBytes);
+    const plainPatch =
+      plain.length === 0
+        ? ''
+        : await this.git.run([...args, '--', ...plain], { env: environment, output: 'text' });
+    if (raw.length === 0) return plainPatch;
+    // Names that are not UTF-8 cannot be arguments: their folders (or the whole tree) are diffed,
+    // and only the files asked for are kept. With quotePath, git quotes each such name in a file's
+    // header line, in octal, as displayName shows it elsewhere.
+    const widened = await this.git.run([...args, '--', ...pathspecsFor(raw)], {
+      env: environment,
+      output: 'text',
+      config: { 'core.quotePath': 'true' },
+    });
+    const asked = new Set(raw);
+    const rawPatch = splitPatchByFile(widened)
+      .filter((file) => quotedHeaderNames(file).some((name) => asked.has(name)))
+      .join('');
+    return plainPatch + rawPatch;
   }
 
   /**
@@ -937,8 +950,10 @@ export class ShadowRepository {
     environment?: Record<string, string>,
   ): Promise<Set<string>> {
     if (paths.length === 0) return new Set();
-    const output = await this.git.run(
-      ['diff-tree', '-r', '-z', '--numstat', '--ignore-cr-at-eol', fromTree, toTree, '--', ...paths],
+    const output = await this.git.runForPaths(
+      ['diff-tree', '-r', '-z', '--numstat', '--ignore-cr-at-eol', fromTree, toTree],
+      paths,
+      (record) => record.split('\t').slice(2).join('\t'),
       { env: environment },
     );
     // -z numstat without renames: "added TAB deleted TAB path" NUL per file.
@@ -1195,7 +1210,7 @@ export class ShadowRepository {
     );
     if (replaced.size > 0) {
       const statDiffers = splitNul(
-        await this.git.run(['diff-files', '--name-only', '-z', '--', ...replaced.keys()]),
+        await this.git.runForPaths(['diff-files', '--name-only', '-z'], [...replaced.keys()], wholeRecord),
       );
       const same = await Promise.all(
         statDiffers.map((file) =>
@@ -1220,10 +1235,10 @@ export class ShadowRepository {
     // One after the other: both write the index.
     try {
       if (rewritten.length > 0) {
-        await this.git.run(['restore', `--source=${toTree}`, '--staged', '--worktree', '--', ...rewritten]);
+        await this.#restore(toTree, ['--staged', '--worktree'], rewritten);
       }
       if (indexOnly.length > 0) {
-        await this.git.run(['restore', `--source=${toTree}`, '--staged', '--', ...indexOnly]);
+        await this.#restore(toTree, ['--staged'], indexOnly);
       }
       await assertRemoved(this.options.workTree, written);
     } catch (error) {
@@ -1232,6 +1247,14 @@ export class ShadowRepository {
     await keepPermissionBits(this.options.workTree, written, modes);
     this.#indexTree = toTree;
     return { alreadyThere, leftOnDisk: unrecorded };
+  }
+
+  /** `git restore` of `paths` from `tree`, the paths on standard input (names that are not UTF-8 included). */
+  async #restore(tree: string, what: readonly string[], paths: readonly string[]): Promise<void> {
+    await this.git.run(
+      ['restore', `--source=${tree}`, ...what, '--pathspec-from-file=-', '--pathspec-file-nul'],
+      { input: joinNul(paths) },
+    );
   }
 
   async #checkoutWholeTrees(fromTree: string, toTree: string): Promise<void> {
@@ -1286,7 +1309,7 @@ export class ShadowRepository {
       const named =
         left.length === 0
           ? ''
-          : ` Left as they are, holding neither what the undo wrote nor what they held before: ${left.join(', ')}.`;
+          : ` Left as they are, holding neither what the undo wrote nor what they held before: ${left.map(displayName).join(', ')}.`;
       return undoError(
         'GIT_FAILED',
         `${failure} Nothing was changed: what the undo had written was put back.${named}`,
@@ -1431,6 +1454,53 @@ function splitNul(output: string): string[] {
   return output.split('\0').filter((entry) => entry !== '');
 }
 
+/** The items that pass `test`, then the rest. */
+function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
+  const passed: T[] = [];
+  const rest: T[] = [];
+  for (const item of items) (test(item) ? passed : rest).push(item);
+  return [passed, rest];
+}
+
+/** A unified diff split into its files, each beginning with its `diff --git` line. */
+function splitPatchByFile(patch: string): string[] {
+  return patch.split(/^(?=diff --git )/m).filter((file) => file.startsWith('diff --git '));
+}
+
+/**
+ * The names a file's `diff --git` line quotes, without their `a/` or `b/` (git quotes every name
+ * holding a byte of 0x80 or above, in C style with octal escapes).
+ */
+function quotedHeaderNames(file: string): string[] {
+  const header = file.slice(0, file.indexOf('\n') === -1 ? undefined : file.indexOf('\n'));
+  return [...header.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((match) =>
+    decodeNameBytes(unquoteCStyle(match[1]!)).replace(/^[ab]\//, ''),
+  );
+}
+
+const C_ESCAPES: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, '\\': 92 };
+
+/** The bytes of a C-style quoted string's body, as git writes quoted names. */
+function unquoteCStyle(body: string): Buffer {
+  const bytes: number[] = [];
+  for (let index = 0; index < body.length; index++) {
+    const character = body[index]!;
+    if (character !== '\\') {
+      bytes.push(...Buffer.from(character, 'utf8'));
+      continue;
+    }
+    const octal = /^[0-7]{3}/.exec(body.slice(index + 1));
+    if (octal !== null) {
+      bytes.push(Number.parseInt(octal[0], 8));
+      index += 3;
+    } else {
+      bytes.push(C_ESCAPES[body[index + 1]!] ?? body.charCodeAt(index + 1));
+      index += 1;
+    }
+  }
+  return Buffer.from(bytes);
+}
+
 function joinNul(entries: readonly string[]): string {
   return `${entries.join('\0')}\0`;
 }
@@ -1459,10 +1529,13 @@ function hasFolderFlip(paths: readonly string[]): boolean {
  */
 function unrecordedDiffersError(paths: readonly string[], alsoInTheWay: readonly string[]): UndoToolError {
   const one = paths.length === 1;
-  const others = alsoInTheWay.length === 0 ? '' : ` Also in the way of the undo: ${alsoInTheWay.join(', ')}.`;
+  const others =
+    alsoInTheWay.length === 0
+      ? ''
+      : ` Also in the way of the undo: ${alsoInTheWay.map(displayName).join(', ')}.`;
   return undoError(
     'UNDO_CONFLICT',
-    `Cannot restore ${paths.join(', ')}: the checkpoints stopped recording ${one ? 'it' : 'them'} (an ignore rule covers ${one ? 'it' : 'them'} now, or ${one ? 'it is' : 'they are'} over the size limit) and ${one ? 'it has' : 'they have'} changed since ${one ? 'its' : 'their'} last record, so restoring would lose the current content for good: no redo could bring it back.${others} Nothing was changed; reverse the dispatch's changes by hand if you need to.`,
+    `Cannot restore ${paths.map(displayName).join(', ')}: the checkpoints stopped recording ${one ? 'it' : 'them'} (an ignore rule covers ${one ? 'it' : 'them'} now, or ${one ? 'it is' : 'they are'} over the size limit) and ${one ? 'it has' : 'they have'} changed since ${one ? 'its' : 'their'} last record, so restoring would lose the current content for good: no redo could bring it back.${others} Nothing was changed; reverse the dispatch's changes by hand if you need to.`,
     {
       details: {
         conflicts: [
@@ -1477,7 +1550,7 @@ function unrecordedDiffersError(paths: readonly string[], alsoInTheWay: readonly
 function changedDuringTheUndoError(paths: readonly string[]): UndoToolError {
   return undoError(
     'UNDO_CONFLICT',
-    `Files changed while the undo ran and were left untouched: ${paths.join(', ')}. Nothing was changed; ask for the undo again to see whether they conflict with it.`,
+    `Files changed while the undo ran and were left untouched: ${paths.map(displayName).join(', ')}. Nothing was changed; ask for the undo again to see whether they conflict with it.`,
     { details: { conflicts: paths.map((file) => ({ path: file, reason: 'modified_since' })) } },
   );
 }
@@ -1485,7 +1558,7 @@ function changedDuringTheUndoError(paths: readonly string[]): UndoToolError {
 function inTheWayError(paths: readonly string[], cause?: unknown): UndoToolError {
   return undoError(
     'UNDO_CONFLICT',
-    `Files are in the way of the undo and were left untouched: ${paths.join(', ') || 'see the cause'}. Nothing was changed.`,
+    `Files are in the way of the undo and were left untouched: ${paths.map(displayName).join(', ') || 'see the cause'}. Nothing was changed.`,
     {
       ...(cause === undefined ? {} : { cause }),
       details: { conflicts: paths.map((file) => ({ path: file, reason: 'in_the_way' })) },
@@ -1533,7 +1606,10 @@ async function assertRemoved(workTree: string, written: readonly RawChange[]): P
     return status !== undefined && !status.isDirectory();
   });
   if (standing.length > 0)
-    throw undoError('GIT_FAILED', `git could not remove ${standing.join(', ')} (the system refused it).`);
+    throw undoError(
+      'GIT_FAILED',
+      `git could not remove ${standing.map(displayName).join(', ')} (the system refused it).`,
+    );
 }
 
 /**

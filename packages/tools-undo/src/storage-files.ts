@@ -12,6 +12,9 @@
  * reach workspace files only through the Workspace; git itself writes the work tree during an
  * undo.
  *
+ * Every path that can name a workspace file goes to node:fs through kernel's `fileSystemPath`, so
+ * a name that is not UTF-8 (decoded from git's output without losing a byte) opens that very file.
+ *
  * Writes are durable as ARCHITECTURE.md promises: a replaced file is written to a temporary file,
  * fsynced, renamed over the old one and its folder fsynced; an appended line is fsynced before
  * the append reports success.
@@ -36,7 +39,7 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { syncDirectory, writeFileAtomic } from '@assistant-kit/kernel';
+import { fileSystemPath, syncDirectory, writeFileAtomic } from '@assistant-kit/kernel';
 
 /**
  * Writes `file` durably unless it already holds exactly `content` (a session's open then costs
@@ -98,7 +101,7 @@ export async function readTextIfPresent(file: string): Promise<string | undefine
 }
 
 export async function pathExists(file: string): Promise<boolean> {
-  return access(file).then(
+  return access(fileSystemPath(file)).then(
     () => true,
     () => false,
   );
@@ -115,7 +118,10 @@ export async function readRegularFileIfSmall(
 ): Promise<{ bytes: Buffer; mode: number } | undefined> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
-    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    handle = await open(
+      fileSystemPath(file),
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
     const status = await handle.stat();
     if (!status.isFile() || status.size > maxBytes) return undefined;
     const bytes = await handle.readFile();
@@ -134,7 +140,7 @@ export async function readRegularFileIfSmall(
  * way should be) from one that cannot be looked at (undefined).
  */
 export async function lstatOrAbsent(file: string): Promise<Stats | 'absent' | undefined> {
-  return lstat(file).catch((error: NodeJS.ErrnoException) =>
+  return lstat(fileSystemPath(file)).catch((error: NodeJS.ErrnoException) =>
     error.code === 'ENOENT' || error.code === 'ENOTDIR' ? 'absent' : undefined,
   );
 }
@@ -146,7 +152,7 @@ export async function writeScratchFiles(files: readonly { file: string; bytes: B
 
 /** lstat that answers undefined for a path that is gone (or cannot be looked at). */
 export async function lstatIfPresent(file: string): Promise<Stats | undefined> {
-  return lstat(file).catch(() => undefined);
+  return lstat(fileSystemPath(file)).catch(() => undefined);
 }
 
 /**
@@ -155,7 +161,10 @@ export async function lstatIfPresent(file: string): Promise<Stats | undefined> {
  * link's target as it is. Throws for anything but a regular file.
  */
 export async function setPermissions(file: string, mode: number): Promise<void> {
-  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const handle = await open(
+    fileSystemPath(file),
+    constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+  );
   try {
     if (!(await handle.stat()).isFile()) throw new Error(`${file} is no longer a regular file`);
     await handle.chmod(mode);
@@ -174,17 +183,17 @@ export async function removePath(target: string): Promise<void> {
 
 /** The target of the link at `file`, as bytes (git records a link as a blob of its target). */
 export async function readLinkTarget(file: string): Promise<Buffer> {
-  return readlink(file, { encoding: 'buffer' });
+  return readlink(fileSystemPath(file), { encoding: 'buffer' });
 }
 
 /** Removes the file or link at `file`; never a folder. */
 export async function removeFileOrLink(file: string): Promise<void> {
-  await unlink(file);
+  await unlink(fileSystemPath(file));
 }
 
 /** Removes the folder at `folder` when it is empty, and leaves it otherwise. */
 export async function removeFolderIfEmpty(folder: string): Promise<void> {
-  await rmdir(folder).catch(() => {});
+  await rmdir(fileSystemPath(folder)).catch(() => {});
 }
 
 /** A new private folder in the system's temporary folder. */

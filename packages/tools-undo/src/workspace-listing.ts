@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { GitRunner } from './git-runner.js';
+import { holdsRawBytes } from '@assistant-kit/kernel';
+import { type GitRunner, wholeRecord } from './git-runner.js';
 import { lstatIfPresent } from './storage-files.js';
 
 /** What changed in the work tree since the shadow index last recorded it. */
@@ -169,11 +170,12 @@ async function listChangedEntries(
   // usual case: a file about to be written).
   // `--cached` names the path when it is recorded and unchanged too (tag H), which tells a
   // later look at it that it is not ignored.
-  if (onlyPaths.length === 1) return git.run([...both, '--cached', '--', ...onlyPaths], { signal });
+  if (onlyPaths.length === 1)
+    return git.runForPaths([...both, '--cached'], onlyPaths, taggedPath, { signal });
   // Literal pathspecs (GIT_LITERAL_PATHSPECS): a file matches itself, a folder everything in it.
   const [tracked, untracked] = await Promise.all([
-    git.run(['diff-files', '--name-only', '-z', '--', ...onlyPaths], { signal }),
-    git.run([...others, '--', ...onlyPaths], { signal }),
+    git.runForPaths(['diff-files', '--name-only', '-z'], onlyPaths, wholeRecord, { signal }),
+    git.runForPaths(others, onlyPaths, taggedPath, { signal }),
   ]);
   const entries = tracked
     .split('\0')
@@ -181,6 +183,9 @@ async function listChangedEntries(
     .map((file) => `C ${file}`);
   return [...entries, untracked].join('\0');
 }
+
+/** The path of an `ls-files -t` record (`<tag> <path>`). */
+const taggedPath = (record: string): string => record.slice(2);
 
 /** Lists every file of a nested repository (and of repositories nested in it) under its own rules. */
 async function listRepositoryFiles(
@@ -195,6 +200,9 @@ async function listRepositoryFiles(
   const pending = [prefix];
   while (pending.length > 0) {
     const current = pending.shift()!;
+    // A work tree reaches git through its environment, as UTF-8: one whose path is not UTF-8
+    // would name another folder (or none). Its files stay unrecorded, as over-large ones do.
+    if (holdsRawBytes(current)) continue;
     const workTree = path.join(root, current);
     const output = await git
       .with({ GIT_WORK_TREE: workTree, GIT_INDEX_FILE: emptyIndex }, workTree)

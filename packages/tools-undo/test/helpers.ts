@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { decodeNameBytes, encodeNameBytes, fileSystemPath, holdsRawBytes } from '@assistant-kit/kernel';
 import type { Workspace } from '@assistant-kit/tool-core';
 
 /** Environment for the test's own git commands on the user's repository. */
@@ -30,10 +31,11 @@ export async function removeDirectory(directory: string): Promise<void> {
   await rm(directory, { recursive: true, force: true });
 }
 
+/** Writes `relative` under `root`, making its folders; a name that is not UTF-8 is written as bytes. */
 export async function write(root: string, relative: string, content: string | Uint8Array): Promise<void> {
   const file = path.join(root, relative);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, content);
+  await mkdir(fileSystemPath(path.dirname(file)), { recursive: true });
+  await writeFile(fileSystemPath(file), content);
 }
 
 /**
@@ -128,17 +130,20 @@ export function changesBetween(before: Record<string, string>, after: Record<str
 
 /**
  * Every entry of the workspace but folders (as git sees it, an empty folder is nothing): a
- * file's permission bits and a hash of its bytes, a link's target.
+ * file's permission bits and a hash of its bytes, a link's target. Names are read as bytes, so
+ * two names that are not UTF-8 (or one such and one with U+FFFD) stay apart (see kernel's
+ * decodeNameBytes).
  */
 export async function entriesOf(root: string): Promise<Record<string, string>> {
   const entries: Record<string, string> = {};
-  async function visit(folder: string): Promise<void> {
-    for (const entry of await readdir(folder, { withFileTypes: true })) {
-      if (entry.name === '.git' || entry.name === '.assistant-kit') continue;
-      const full = path.join(folder, entry.name);
-      const relative = path.relative(root, full);
-      if (entry.isDirectory()) await visit(full);
-      else if (entry.isSymbolicLink()) entries[relative] = `link -> ${await readlink(full)}`;
+  async function visit(folder: Buffer, relativeFolder: string): Promise<void> {
+    for (const entry of await readdir(folder, { withFileTypes: true, encoding: 'buffer' })) {
+      const name = decodeNameBytes(entry.name);
+      if (name === '.git' || name === '.assistant-kit') continue;
+      const full = Buffer.concat([folder, Buffer.from('/'), entry.name]);
+      const relative = relativeFolder === '' ? name : `${relativeFolder}/${name}`;
+      if (entry.isDirectory()) await visit(full, relative);
+      else if (entry.isSymbolicLink()) entries[relative] = `link -> ${await readlink(full, 'utf8')}`;
       else {
         const mode = ((await lstat(full)).mode & 0o777).toString(8);
         const hash = createHash('sha256')
@@ -149,7 +154,7 @@ export async function entriesOf(root: string): Promise<Record<string, string>> {
       }
     }
   }
-  await visit(root);
+  await visit(Buffer.from(root), '');
   return entries;
 }
 
@@ -157,11 +162,11 @@ export async function entriesOf(root: string): Promise<Record<string, string>> {
 export async function makeRoom(root: string, relative: string): Promise<void> {
   const parts = relative.split('/');
   for (let depth = 1; depth < parts.length; depth += 1) {
-    const folder = path.join(root, ...parts.slice(0, depth));
+    const folder = fileSystemPath(path.join(root, ...parts.slice(0, depth)));
     const status = await lstat(folder).catch(() => undefined);
     if (status !== undefined && !status.isDirectory()) await rm(folder, { recursive: true, force: true });
   }
-  await mkdir(path.dirname(path.join(root, relative)), { recursive: true });
+  await mkdir(fileSystemPath(path.dirname(path.join(root, relative))), { recursive: true });
 }
 
 let lockProbe: boolean | undefined;
@@ -196,11 +201,24 @@ export class PathLocks {
   readonly #locked: string[] = [];
 
   lock(target: string): void {
-    execFileSync('chattr', ['+i', target]);
+    chattr('+i', target);
     this.#locked.push(target);
   }
 
   unlockAll(): void {
-    for (const target of this.#locked.splice(0)) execFileSync('chattr', ['-i', target]);
+    for (const target of this.#locked.splice(0)) chattr('-i', target);
   }
+}
+
+/**
+ * Runs `chattr <change> <target>`. An argument reaches a process as UTF-8, so a name that is not
+ * UTF-8 is spelt in octal for the shell's printf, which writes its bytes.
+ */
+function chattr(change: string, target: string): void {
+  if (!holdsRawBytes(target)) {
+    execFileSync('chattr', [change, target]);
+    return;
+  }
+  const octal = [...encodeNameBytes(target)].map((byte) => `\\0${byte.toString(8)}`).join('');
+  execFileSync('sh', ['-c', 'chattr "$1" -- "$(printf %b "$2")"', 'sh', change, octal]);
 }

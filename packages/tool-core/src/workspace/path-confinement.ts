@@ -9,6 +9,9 @@ export { isInsideDirectory };
 /** Longest path argument accepted, in bytes; longer ones are refused before touching the disk. */
 export const MAX_PATH_BYTES = 4096;
 
+/** A high surrogate with no low one after it, or a low one with no high one before it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** Converts an absolute path inside `root` to the workspace-relative, '/'-separated form. */
 export function toWorkspaceRelative(root: string, absolute: string): string {
   const relative = path.relative(root, absolute);
@@ -25,6 +28,14 @@ export function resolveLexically(root: string, input: string): string {
   }
   if (input.includes('\0')) {
     throw new ToolError('PATH_INVALID', 'The path contains a NUL byte; give a plain workspace path.');
+  }
+  // A lone surrogate reaches the file system as U+FFFD, so it would name another file (or none):
+  // it is how a name that is not UTF-8 reads when decoded without loss (kernel's decodeNameBytes).
+  if (LONE_SURROGATE.test(input)) {
+    throw new ToolError(
+      'PATH_INVALID',
+      'The path holds a lone UTF-16 surrogate, so it names no file here. A file name that is not UTF-8 (shown quoted with octal escapes, like "caf\\351.txt") cannot be given as a path; rename it with a command first.',
+    );
   }
   if (Buffer.byteLength(input) > MAX_PATH_BYTES) {
     throw new ToolError('PATH_INVALID', `The path is longer than ${MAX_PATH_BYTES} bytes.`);

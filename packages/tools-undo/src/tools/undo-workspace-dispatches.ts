@@ -1,3 +1,4 @@
+import { displayName } from '@assistant-kit/kernel';
 import { defineTool, textResult } from '@assistant-kit/tool-core';
 import { type DispatchCheckpoints, describeBaselineWait } from '../dispatch-checkpoints.js';
 import { UNDO_WORKSPACE_DISPATCHES_PARAMETERS } from '../schemas.js';
@@ -42,7 +43,7 @@ export function createUndoWorkspaceDispatchesTool(checkpoints: DispatchCheckpoin
         .slice(0, 50)
         .map(
           (file) =>
-            `  ${STATUS_WORDS[file.status] ?? file.status}: ${file.previousPath === undefined ? file.path : `${file.previousPath} -> ${file.path}`}`,
+            `  ${STATUS_WORDS[file.status] ?? file.status}: ${file.previousPath === undefined ? displayName(file.path) : `${displayName(file.previousPath)} -> ${displayName(file.path)}`}`,
         );
       if (files.length > 50) listed.push(`  ... and ${files.length - 50} more`);
       const text = [

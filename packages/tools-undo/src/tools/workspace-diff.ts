@@ -1,3 +1,4 @@
+import { displayName } from '@assistant-kit/kernel';
 import { defineTool, textResult } from '@assistant-kit/tool-core';
 import { type DispatchCheckpoints, describeBaselineWait } from '../dispatch-checkpoints.js';
 import { WORKSPACE_DIFF_PARAMETERS } from '../schemas.js';
@@ -39,21 +40,21 @@ export function createWorkspaceDiffTool(checkpoints: DispatchCheckpoints) {
       ];
       if (outcome.notCompared.length > 0) {
         lines.push(
-          `Not compared (in the baseline but left out of checkpoints as ignored, dependency or too large): ${outcome.notCompared.slice(0, 10).join(', ')}${outcome.notCompared.length > 10 ? ` and ${outcome.notCompared.length - 10} more` : ''}.`,
+          `Not compared (in the baseline but left out of checkpoints as ignored, dependency or too large): ${outcome.notCompared.slice(0, 10).map(displayName).join(', ')}${outcome.notCompared.length > 10 ? ` and ${outcome.notCompared.length - 10} more` : ''}.`,
         );
       }
       if (outcome.skippedLargeFiles.length > 0) {
         lines.push(
           `Files over the ${checkpoints.maxFileBytes}-byte checkpoint limit are not diffed: ${outcome.skippedLargeFiles
             .slice(0, 10)
-            .map((file) => file.path)
+            .map((file) => displayName(file.path))
             .join(', ')}${outcome.skippedLargeFiles.length > 10 ? ' and more' : ''}.`,
         );
       }
       if (outcome.lineEndingsOnly.length > 0) {
         const count = outcome.lineEndingsOnly.length;
         lines.push(
-          `${count} more file${count === 1 ? ' differs' : 's differ'} only in line endings the repository converts (.gitattributes or core.autocrlf), so git would commit ${count === 1 ? 'it' : 'them'} unchanged; not listed: ${outcome.lineEndingsOnly.slice(0, 10).join(', ')}${count > 10 ? ` and ${count - 10} more` : ''}.`,
+          `${count} more file${count === 1 ? ' differs' : 's differ'} only in line endings the repository converts (.gitattributes or core.autocrlf), so git would commit ${count === 1 ? 'it' : 'them'} unchanged; not listed: ${outcome.lineEndingsOnly.slice(0, 10).map(displayName).join(', ')}${count > 10 ? ` and ${count - 10} more` : ''}.`,
         );
       }
       const waitedForBaselineMs =
