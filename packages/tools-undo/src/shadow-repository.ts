@@ -653,12 +653,15 @@ export class ShadowRepository {
       await makeDirectory(scratchTree);
       // `<mode> blob <object>\t<path>`. Only regular files hold rules: git reads no rules
       // through a symbolic link, and a folder or a submodule at a rule file's path holds none.
+      // Recursive, since a rule file whose folder's name is not UTF-8 is asked for through a
+      // folder above it (see runForPaths), and only the rule files themselves are kept.
       const laidOut = splitNul(
-        await this.git.runForPaths(['ls-tree', '-z', tree], [...ruleFiles], afterFirstTab),
+        await this.git.runForPaths(['ls-tree', '-r', '-z', tree], [...ruleFiles], afterFirstTab),
       )
         .map((line) => /^(100644|100755) blob ([0-9a-f]+)\t(.*)$/s.exec(line))
         .filter((match) => match !== null)
-        .map(([, mode, object, file]) => ({ mode, object, file }));
+        .map(([, mode, object, file]) => ({ mode, object, file }))
+        .filter(({ file }) => ruleFiles.has(file));
       if (laidOut.length > 0) {
         const input = joinNul(laidOut.map(({ mode, object, file }) => `${mode} ${object}\t${file}`));
         await scratch.run(['update-index', '-z', '--index-info'], { input });

@@ -115,6 +115,23 @@ describe('names that are not UTF-8', () => {
     expect(await entriesOf(root)).toEqual(before);
   });
 
+  it('keeps a file the rules of a .gitignore in such a folder hid, when a command removed the rule', async () => {
+    await writeNamed('r\uDCE8gles/.gitignore', '*.log\n');
+    await writeNamed('r\uDCE8gles/app.log', 'kept by the user\n');
+    await family!.close();
+    family = createUndoTools({ workspace: await Workspace.open(root) });
+    await family.checkpoints.ready();
+    const ended = await commandDispatch('drop the rule', async () => {
+      await unlink(encodeNameBytes(path.join(root, 'r\uDCE8gles/.gitignore')));
+    });
+    expect(ended.changedFiles.map((file) => `${file.status} ${file.path}`)).toEqual([
+      'deleted r\uDCE8gles/.gitignore',
+    ]);
+    await family!.checkpoints.undoDispatches(1);
+    expect(await readNamed('r\uDCE8gles/app.log')).toBe('kept by the user\n');
+    expect(await readNamed('r\uDCE8gles/.gitignore')).toBe('*.log\n');
+  });
+
   it('never passes such a name to git as an argument, where it would reach git as U+FFFD', async () => {
     userGit(root, ['init', '-q']);
     const git = new GitRunner({ PATH: process.env.PATH ?? '/usr/bin:/bin' }, root);
