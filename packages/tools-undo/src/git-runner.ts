@@ -90,9 +90,9 @@ export class GitRunner {
 
   async runWithExitCode(args: readonly string[], options: GitRunOptions = {}): Promise<GitRunResult> {
     if (options.signal?.aborted) throw cancelled();
-    // An argument is encoded as UTF-8, so a raw byte would reach git as U+FFFD and name another
-    // path: such paths go through standard input, or through runForPaths.
     const environment = mergeEnvironment(this.environment, options.env ?? {});
+    // An argument, a folder or a variable reaches git as UTF-8, so a raw byte would arrive as
+    // U+FFFD and name another path: such paths go through standard input, or runForPaths.
     if (
       args.some(holdsRawBytes) ||
       holdsRawBytes(options.cwd ?? this.cwd) ||
