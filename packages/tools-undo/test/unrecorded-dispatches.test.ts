@@ -1,5 +1,6 @@
 import { mkdir, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
+import { fileSystemPath } from '@assistant-kit/kernel';
 import { type ToolError, Workspace } from '@assistant-kit/tool-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -37,17 +38,25 @@ const LIMIT = 64;
 /** Content values past the texts: the path becomes a link to a.txt, or a folder holding a file. */
 const LINK = 13;
 const FOLDER = 14;
-const FILES = ['a.txt', 'e.log', '.gitignore', 'dir/b.txt', 'dir/.gitignore', 'dir/c.log'] as const;
+/**
+ * The property runs twice: with a folder `dir`, and with a folder whose name is not UTF-8 (the
+ * Latin-1 byte E9, `d\xE9r`), whose rule file and files git's pathspecs cannot name (see
+ * runForPaths) and file tools cannot reach (the Workspace refuses such a path).
+ */
+const FOLDERS = ['dir', 'd\uDCE9r'] as const;
+const filesIn = (folder: string) =>
+  ['a.txt', 'e.log', '.gitignore', `${folder}/b.txt`, `${folder}/.gitignore`, `${folder}/c.log`] as const;
+const FILE_COUNT = 6;
 const IGNORE_FILE = 2;
 const NESTED_IGNORE_FILE = 4;
 const NESTED_RULES = ['b.txt\n', '!c.log\n', 'y\n', '*\n'];
 
-function contentOf(file: number, value: number): string {
+function contentOf(file: number, value: number, files: readonly string[]): string {
   if (file === IGNORE_FILE) return value % 2 === 0 ? 'x\n' : 'x\n*.log\n';
   if (file === NESTED_IGNORE_FILE) return NESTED_RULES[value % NESTED_RULES.length]!;
   // a.txt sometimes outgrows the limit.
   if (file === 0 && value % 4 === 0) return `${'grown '.repeat(20)}${value}\n`;
-  return `${FILES[file]} holds ${value}\n`;
+  return `${files[file]} holds ${value}\n`;
 }
 
 type Change = { file: number; content: number | null };
@@ -58,7 +67,7 @@ type Step =
   | { kind: 'session' };
 
 const changeArbitrary: fc.Arbitrary<Change> = fc.record({
-  file: fc.nat(FILES.length - 1),
+  file: fc.nat(FILE_COUNT - 1),
   content: fc.option(fc.nat(FOLDER), { nil: null, freq: 5 }),
 });
 
@@ -116,9 +125,9 @@ function expectTruthful(
   }
 }
 
-async function apply(directory: string, change: Change): Promise<void> {
-  const relative = FILES[change.file]!;
-  const file = path.join(directory, relative);
+async function apply(directory: string, change: Change, files: readonly string[]): Promise<void> {
+  const relative = files[change.file]!;
+  const file = fileSystemPath(path.join(directory, relative));
   await rm(file, { recursive: true, force: true });
   if (change.content === null) return;
   await makeRoom(directory, relative);
@@ -127,74 +136,78 @@ async function apply(directory: string, change: Change): Promise<void> {
     await mkdir(file);
     return write(directory, `${relative}/inner.txt`, 'inner\n');
   }
-  await write(directory, relative, contentOf(change.file, change.content));
+  await write(directory, relative, contentOf(change.file, change.content, files));
 }
 
-describe('property: files the checkpoints stop recording (ignore rules, the size limit)', () => {
-  it('change lists claim no write that did not happen; refusals change nothing; a redo gives back the workspace before the undo', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(stepArbitrary, { minLength: 2, maxLength: 10 }), async (steps) => {
-        const directory = await makeTemporaryDirectory('undo-unrecorded-');
-        let family: UndoToolFamily | undefined;
-        try {
-          for (const [index] of FILES.entries()) await apply(directory, { file: index, content: 1 });
-          let workspace = await Workspace.open(directory);
-          family = createUndoTools({ workspace, maxFileBytes: LIMIT });
-          for (const step of steps) {
-            if (step.kind === 'user') {
-              await apply(directory, step.change);
-              continue;
-            }
-            if (step.kind === 'session') {
-              await family.close();
-              workspace = await Workspace.open(directory);
-              family = createUndoTools({ workspace, maxFileBytes: LIMIT });
-              continue;
-            }
-            if (step.kind === 'dispatch') {
-              const before = await entriesOf(directory);
-              await family.checkpoints.beginDispatch('random', { observedWrites: step.observed });
-              for (const change of step.writes) {
-                // A file tool writes text; the Workspace refuses a write through a link or over a
-                // folder, and a refused write changes nothing.
-                if (step.observed && change.content !== null && change.content < LINK)
-                  await writeThroughWorkspace(
-                    workspace,
-                    FILES[change.file]!,
-                    contentOf(change.file, change.content),
-                  ).catch(() => {});
-                else {
-                  if (step.observed) await family.checkpoints.noteUnobservedChanges();
-                  await apply(directory, change);
-                }
+describe.each(FOLDERS)(
+  'property: files the checkpoints stop recording (ignore rules, the size limit), folder %j',
+  (folder) => {
+    const files = filesIn(folder);
+    it('change lists claim no write that did not happen; refusals change nothing; a redo gives back the workspace before the undo', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(stepArbitrary, { minLength: 2, maxLength: 10 }), async (steps) => {
+          const directory = await makeTemporaryDirectory('undo-unrecorded-');
+          let family: UndoToolFamily | undefined;
+          try {
+            for (const [index] of files.entries()) await apply(directory, { file: index, content: 1 }, files);
+            let workspace = await Workspace.open(directory);
+            family = createUndoTools({ workspace, maxFileBytes: LIMIT });
+            for (const step of steps) {
+              if (step.kind === 'user') {
+                await apply(directory, step.change, files);
+                continue;
               }
-              const ended = await family.checkpoints.endDispatch();
-              expectTruthful(ended.changedFiles, before, await entriesOf(directory), false);
-              continue;
+              if (step.kind === 'session') {
+                await family.close();
+                workspace = await Workspace.open(directory);
+                family = createUndoTools({ workspace, maxFileBytes: LIMIT });
+                continue;
+              }
+              if (step.kind === 'dispatch') {
+                const before = await entriesOf(directory);
+                await family.checkpoints.beginDispatch('random', { observedWrites: step.observed });
+                for (const change of step.writes) {
+                  // A file tool writes text; the Workspace refuses a write through a link or over a
+                  // folder, and a refused write changes nothing.
+                  if (step.observed && change.content !== null && change.content < LINK)
+                    await writeThroughWorkspace(
+                      workspace,
+                      files[change.file]!,
+                      contentOf(change.file, change.content, files),
+                    ).catch(() => {});
+                  else {
+                    if (step.observed) await family.checkpoints.noteUnobservedChanges();
+                    await apply(directory, change, files);
+                  }
+                }
+                const ended = await family.checkpoints.endDispatch();
+                expectTruthful(ended.changedFiles, before, await entriesOf(directory), false);
+                continue;
+              }
+              const beforeUndo = await entriesOf(directory);
+              const undone = await family.checkpoints
+                .undoDispatches(step.count)
+                .catch((error: unknown) => error);
+              const afterUndo = await entriesOf(directory);
+              if (undone instanceof Error) {
+                expect(['UNDO_CONFLICT', 'NOT_ENOUGH_DISPATCHES']).toContain((undone as ToolError).code);
+                expect(afterUndo).toEqual(beforeUndo);
+                continue;
+              }
+              expectTruthful((undone as ReversalOutcome).changedFiles, beforeUndo, afterUndo, true);
+              if (!step.redo) continue;
+              const redone = await family.checkpoints.redoLastUndo();
+              const afterRedo = await entriesOf(directory);
+              expect(afterRedo).toEqual(beforeUndo);
+              expectTruthful(redone.changedFiles, afterUndo, afterRedo, true);
             }
-            const beforeUndo = await entriesOf(directory);
-            const undone = await family.checkpoints
-              .undoDispatches(step.count)
-              .catch((error: unknown) => error);
-            const afterUndo = await entriesOf(directory);
-            if (undone instanceof Error) {
-              expect(['UNDO_CONFLICT', 'NOT_ENOUGH_DISPATCHES']).toContain((undone as ToolError).code);
-              expect(afterUndo).toEqual(beforeUndo);
-              continue;
-            }
-            expectTruthful((undone as ReversalOutcome).changedFiles, beforeUndo, afterUndo, true);
-            if (!step.redo) continue;
-            const redone = await family.checkpoints.redoLastUndo();
-            const afterRedo = await entriesOf(directory);
-            expect(afterRedo).toEqual(beforeUndo);
-            expectTruthful(redone.changedFiles, afterUndo, afterRedo, true);
+          } finally {
+            await family?.close();
+            await removeDirectory(directory);
           }
-        } finally {
-          await family?.close();
-          await removeDirectory(directory);
-        }
-      }),
-      { numRuns: Number(process.env.UNDO_PROPERTY_RUNS ?? 40) },
-    );
-  }, 600_000);
-});
+        }),
+        { numRuns: Number(process.env.UNDO_PROPERTY_RUNS ?? 40) },
+      );
+    }, 600_000);
+  },
+);
