@@ -27,9 +27,18 @@ import {
 // changed one of those entries or left something in its way. A second property undoes several
 // dispatches at once, back to the workspace before the oldest of them.
 
-// The last is a name that is not UTF-8 (Latin-1 bytes E9 and E0) in a folder whose name is not
-// either: git's pathspecs cannot name it, so every narrowed git command widens to the root.
-const PATHS = ['a.txt', 'run.sh', 'dir/c.txt', 'dir/link', 'lnk', 'd\uDCE9j\uDCE0/caf\uDCE9'] as const;
+// The fifth name holds what git could read as pathspec magic or a glob, a space, a backslash, a
+// quote and a line break; the last is a name that is not UTF-8 (Latin-1 bytes E9 and E0) in a
+// folder whose name is not either: git's pathspecs cannot name it, so every narrowed git command
+// widens to the root.
+const PATHS = [
+  'a.txt',
+  'run.sh',
+  'dir/c.txt',
+  'dir/link',
+  ':(top) l*n?k\\"\n',
+  'd\uDCE9j\uDCE0/caf\uDCE9',
+] as const;
 const LINK_TARGETS = ['a.txt', 'dir', '../a.txt', 'missing.txt'] as const;
 
 type Action =
