@@ -1318,6 +1318,7 @@ export class DispatchCheckpoints {
           decided,
           unrecordOnly: withStatus('recorded'),
           unrecordedEarlier: withStatus('unrecorded'),
+          kind,
         })
         .catch((error: unknown) => {
           throw namingTheDispatches(error, targets);

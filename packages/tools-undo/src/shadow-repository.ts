@@ -138,7 +138,12 @@ export interface CheckoutOptions {
    * content than its record, is refused with reason `unrecorded_differs` rather than `in_the_way`.
    */
   unrecordedEarlier?: ReadonlySet<string>;
+  /** What the checkout carries out, as its messages name it (default `undo`). */
+  kind?: Reversal;
 }
+
+/** An undo, or a redo (an undo of an undo): the word a checkout's messages use. */
+export type Reversal = 'undo' | 'redo';
 
 /** The paths a checkout left to the index alone (see {@link ShadowRepository.checkoutTree}). */
 export interface CheckoutOutcome {
@@ -1067,7 +1072,7 @@ export class ShadowRepository {
     toTree: string,
     options: CheckoutOptions = {},
   ): Promise<CheckoutOutcome> {
-    const { decided, unrecordOnly = new Set(), unrecordedEarlier = new Set() } = options;
+    const { decided, unrecordOnly = new Set(), unrecordedEarlier = new Set(), kind = 'undo' } = options;
     if (fromTree === toTree) return { alreadyThere: new Set(), leftOnDisk: new Set() };
     const [changes] = await this.rawChangesOfPairs([[fromTree, toTree]]);
     const paths = changes!.map((change) => change.path);
@@ -1080,7 +1085,7 @@ export class ShadowRepository {
     // file set where the current tree has a folder with files in it, or the reverse), so the
     // checkout would delete or overwrite a file no reversed dispatch changed.
     const unexpected = decided === undefined ? [] : paths.filter((file) => !decided.has(file));
-    if (unexpected.length > 0) throw inTheWayError(unexpected);
+    if (unexpected.length > 0) throw inTheWayError(kind, unexpected);
     if (paths.length > MAX_NARROWED_CHECKOUT || hasFolderFlip(paths)) {
       // read-tree overwrites a file git does not track where it creates one if the rules ignore
       // it: a file the checkpoints stopped recording, changed since, would be lost. So a created
@@ -1105,14 +1110,14 @@ export class ShadowRepository {
         }),
       );
       const differing = standing.filter((file) => file !== undefined);
-      if (differing.length > 0) throw checkoutRefusal(differing, unrecordedEarlier);
+      if (differing.length > 0) throw checkoutRefusal(kind, differing, unrecordedEarlier);
       const written = changes!.filter(
         (change) => !alreadyThere.has(change.path) && !unrecorded.has(change.path),
       );
       const modes = await regularFileModes(this.options.workTree, written);
       try {
         if (unrecorded.size === 0) {
-          await this.#checkoutWholeTrees(fromTree, toTree);
+          await this.#checkoutWholeTrees(kind, fromTree, toTree);
           await assertRemoved(this.options.workTree, written);
           await keepPermissionBits(this.options.workTree, written, modes);
           // Written again with the bytes they held: only their records changed.
@@ -1126,7 +1131,7 @@ export class ShadowRepository {
             .filter((change) => unrecorded.has(change.path))
             .map((change) => [change.path, change.before]),
         );
-        await this.#checkoutWholeTrees(fromTree, await this.treeWithEntries(toTree, kept));
+        await this.#checkoutWholeTrees(kind, fromTree, await this.treeWithEntries(toTree, kept));
         await assertRemoved(this.options.workTree, written);
         await keepPermissionBits(this.options.workTree, written, modes);
         this.#indexTree = undefined;
@@ -1137,7 +1142,7 @@ export class ShadowRepository {
         this.#indexTree = toTree;
         return { alreadyThere, leftOnDisk: unrecorded };
       } catch (error) {
-        throw await this.#afterAFailedCheckout(error, fromTree, written, modes);
+        throw await this.#afterAFailedCheckout(kind, error, fromTree, written, modes);
       }
     }
     const inTheWay: string[] = [];
@@ -1197,7 +1202,7 @@ export class ShadowRepository {
       }),
     );
     for (const blocked of statuses) if (blocked !== undefined) inTheWay.push(blocked);
-    if (inTheWay.length > 0) throw checkoutRefusal(inTheWay, unrecordedEarlier);
+    if (inTheWay.length > 0) throw checkoutRefusal(kind, inTheWay, unrecordedEarlier);
     // A file the scan before the undo read may have been saved since (an editor's autosave), and
     // `git restore` overwrites without a look. git compares each file it will replace with the
     // stat data in the index; the few it cannot vouch for (saved, touched, or recorded without
@@ -1225,7 +1230,7 @@ export class ShadowRepository {
         ),
       );
       const savedSince = statDiffers.filter((_, index) => !same[index]);
-      if (savedSince.length > 0) throw changedDuringTheUndoError(savedSince);
+      if (savedSince.length > 0) throw changedWhileItRanError(kind, savedSince);
     }
     this.#indexTree = undefined;
     this.#recorded.changed(paths);
@@ -1245,7 +1250,7 @@ export class ShadowRepository {
       }
       await assertRemoved(this.options.workTree, written);
     } catch (error) {
-      throw await this.#afterAFailedCheckout(error, fromTree, written, modes);
+      throw await this.#afterAFailedCheckout(kind, error, fromTree, written, modes);
     }
     await keepPermissionBits(this.options.workTree, written, modes);
     this.#indexTree = toTree;
@@ -1260,7 +1265,7 @@ export class ShadowRepository {
     );
   }
 
-  async #checkoutWholeTrees(fromTree: string, toTree: string): Promise<void> {
+  async #checkoutWholeTrees(kind: Reversal, fromTree: string, toTree: string): Promise<void> {
     this.#indexTree = undefined;
     this.#recorded.changed();
     try {
@@ -1278,7 +1283,7 @@ export class ShadowRepository {
             (match) => match[1]!,
           ),
         ];
-        throw inTheWayError(named, error);
+        throw inTheWayError(kind, named, error);
       }
       throw error;
     }
@@ -1290,6 +1295,7 @@ export class ShadowRepository {
    * put back (see putBackAfterAFailedCheckout), saying so, so that an undo is never half-applied.
    */
   async #afterAFailedCheckout(
+    kind: Reversal,
     error: unknown,
     fromTree: string,
     written: readonly RawChange[],
@@ -1312,17 +1318,17 @@ export class ShadowRepository {
       const named =
         left.length === 0
           ? ''
-          : ` Left as they are, holding neither what the undo wrote nor what they held before: ${left.map(displayName).join(', ')}.`;
+          : ` Left as they are, holding neither what the ${kind} wrote nor what they held before: ${left.map(displayName).join(', ')}.`;
       return undoError(
         'GIT_FAILED',
-        `${failure} Nothing was changed: what the undo had written was put back.${named}`,
+        `${failure} Nothing was changed: what the ${kind} had written was put back.${named}`,
         { cause: error, ...(left.length === 0 ? {} : { details: { left } }) },
       );
     } catch (putBackError) {
       const why = putBackError instanceof Error ? putBackError.message : String(putBackError);
       return undoError(
         'GIT_FAILED',
-        `${failure} Putting back what the undo had written failed too (${why}): the workspace may hold part of the undo; workspace_diff shows how it differs from the last checkpoint.`,
+        `${failure} Putting back what the ${kind} had written failed too (${why}): the workspace may hold part of the ${kind}; workspace_diff shows how it differs from the last checkpoint.`,
         { cause: error },
       );
     }
@@ -1403,10 +1409,15 @@ export function parseNameStatus(output: string): ChangedFile[] {
  * checkpoints stopped recording that no longer holds its recorded content (`unrecordedEarlier`):
  * the undo cannot tell whose change that is, nor bring it back on a redo, so it says so.
  */
-function checkoutRefusal(inTheWay: readonly string[], unrecordedEarlier: ReadonlySet<string>): UndoToolError {
+function checkoutRefusal(
+  kind: Reversal,
+  inTheWay: readonly string[],
+  unrecordedEarlier: ReadonlySet<string>,
+): UndoToolError {
   const differing = inTheWay.filter((file) => unrecordedEarlier.has(file));
-  if (differing.length === 0) return inTheWayError(inTheWay);
+  if (differing.length === 0) return inTheWayError(kind, inTheWay);
   return unrecordedDiffersError(
+    kind,
     differing,
     inTheWay.filter((file) => !unrecordedEarlier.has(file)),
   );
@@ -1530,12 +1541,16 @@ function hasFolderFlip(paths: readonly string[]): boolean {
  * rule covers them now, or they outgrew the size limit) whose content changed since it was last
  * recorded: that content was never recorded, so no redo could bring it back.
  */
-function unrecordedDiffersError(paths: readonly string[], alsoInTheWay: readonly string[]): UndoToolError {
+function unrecordedDiffersError(
+  kind: Reversal,
+  paths: readonly string[],
+  alsoInTheWay: readonly string[],
+): UndoToolError {
   const one = paths.length === 1;
   const others =
     alsoInTheWay.length === 0
       ? ''
-      : ` Also in the way of the undo: ${alsoInTheWay.map(displayName).join(', ')}.`;
+      : ` Also in the way of the ${kind}: ${alsoInTheWay.map(displayName).join(', ')}.`;
   return undoError(
     'UNDO_CONFLICT',
     `Cannot restore ${paths.map(displayName).join(', ')}: the checkpoints stopped recording ${one ? 'it' : 'them'} (an ignore rule covers ${one ? 'it' : 'them'} now, or ${one ? 'it is' : 'they are'} over the size limit) and ${one ? 'it has' : 'they have'} changed since ${one ? 'its' : 'their'} last record, so restoring would lose the current content for good: no redo could bring it back.${others} Nothing was changed; reverse the dispatch's changes by hand if you need to.`,
@@ -1550,18 +1565,18 @@ function unrecordedDiffersError(paths: readonly string[], alsoInTheWay: readonly
   );
 }
 
-function changedDuringTheUndoError(paths: readonly string[]): UndoToolError {
+function changedWhileItRanError(kind: Reversal, paths: readonly string[]): UndoToolError {
   return undoError(
     'UNDO_CONFLICT',
-    `Files changed while the undo ran and were left untouched: ${paths.map(displayName).join(', ')}. Nothing was changed; ask for the undo again to see whether they conflict with it.`,
+    `Files changed while the ${kind} ran and were left untouched: ${paths.map(displayName).join(', ')}. Nothing was changed; ask for the ${kind} again to see whether they conflict with it.`,
     { details: { conflicts: paths.map((file) => ({ path: file, reason: 'modified_since' })) } },
   );
 }
 
-function inTheWayError(paths: readonly string[], cause?: unknown): UndoToolError {
+function inTheWayError(kind: Reversal, paths: readonly string[], cause?: unknown): UndoToolError {
   return undoError(
     'UNDO_CONFLICT',
-    `Files are in the way of the undo and were left untouched: ${paths.map(displayName).join(', ') || 'see the cause'}. Nothing was changed.`,
+    `Files are in the way of the ${kind} and were left untouched: ${paths.map(displayName).join(', ') || 'see the cause'}. Nothing was changed.`,
     {
       ...(cause === undefined ? {} : { cause }),
       details: { conflicts: paths.map((file) => ({ path: file, reason: 'in_the_way' })) },

@@ -268,4 +268,30 @@ describe('a file saved while the undo runs', () => {
     expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('A\n');
     expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('saved during the undo\n');
   });
+
+  it('during a redo, the refusal says redo, so that the redo is what is asked for again', async () => {
+    // Before, every refusal of the checkout said "undo": "ask for the undo again" after a redo
+    // would have had a model undo instead.
+    const checkpoints = await dispatchRewritingTwo('b.txt');
+    await checkpoints.undoDispatches(1);
+    const run = GitRunner.prototype.run;
+    let saved = false;
+    vi.spyOn(GitRunner.prototype, 'run').mockImplementation(async function (this: GitRunner, args, options) {
+      if (!saved && args[0] === 'diff-tree') {
+        saved = true;
+        await writeFile(path.join(root, 'b.txt'), 'saved during the redo\n');
+      }
+      return run.call(this, args, options);
+    });
+    const refused = await checkpoints.redoLastUndo().catch((error: unknown) => error);
+    expect(saved).toBe(true);
+    expect(refused).toMatchObject({
+      code: 'UNDO_CONFLICT',
+      details: { conflicts: [{ path: 'b.txt', reason: 'modified_since' }] },
+    });
+    expect((refused as Error).message).toMatch(/changed while the redo ran.*ask for the redo again/);
+    expect((refused as Error).message).not.toMatch(/\bundo\b/);
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('saved during the redo\n');
+  });
 });
