@@ -248,19 +248,25 @@ describe('a file saved while the undo runs', () => {
     vi.restoreAllMocks();
   });
 
-  it('is left as saved, and the undo refuses, changing nothing', async () => {
-    const checkpoints = await dispatchRewritingTwo('b.txt');
+  /** Writes `text` to `file` once, when the checkout first asks git for the paths it changes. */
+  function saveWhenTheCheckoutBegins(file: string, text: string): { made: boolean } {
+    const save = { made: false };
     const run = GitRunner.prototype.run;
-    let saved = false;
     vi.spyOn(GitRunner.prototype, 'run').mockImplementation(async function (this: GitRunner, args, options) {
-      if (!saved && args[0] === 'diff-tree') {
-        saved = true;
-        await writeFile(path.join(root, 'b.txt'), 'saved during the undo\n');
+      if (!save.made && args[0] === 'diff-tree') {
+        save.made = true;
+        await writeFile(path.join(root, file), text);
       }
       return run.call(this, args, options);
     });
+    return save;
+  }
+
+  it('is left as saved, and the undo refuses, changing nothing', async () => {
+    const checkpoints = await dispatchRewritingTwo('b.txt');
+    const save = saveWhenTheCheckoutBegins('b.txt', 'saved during the undo\n');
     const refused = await checkpoints.undoDispatches(1).catch((error: unknown) => error);
-    expect(saved).toBe(true);
+    expect(save.made).toBe(true);
     expect(refused).toMatchObject({
       code: 'UNDO_CONFLICT',
       details: { conflicts: [{ path: 'b.txt', reason: 'modified_since', dispatch: 'dispatch-1' }] },
@@ -274,17 +280,9 @@ describe('a file saved while the undo runs', () => {
     // would have had a model undo instead.
     const checkpoints = await dispatchRewritingTwo('b.txt');
     await checkpoints.undoDispatches(1);
-    const run = GitRunner.prototype.run;
-    let saved = false;
-    vi.spyOn(GitRunner.prototype, 'run').mockImplementation(async function (this: GitRunner, args, options) {
-      if (!saved && args[0] === 'diff-tree') {
-        saved = true;
-        await writeFile(path.join(root, 'b.txt'), 'saved during the redo\n');
-      }
-      return run.call(this, args, options);
-    });
+    const save = saveWhenTheCheckoutBegins('b.txt', 'saved during the redo\n');
     const refused = await checkpoints.redoLastUndo().catch((error: unknown) => error);
-    expect(saved).toBe(true);
+    expect(save.made).toBe(true);
     expect(refused).toMatchObject({
       code: 'UNDO_CONFLICT',
       details: { conflicts: [{ path: 'b.txt', reason: 'modified_since' }] },
