@@ -139,6 +139,7 @@ export {
   HIGH_CHARACTERS,
   ignoredByLayers,
   WALK_ALWAYS_SKIPPED,
+  type WalkedNameNotUtf8,
   type WalkFilter,
   type WorkspaceWalkEntry,
   type WorkspaceWalkOptions,

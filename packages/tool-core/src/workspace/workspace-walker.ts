@@ -9,7 +9,13 @@ import {
   type Stats,
 } from 'node:fs';
 import path from 'node:path';
-import { type CompiledGlob, compileGlob } from '@assistant-kit/kernel';
+import {
+  type CompiledGlob,
+  compileGlob,
+  decodeNameBytes,
+  fileSystemPath,
+  holdsRawBytes,
+} from '@assistant-kit/kernel';
 import ignore, { type Ignore } from 'ignore';
 import { ToolError } from '../errors.js';
 import { HIDDEN_DIRECTORY_NAME } from './protected-paths.js';
@@ -65,6 +71,29 @@ export interface WorkspaceWalkOptions {
   signal?: AbortSignal;
   /** Called in walk order (a folder before its contents); return false to stop the walk. */
   onEntry: (entry: WorkspaceWalkEntry) => unknown;
+  /**
+   * Called for each file or folder whose name is not UTF-8 (see {@link WalkedNameNotUtf8}), which
+   * is never passed to `onEntry`: Node would decode it with U+FFFD, a path that names another
+   * file or none. Such a folder is not walked unless this returns `'enter'`; what is below it is
+   * then reported here too (never to `onEntry`). Without this option they are skipped silently.
+   */
+  onNameNotUtf8?: (entry: WalkedNameNotUtf8) => unknown;
+}
+
+/**
+ * A file or folder a walk met whose path holds a name that is not UTF-8 (`caf\xE9.txt`, written
+ * in Latin-1 by an old tool). Ignore rules and the filter applied to it as to any entry.
+ */
+export interface WalkedNameNotUtf8 {
+  /**
+   * Workspace-relative path, lossless: each byte that is not UTF-8 is the lone surrogate
+   * U+DC80–U+DCFF (the kernel's `decodeNameBytes`; `displayName` quotes it for a person or a
+   * model, `fileSystemPath` gives the bytes `node:fs` needs).
+   */
+  relative: string;
+  /** Absolute path, in the same lossless form. */
+  absolute: string;
+  kind: 'file' | 'directory';
 }
 
 /** How a {@link walkWorkspace} ended: how many entries, and whether a limit cut it short. */
@@ -178,7 +207,7 @@ function readRules(file: string, compiled: RulesByText): Ignore | undefined {
   let status: Stats | undefined;
   try {
     // Most folders have no .gitignore: a quiet lstat is much cheaper than a thrown ENOENT.
-    status = lstatSync(file, { throwIfNoEntry: false });
+    status = lstatSync(fileSystemPath(file), { throwIfNoEntry: false });
   } catch {
     // ENOTDIR and the like: in a linked worktree or a submodule `.git` is a file, so
     // `.git/info/exclude` is no path at all. No rules there, as for a missing file.
@@ -191,7 +220,10 @@ function readRules(file: string, compiled: RulesByText): Ignore | undefined {
   try {
     // O_NONBLOCK: should the path become a FIFO after the lstat, the open returns at once (and
     // the read fails) instead of waiting for a writer forever. No effect on a regular file.
-    const descriptor = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const descriptor = openSync(
+      fileSystemPath(file),
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
     try {
       content = readFileSync(descriptor, 'utf8');
     } finally {
@@ -319,6 +351,30 @@ function toRelative(root: string, absolute: string): string {
   return path.relative(root, absolute).split(path.sep).join('/');
 }
 
+/** The entries of a folder, each with its name decoded losslessly (see {@link WalkedNameNotUtf8}). */
+interface FolderEntry {
+  name: string;
+  dirent: Dirent | Dirent<Buffer>;
+}
+
+/**
+ * Lists a folder. Node decodes each name as UTF-8 with U+FFFD for a bad byte; only a folder where
+ * that happened (one scan of the names) is read again as bytes, so that a name holding a real
+ * U+FFFD is told from one that is not UTF-8, and other folders cost nothing more. `asBytes` says
+ * whether it was read again. Throws as readdir does.
+ */
+function readFolder(absoluteDirectory: string): { entries: FolderEntry[]; asBytes: boolean } {
+  const listed = readdirSync(fileSystemPath(absoluteDirectory), { withFileTypes: true });
+  if (!listed.some((entry) => entry.name.includes('\uFFFD'))) {
+    return { entries: listed.map((dirent) => ({ name: dirent.name, dirent })), asBytes: false };
+  }
+  const asBytes = readdirSync(fileSystemPath(absoluteDirectory), { withFileTypes: true, encoding: 'buffer' });
+  return {
+    entries: asBytes.map((dirent) => ({ name: decodeNameBytes(dirent.name), dirent })),
+    asBytes: true,
+  };
+}
+
 /**
  * Walks a workspace folder depth-first in name order (UTF-8 byte order, as ripgrep), delivering
  * folders before their contents, honouring .gitignore files (nested, `!` re-includes), including
@@ -363,6 +419,7 @@ export async function walkWorkspace(options: WorkspaceWalkOptions): Promise<Work
     absoluteDirectory: string,
     relativeDirectory: string,
     inherited: GitignoreRules,
+    insideRawFolder = false,
   ): Promise<boolean> => {
     if (options.signal?.aborted) throw new ToolError('CANCELLED', 'The walk was cancelled.');
     directoriesThisTurn += 1;
@@ -370,31 +427,38 @@ export async function walkWorkspace(options: WorkspaceWalkOptions): Promise<Work
       directoriesThisTurn = 0;
       await new Promise((resolve) => setImmediate(resolve));
     }
-    let entries: Dirent[];
+    let entries: FolderEntry[];
+    // Inside a folder whose name is not UTF-8 every path holds raw bytes; elsewhere only names
+    // of a folder read as bytes can (see readFolder).
+    let namesMayBeRaw: boolean;
     try {
-      entries = readdirSync(absoluteDirectory, { withFileTypes: true });
+      const read = readFolder(absoluteDirectory);
+      entries = read.entries;
+      namesMayBeRaw = read.asBytes && !insideRawFolder;
     } catch {
       return true; // An unreadable or vanished folder is skipped, as ripgrep does.
     }
+    const notUtf8 = (name: string) => insideRawFolder || (namesMayBeRaw && holdsRawBytes(name));
     entries.sort((left, right) => compareText(left.name, right.name));
     const hasGitignore =
-      options.gitignore !== false && entries.some((entry) => entry.name === '.gitignore' && entry.isFile());
+      options.gitignore !== false &&
+      entries.some((entry) => entry.name === '.gitignore' && entry.dirent.isFile());
     // The root's own .gitignore is already in the root rules.
     const localRules =
       relativeDirectory === ''
         ? inherited
         : inherited.descend(absoluteDirectory, relativeDirectory, hasGitignore);
-    for (const entry of entries) {
+    for (const { name, dirent } of entries) {
       // Skipped as files too (a submodule's `.git` is a file), as ripgrep's `!.git` glob does.
-      if (skippedNames.has(entry.name)) continue;
-      const relative = relativeDirectory === '' ? entry.name : `${relativeDirectory}/${entry.name}`;
-      const absolute = path.join(absoluteDirectory, entry.name);
-      let isDirectory = entry.isDirectory();
-      let isFile = entry.isFile();
-      if (!isDirectory && !isFile && !entry.isSymbolicLink()) {
+      if (skippedNames.has(name)) continue;
+      const relative = relativeDirectory === '' ? name : `${relativeDirectory}/${name}`;
+      const absolute = path.join(absoluteDirectory, name);
+      let isDirectory = dirent.isDirectory();
+      let isFile = dirent.isFile();
+      if (!isDirectory && !isFile && !dirent.isSymbolicLink()) {
         // Some file systems report no type in the folder listing.
         try {
-          const status = lstatSync(absolute);
+          const status = lstatSync(fileSystemPath(absolute));
           isDirectory = status.isDirectory();
           isFile = status.isFile();
         } catch {
@@ -404,6 +468,12 @@ export async function walkWorkspace(options: WorkspaceWalkOptions): Promise<Work
       if (isDirectory) {
         if (localRules.ignores(relative, true)) continue;
         if (options.filter !== undefined && !options.filter.entersDirectory(relative)) continue;
+        if (notUtf8(name)) {
+          const verdict = await options.onNameNotUtf8?.({ relative, absolute, kind: 'directory' });
+          if (verdict === 'enter' && !(await walkDirectory(absolute, relative, localRules, true)))
+            return false;
+          continue;
+        }
         if (!(await deliver({ relative, absolute, kind: 'directory', size: 0, mtimeMs: 0, ctimeMs: 0 })))
           return false;
         if (!(await walkDirectory(absolute, relative, localRules))) return false;
@@ -412,6 +482,10 @@ export async function walkWorkspace(options: WorkspaceWalkOptions): Promise<Work
       if (!isFile) continue;
       if (localRules.ignores(relative, false)) continue;
       if (options.filter !== undefined && !options.filter.selectsFile(relative)) continue;
+      if (notUtf8(name)) {
+        await options.onNameNotUtf8?.({ relative, absolute, kind: 'file' });
+        continue;
+      }
       let size = 0;
       let mtimeMs = 0;
       let ctimeMs = 0;
