@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
+import { fileSystemPath } from './name-bytes.js';
 import { isInsideDirectory } from './path-containment.js';
 
 function realPathOfDescriptor(descriptor: number, absolute: string): string | undefined {
@@ -7,7 +8,7 @@ function realPathOfDescriptor(descriptor: number, absolute: string): string | un
     return readlinkSync(`/proc/self/fd/${descriptor}`);
   } catch {
     try {
-      return realpathSync(absolute);
+      return realpathSync(fileSystemPath(absolute));
     } catch {
       return undefined;
     }
@@ -24,7 +25,9 @@ function realPathOfDescriptor(descriptor: number, absolute: string): string | un
  *   root, so a file or folder swapped for a symlink since the walk is not read through;
  * - the open is `O_NONBLOCK` and the descriptor must be a regular file, so a FIFO swapped in is
  *   refused at once instead of blocking the thread until a writer comes;
- * - at most `maxBytes` (the size the descriptor reports) are read.
+ * - at most `maxBytes` (the size the descriptor reports) are read;
+ * - a path holding a name that is not UTF-8 (lossless, see `decodeNameBytes`) opens that
+ *   name's bytes, not the U+FFFD Node would write in its place.
  *
  * @example
  * const bytes = readConfinedFileSync('/srv/project', '/srv/project/src/app.ts', 8 * 1024 * 1024);
@@ -33,7 +36,10 @@ export function readConfinedFileSync(root: string, absolute: string, maxBytes: n
   if (!isInsideDirectory(root, absolute)) return undefined;
   let descriptor: number;
   try {
-    descriptor = openSync(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | constants.O_NONBLOCK);
+    descriptor = openSync(
+      fileSystemPath(absolute),
+      constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | constants.O_NONBLOCK,
+    );
   } catch {
     return undefined;
   }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plantFifoWithLateWriter } from '../../../test-support/fifo-with-late-writer.js';
-import { readConfinedFileSync } from '../src/index.js';
+import { encodeNameBytes, readConfinedFileSync } from '../src/index.js';
 
 let base: string;
 let root: string;
@@ -27,6 +27,17 @@ afterAll(async () => {
 });
 
 describe('readConfinedFileSync', () => {
+  it('opens a name that is not UTF-8 by its bytes, not the U+FFFD Node would write', async () => {
+    await writeFile(encodeNameBytes(path.join(root, 'caf\uDCE9.txt')), 'latin-1 name\n');
+    await writeFile(path.join(root, 'caf\uFFFD.txt'), 'a real U+FFFD\n');
+    expect(readConfinedFileSync(root, path.join(root, 'caf\uDCE9.txt'), 100)?.toString()).toBe(
+      'latin-1 name\n',
+    );
+    expect(readConfinedFileSync(root, path.join(root, 'caf\uFFFD.txt'), 100)?.toString()).toBe(
+      'a real U+FFFD\n',
+    );
+  });
+
   it('reads a regular file inside the root, up to its bound', () => {
     expect(readConfinedFileSync(root, path.join(root, 'src/own.ts'), 100)?.toString()).toBe('own\n');
     expect(readConfinedFileSync(root, path.join(root, 'src/own.ts'), 3)).toBeUndefined();
