@@ -23,6 +23,8 @@ const LOW_LEVEL_MODULES: Record<string, string> = {
     'lstat/readdir of the folders a remembered listing holds, to bring it up to date',
   'packages/tools-files/src/listing/stat-pool.ts':
     'lstat worker pool for list_files sizes (source text run in a worker)',
+  'packages/tools-files/src/walk/names-not-utf8.ts':
+    'readdir as bytes of a folder whose names Node repaired with U+FFFD, to tell which are not UTF-8',
   'packages/tools-files/src/search/ripgrep-engine.ts':
     'spawns the ripgrep binary with a fixed argv, no shell (a read-only search engine, not a user command)',
   // tools-commands: the launcher implementation itself. It is the capability the runtime hands

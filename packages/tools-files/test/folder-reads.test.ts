@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { encodeNameBytes } from '@assistant-kit/kernel';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { listTreeWithRipgrep } from '../src/listing/ripgrep-listing.js';
 import { StatPool } from '../src/listing/stat-pool.js';
@@ -70,12 +71,18 @@ describe('folders ripgrep cannot show', () => {
   it('come back from a worker as undefined for a folder that cannot be read, beside the ones that can', async () => {
     write('kept/inner/a.txt');
     write('kept/.gitignore', 'x\n');
+    // Names Node shows with U+FFFD (one not UTF-8, one holding the real character) are left to
+    // the caller, which reads the folder again as bytes to tell them apart.
+    mkdirSync(encodeNameBytes(`${root}/odd/d\uDCE9j`), { recursive: true });
+    write('odd/caf\uFFFD/a.txt');
+    write('odd/plain/a.txt');
     const pool = new StatPool(1);
     try {
-      expect(await pool.readFolders(root, ['kept', 'gone', 'kept/inner/a.txt'])).toEqual([
-        { subfolders: ['inner'], hasGitignore: true },
+      expect(await pool.readFolders(root, ['kept', 'gone', 'kept/inner/a.txt', 'odd'])).toEqual([
+        { subfolders: ['inner'], hasGitignore: true, repairedNames: false },
         undefined,
         undefined,
+        { subfolders: ['plain'], hasGitignore: false, repairedNames: true },
       ]);
     } finally {
       await pool.close();

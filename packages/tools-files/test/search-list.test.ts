@@ -215,6 +215,34 @@ describe('search_files: the first page covers the most files (issue #14)', () =>
   );
 });
 
+describe('search_files beyond the count limit (more than 20,000 matching lines)', () => {
+  it.each(engines.map(([name, options]) => [name, options] as const))(
+    '%s: a glob still honours .gitignore in the first matches it shows',
+    async (_name, options) => {
+      const harness = await createHarness(options);
+      try {
+        // ripgrep's --glob whitelists an ignored file; the first run's lines were checked against
+        // the rules, the sorted run that takes over past the limit showed a-ignored.txt first.
+        await harness.write('.gitignore', 'a-ignored.txt\n');
+        await harness.write('a-ignored.txt', 'needle in an ignored file\n');
+        await harness.write('b.txt', 'needle\n'.repeat(20_001));
+        const result = await harness.call('search_files', {
+          pattern: 'needle',
+          glob: '*.txt',
+          max_results: 2,
+        });
+        expect(textOf(result).split('\n')).toEqual([
+          'First 2 matching lines (in 1 file) of more than 2; narrow the pattern or glob, or raise max_results:',
+          'b.txt:1:needle',
+          'b.txt:2:needle',
+        ]);
+      } finally {
+        await harness.close();
+      }
+    },
+  );
+});
+
 describe('list_files', () => {
   it('lists recursively: folders end in "/", files carry a tab-separated size; .gitignore honoured', async () => {
     const result = await harnesses.get('ripgrep')!.call('list_files', {});

@@ -8,6 +8,7 @@ import {
   WALK_ALWAYS_SKIPPED,
   walkWorkspace,
 } from '@assistant-kit/tool-core';
+import { holdsNameNotUtf8 } from '../walk/names-not-utf8.js';
 import {
   absoluteInRoot,
   type TreeEntry,
@@ -536,6 +537,13 @@ export class TreeListingMemory {
     } catch {
       return false;
     }
+    // A name that is not UTF-8 (Node shows it with U+FFFD) is left out of a listing and reported
+    // there; a tree that holds one is not remembered (see the ripgrep listing), so ripgrep walks.
+    if (
+      entries.some((entry) => entry.name.includes('\uFFFD')) &&
+      holdsNameNotUtf8(absoluteInRoot(root, folder))
+    )
+      return false;
     entries.sort((left, right) => compareText(left.name, right.name));
     const rules = oracle.rulesFor(
       folder,
@@ -604,6 +612,7 @@ export class TreeListingMemory {
       [folder, probedOf(lstatOrUndefined(absoluteInRoot(root, folder)))],
     ]);
     const childrenOf = new Map<string, string[]>([[folder, []]]);
+    let namesNotUtf8 = false;
     await walkWorkspace({
       root,
       start: absoluteInRoot(root, folder),
@@ -616,7 +625,12 @@ export class TreeListingMemory {
           stamps.set(entry.relative, probedOf(lstatOrUndefined(entry.absolute)));
         }
       },
+      // See #reread: such a tree is not remembered.
+      onNameNotUtf8: () => {
+        namesNotUtf8 = true;
+      },
     });
+    if (namesNotUtf8) return false;
     for (const [each, stamp] of stamps) {
       if (stamp.kind !== KIND_FOLDER || stamp.device !== this.#device) return false;
       const ignoreFile = probedOf(lstatOrUndefined(absoluteInRoot(root, ignoreFileOf(each))));

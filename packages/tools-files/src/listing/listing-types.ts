@@ -1,3 +1,5 @@
+import type { NamesNotUtf8 } from '../walk/names-not-utf8.js';
+
 /** One entry of a tree listing, in the shape list_files returns it. */
 export interface TreeEntry {
   /** Workspace-relative path with '/' separators; a folder's ends in '/'. */
@@ -24,6 +26,11 @@ export interface TreeListingRequest {
 export interface TreeListing {
   entries: TreeEntry[];
   total: number;
+  /**
+   * Files and folders left out because their name is not UTF-8 (a folder with everything below
+   * it), neither listed nor counted in `total`.
+   */
+  namesNotUtf8?: NamesNotUtf8;
 }
 
 /** Workspace-relative form of an absolute path inside the root ('' for the root). */

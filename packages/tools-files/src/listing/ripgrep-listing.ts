@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, type Stats, statfsSync } from 'node:fs';
 import { compareText, GitignoreOracle, HIGH_CHARACTERS, WALK_ALWAYS_SKIPPED } from '@assistant-kit/tool-core';
 import { runRipgrepForNames, selectionArguments } from '../search/ripgrep-engine.js';
+import { NamesNotUtf8Collector, namesReported, subfoldersReadAsBytes } from '../walk/names-not-utf8.js';
 import type { FolderReadMemory, RememberedSubfolder } from './folder-read-memory.js';
 import { ignoreFileOf, repositoryMarkOf, type TreeListingMemory } from './listing-memory.js';
 import {
@@ -252,22 +253,34 @@ export async function listTreeWithRipgrep(
   const memory = relativeStart === '' && trustLinkCounts ? settings.memory : undefined;
   const args = [...selectionArguments(undefined), '--files'];
   if (relativeStart !== '') args.push('--', relativeStart);
-  const outcome = await runRipgrepForNames(executable, args, root, signal, (relative) => {
-    if (checkAncestors && ignoreOracle().ignoresFile(relative)) return;
-    if (memory !== undefined && (relative === '.gitignore' || relative.endsWith('/.gitignore')))
-      ignoreFiles.push(relative);
-    // Sizes are read as names arrive; at most maxEntries of them go unused.
-    if (tree.fileCount < maxEntries) facts.file(relative);
-    tree.noteText(relative);
-    let folder = tree.addFile(relative);
-    // Folders above a new one are added until one is known (folders are prefixes of files).
-    while (folder !== undefined && folder.length > relativeStart.length && tree.addFolder(folder)) {
-      if (trustLinkCounts) facts.folder(folder);
-      folder = parentOf(folder);
-    }
-  });
+  const namesNotUtf8 = new NamesNotUtf8Collector();
+  const outcome = await runRipgrepForNames(
+    executable,
+    args,
+    root,
+    signal,
+    (relative) => {
+      if (checkAncestors && ignoreOracle().ignoresFile(relative)) return;
+      if (memory !== undefined && (relative === '.gitignore' || relative.endsWith('/.gitignore')))
+        ignoreFiles.push(relative);
+      // Sizes are read as names arrive; at most maxEntries of them go unused.
+      if (tree.fileCount < maxEntries) facts.file(relative);
+      tree.noteText(relative);
+      let folder = tree.addFile(relative);
+      // Folders above a new one are added until one is known (folders are prefixes of files).
+      while (folder !== undefined && folder.length > relativeStart.length && tree.addFolder(folder)) {
+        if (trustLinkCounts) facts.folder(folder);
+        folder = parentOf(folder);
+      }
+    },
+    // Left out, as the walker leaves it out: a folder once, with everything below it.
+    (relative) => {
+      if (checkAncestors && ignoreOracle().ignoresFile(relative)) return;
+      namesNotUtf8.addOutermost(relative, 'file');
+    },
+  );
   await facts.settled();
-  if (outcome.exitCode === 2 && tree.fileCount === 0) return undefined;
+  if (outcome.exitCode === 2 && tree.fileCount === 0 && namesNotUtf8.count === 0) return undefined;
   if (signal?.aborted) throw cancelledListing();
 
   memory?.begin(root, rulesSignature(root, ignoreFiles), startedAt);
@@ -281,6 +294,7 @@ export async function listTreeWithRipgrep(
     memory,
     stampsBeforeReading,
     settings.pool,
+    namesNotUtf8,
   );
   if (signal?.aborted) throw cancelledListing();
 
@@ -293,8 +307,13 @@ export async function listTreeWithRipgrep(
     maxEntries,
     signal,
   );
-  const listing: RipgrepTreeListing = { entries, total: ordered.length - vanished };
-  if (listingMemory !== undefined) {
+  const listing: RipgrepTreeListing = {
+    entries,
+    total: ordered.length - vanished,
+    ...namesReported(namesNotUtf8),
+  };
+  // A tree that holds such names is walked again each time, so that each listing reports them.
+  if (listingMemory !== undefined && namesNotUtf8.count === 0) {
     const stamps = new Map([...facts.folders, ...stampsBeforeReading!]);
     listing.remember = () => rememberListing(root, tree, stamps, startedAt, listingMemory, settings.pool);
   }
@@ -380,6 +399,7 @@ async function addFoldersWithoutFiles(
   memory: FolderReadMemory | undefined,
   stampsBeforeReading: Map<string, FolderFacts> | undefined,
   pool: StatPool | undefined,
+  namesNotUtf8: NamesNotUtf8Collector,
 ): Promise<void> {
   const seenSubfolders = tree.subfolderCounts();
   const startFacts = folderFacts?.get(tree.start);
@@ -441,13 +461,46 @@ async function addFoldersWithoutFiles(
         batch.map(({ folder }) => readFolderContents(absoluteInRoot(root, folder), FILESYSTEM_CALLS));
       for (let index = 0; index < batch.length; index += 1) {
         const { folder, facts } = batch[index]!;
-        const found = contents[index];
+        let found = contents[index];
         if (found === undefined) continue; // Unreadable or vanished: skipped, as the walker skips it.
+        if (found.repairedNames) {
+          found = withNamesReadAsBytes(root, folder, found, tree, ignoreOracle, namesNotUtf8);
+          // Not remembered: read again next time, so that each listing reports what it leaves out.
+          judgeSubfolders(folder, found, tree, ignoreOracle, addUnseen);
+          continue;
+        }
         const subfolders = judgeSubfolders(folder, found, tree, ignoreOracle, addUnseen);
         if (facts !== undefined) memory!.remember(folder, facts, subfolders);
       }
     }
   }
+}
+
+/**
+ * The contents of a folder whose listing showed a U+FFFD, completed by reading its sub-folders as
+ * bytes: a name that is UTF-8 (a real U+FFFD) is a sub-folder like any other; one that is not is
+ * reported as left out unless the rules ignore it, as the walker reports it.
+ */
+function withNamesReadAsBytes(
+  root: string,
+  folder: string,
+  contents: FolderContents,
+  tree: FoundTree,
+  ignoreOracle: () => GitignoreOracle,
+  namesNotUtf8: NamesNotUtf8Collector,
+): FolderContents {
+  const asBytes = subfoldersReadAsBytes(absoluteInRoot(root, folder));
+  if (asBytes === undefined) return contents;
+  for (const name of asBytes.notUtf8) {
+    const child = folder === '' ? name : `${folder}/${name}`;
+    const ignored =
+      folder === tree.start && folder !== ''
+        ? ignoreOracle().ignoresDirectory(child)
+        : ignoreOracle().rulesFor(folder, contents.hasGitignore).ignores(child, true);
+    if (!ignored) namesNotUtf8.add(child, 'directory');
+  }
+  const repaired = asBytes.utf8.filter((name) => name.includes('\uFFFD'));
+  return { ...contents, subfolders: [...contents.subfolders, ...repaired], repairedNames: false };
 }
 
 /**

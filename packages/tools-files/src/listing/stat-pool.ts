@@ -73,6 +73,11 @@ function factsOf({ facts }: WorkerAnswer): Float64Array {
 export interface FolderContents {
   subfolders: string[];
   hasGitignore: boolean;
+  /**
+   * Some name came back with a U+FFFD, so it may not be UTF-8 (Node writes U+FFFD for a bad
+   * byte); such sub-folders are left out of `subfolders`, for the caller to read as bytes.
+   */
+  repairedNames: boolean;
 }
 
 /** The two filesystem calls {@link readFolderContents} makes (node:fs's, passed in: see there). */
@@ -95,7 +100,12 @@ export function readFolderContents(absolute: string, calls: FolderReadCalls): Fo
   }
   const subfolders: string[] = [];
   let hasGitignore = false;
+  let repairedNames = false;
   for (const entry of entries) {
+    if (entry.name.includes('\uFFFD')) {
+      repairedNames = true;
+      continue;
+    }
     let isDirectory = entry.isDirectory();
     let isFile = entry.isFile();
     if (!isDirectory && !isFile && !entry.isSymbolicLink()) {
@@ -109,7 +119,7 @@ export function readFolderContents(absolute: string, calls: FolderReadCalls): Fo
     if (isDirectory) subfolders.push(entry.name);
     else if (isFile && entry.name === '.gitignore') hasGitignore = true;
   }
-  return { subfolders, hasGitignore };
+  return { subfolders, hasGitignore, repairedNames };
 }
 
 /** Lists each worker keeps (the most recently used), so that a list stat'ed again is not sent again. */

@@ -1,4 +1,5 @@
 import { walkWorkspace } from '@assistant-kit/tool-core';
+import { NamesNotUtf8Collector, namesReported } from '../walk/names-not-utf8.js';
 import type { TreeEntry, TreeListing, TreeListingRequest } from './listing-types.js';
 import { PathFacts } from './path-facts.js';
 import type { StatPool } from './stat-pool.js';
@@ -19,6 +20,7 @@ export async function listTreeWithTypeScript(
   // Walk order, with a few spare entries past the cap.
   const candidates: { relative: string; isFolder: boolean }[] = [];
   let total = 0;
+  const namesNotUtf8 = new NamesNotUtf8Collector();
   await walkWorkspace({
     root: request.root,
     start: request.start,
@@ -31,6 +33,8 @@ export async function listTreeWithTypeScript(
       if (!isFolder) facts.file(entry.relative);
       return true;
     },
+    // Not entered: a folder is reported once, with everything below it.
+    onNameNotUtf8: (entry) => namesNotUtf8.add(entry.relative, entry.kind),
   });
   await facts.settled();
   const entries: TreeEntry[] = [];
@@ -48,5 +52,5 @@ export async function listTreeWithTypeScript(
       entries.push({ path: candidate.relative, type: 'file', size });
     }
   }
-  return { entries, total };
+  return { entries, total, ...namesReported(namesNotUtf8) };
 }

@@ -1,9 +1,13 @@
+import { isUtf8 } from 'node:buffer';
 import { spawn } from 'node:child_process';
+import { decodeNameBytes, holdsRawBytes } from '@assistant-kit/kernel';
 import { GitignoreOracle, HIDDEN_DIRECTORY_NAME, quoteArgument } from '@assistant-kit/tool-core';
 import { type FileToolError, fileToolError } from '../errors.js';
+import { NamesNotUtf8Collector, namesReported } from '../walk/names-not-utf8.js';
 import {
   type ContentSearchOutcome,
   type ContentSearchRequest,
+  type FileListOutcome,
   type FileListRequest,
   MATCH_COUNT_LIMIT,
   type SearchLine,
@@ -148,9 +152,11 @@ function runRipgrep(
 }
 
 /**
- * Runs ripgrep with `--null` output of paths (`--files`) and hands each path to `onName`.
- * NUL separators keep names holding a newline whole; decoding whole chunks at once is much
- * cheaper than decoding each name.
+ * Runs ripgrep with `--null` output of paths (`--files`) and hands each path to `onName`, or to
+ * `onNameNotUtf8` when a name in it is not UTF-8 (lossless, see kernel's `decodeNameBytes`;
+ * dropped without it). NUL separators keep names holding a newline whole; decoding all the
+ * names of a chunk at once is much cheaper than decoding each name, and a chunk that is all
+ * UTF-8 (one fast check) is decoded so.
  */
 export function runRipgrepForNames(
   executable: string,
@@ -158,30 +164,55 @@ export function runRipgrepForNames(
   cwd: string,
   signal: AbortSignal | undefined,
   onName: (name: string) => void,
+  onNameNotUtf8?: (name: string) => void,
 ): Promise<RunOutcome> {
-  let pending = '';
-  return superviseRipgrep<string>(
+  const deliver = (bytes: Buffer) => {
+    if (bytes.length === 0) return;
+    if (isUtf8(bytes)) onName(bytes.toString('utf8'));
+    else onNameNotUtf8?.(decodeNameBytes(bytes));
+  };
+  let pending: Buffer = Buffer.alloc(0);
+  return superviseRipgrep<Buffer>(
     executable,
     ['--null', ...args],
     cwd,
     signal,
-    'utf8',
+    undefined,
     (data) => {
-      const names = (pending === '' ? data : pending + data).split('\0');
-      pending = names.pop()!;
-      for (const name of names) if (name.length > 0) onName(name);
+      const chunk = pending.length > 0 ? Buffer.concat([pending, data]) : data;
+      // A NUL never occurs inside a UTF-8 sequence, so the names up to the last one are whole.
+      const last = chunk.lastIndexOf(0);
+      if (last === -1) {
+        pending = chunk;
+        return true;
+      }
+      const whole = chunk.subarray(0, last);
+      pending = chunk.subarray(last + 1);
+      if (isUtf8(whole)) {
+        for (const name of whole.toString('utf8').split('\0')) if (name.length > 0) onName(name);
+      } else {
+        let start = 0;
+        for (let end = whole.indexOf(0); end !== -1; end = whole.indexOf(0, start)) {
+          deliver(whole.subarray(start, end));
+          start = end + 1;
+        }
+        deliver(whole.subarray(start));
+      }
       return true;
     },
-    () => {
-      if (pending.length > 0) onName(pending);
-    },
+    () => deliver(pending),
   );
 }
 
+/**
+ * One line ripgrep printed. A path that is not UTF-8 is decoded losslessly (see kernel's
+ * `decodeNameBytes`), so that the caller can tell it (`holdsRawBytes`) and leave it out.
+ */
 function parseRecord(record: Buffer): SearchLine | undefined {
   const separator = record.indexOf(0);
   if (separator === -1) return undefined;
-  const path = record.subarray(0, separator).toString('utf8');
+  const pathBytes = record.subarray(0, separator);
+  const path = isUtf8(pathBytes) ? pathBytes.toString('utf8') : decodeNameBytes(pathBytes);
   let cursor = separator + 1;
   let line = 0;
   while (cursor < record.length && record[cursor]! >= 0x30 && record[cursor]! <= 0x39) {
@@ -249,9 +280,16 @@ export async function searchWithRipgrep(
   const keep = gitignoreFilter(request);
   const lines: SearchLine[] = [];
   let matches = 0;
+  let namesNotUtf8 = new NamesNotUtf8Collector();
+  // A line of a file whose path is not UTF-8 is left out; the file is reported when it matched.
+  const leftOut = (parsed: SearchLine) => {
+    if (!holdsRawBytes(parsed.path)) return false;
+    if (parsed.kind === 'match') namesNotUtf8.add(parsed.path, 'file');
+    return true;
+  };
   const parallel = await runRipgrep(executable, args, request.root, request.signal, (record) => {
     const parsed = parseRecord(record);
-    if (parsed === undefined || !keep(parsed.path)) return true;
+    if (parsed === undefined || !keep(parsed.path) || leftOut(parsed)) return true;
     lines.push(parsed);
     if (parsed.kind === 'match') matches += 1;
     return matches <= collectionLimit;
@@ -272,8 +310,10 @@ export async function searchWithRipgrep(
       totalMatches: matches,
       totalFiles: byFile.size,
       warnings: warningsFrom(parallel.stderr),
+      ...namesReported(namesNotUtf8),
     };
   }
+  namesNotUtf8 = new NamesNotUtf8Collector();
   const sortedLines: SearchLine[] = [];
   let sortedMatches = 0;
   let lastIncluded: SearchLine | undefined;
@@ -284,7 +324,7 @@ export async function searchWithRipgrep(
     request.signal,
     (record) => {
       const parsed = parseRecord(record);
-      if (parsed === undefined) return true;
+      if (parsed === undefined || !keep(parsed.path) || leftOut(parsed)) return true;
       if (sortedMatches > request.maxResults) {
         // Keep reading only for the after-context of the last wanted match.
         if (
@@ -313,6 +353,7 @@ export async function searchWithRipgrep(
     totalMatches: sortedMatches,
     totalFiles: new Set(sortedLines.map((line) => line.path)).size,
     warnings: warningsFrom(sorted.stderr),
+    ...namesReported(namesNotUtf8),
   };
 }
 
@@ -320,9 +361,10 @@ export async function searchWithRipgrep(
 export async function listFilesWithRipgrep(
   executable: string,
   request: FileListRequest,
-): Promise<{ paths: string[]; complete: boolean; warnings: string[] }> {
+): Promise<FileListOutcome> {
   const paths: string[] = [];
   const keep = gitignoreFilter(request);
+  const namesNotUtf8 = new NamesNotUtf8Collector();
   const outcome = await runRipgrepForNames(
     executable,
     [...selectionArguments(request.filter), '--files'],
@@ -331,7 +373,16 @@ export async function listFilesWithRipgrep(
     (name) => {
       if (keep(name)) paths.push(name);
     },
+    (name) => {
+      if (keep(name)) namesNotUtf8.add(name, 'file');
+    },
   );
-  if (outcome.exitCode === 2 && paths.length === 0) throw failure(outcome.stderr, outcome.exitCode);
-  return { paths: sortPaths(paths), complete: true, warnings: warningsFrom(outcome.stderr) };
+  if (outcome.exitCode === 2 && paths.length === 0 && namesNotUtf8.count === 0)
+    throw failure(outcome.stderr, outcome.exitCode);
+  return {
+    paths: sortPaths(paths),
+    complete: true,
+    warnings: warningsFrom(outcome.stderr),
+    ...namesReported(namesNotUtf8),
+  };
 }

@@ -6,7 +6,12 @@ import { listTreeWithRipgrep } from '../listing/ripgrep-listing.js';
 import { StatPool } from '../listing/stat-pool.js';
 import { listTreeWithTypeScript } from '../listing/typescript-listing.js';
 import { listFilesWithRipgrep, RipgrepUnavailable, searchWithRipgrep } from './ripgrep-engine.js';
-import type { ContentSearchOutcome, ContentSearchRequest, FileListRequest } from './search-types.js';
+import type {
+  ContentSearchOutcome,
+  ContentSearchRequest,
+  FileListOutcome,
+  FileListRequest,
+} from './search-types.js';
 import { listFilesWithTypeScript, searchWithTypeScript } from './typescript-engine.js';
 
 export type SearchEngineName = 'ripgrep' | 'typescript';
@@ -83,9 +88,7 @@ export class SearchService {
     return { ...(await searchWithTypeScript(request)), engine: 'typescript' };
   }
 
-  async listFileNames(
-    request: FileListRequest,
-  ): Promise<{ paths: string[]; complete: boolean; warnings: string[]; engine: SearchEngineName }> {
+  async listFileNames(request: FileListRequest): Promise<FileListOutcome & { engine: SearchEngineName }> {
     if (this.#ripgrepAvailable && this.#ripgrepPath !== null) {
       try {
         return { ...(await listFilesWithRipgrep(this.#ripgrepPath, request)), engine: 'ripgrep' };
@@ -94,7 +97,7 @@ export class SearchService {
         this.#ripgrepAvailable = false;
       }
     }
-    return { ...(await listFilesWithTypeScript(request)), warnings: [], engine: 'typescript' };
+    return { ...(await listFilesWithTypeScript(request)), engine: 'typescript' };
   }
 
   /**

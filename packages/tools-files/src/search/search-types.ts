@@ -1,5 +1,6 @@
 import { compareText, HIGH_CHARACTERS } from '@assistant-kit/tool-core';
 import type { GlobFilter } from '../walk/glob-filter.js';
+import type { NamesNotUtf8 } from '../walk/names-not-utf8.js';
 
 /** One output line of a content search: a matching line or a context line around one. */
 export interface SearchLine {
@@ -35,6 +36,11 @@ export interface ContentSearchOutcome {
   totalFiles: number;
   /** Problems reading some files (unreadable files are skipped, not fatal). */
   warnings: string[];
+  /**
+   * Files with a matching line that were left out because a name in their path is not UTF-8
+   * (among the files searched, when the search stopped at the count limit).
+   */
+  namesNotUtf8?: NamesNotUtf8;
 }
 
 /**
@@ -48,6 +54,15 @@ export interface FileListRequest {
   root: string;
   filter?: GlobFilter;
   signal?: AbortSignal;
+}
+
+/** The files an engine lists for a glob, in path order. */
+export interface FileListOutcome {
+  paths: string[];
+  complete: boolean;
+  warnings: string[];
+  /** Selected files left out because a name in their path is not UTF-8. */
+  namesNotUtf8?: NamesNotUtf8;
 }
 
 /**

@@ -1,10 +1,12 @@
 import { readConfinedFileSync } from '@assistant-kit/kernel';
 import { walkWorkspace } from '@assistant-kit/tool-core';
 import { byteOrderMark, decodeBody } from '../text/encoding.js';
+import { NamesNotUtf8Collector, namesReported } from '../walk/names-not-utf8.js';
 import { compileSearchRegex } from './regex-translation.js';
 import {
   type ContentSearchOutcome,
   type ContentSearchRequest,
+  type FileListOutcome,
   type FileListRequest,
   MATCH_COUNT_LIMIT,
   type SearchLine,
@@ -67,6 +69,7 @@ export async function searchWithTypeScript(request: ContentSearchRequest): Promi
   let totalFiles = 0;
   let filesThisTurn = 0;
   let complete = true;
+  const namesNotUtf8 = new NamesNotUtf8Collector();
   await walkWorkspace({
     root: request.root,
     start: request.root,
@@ -100,15 +103,23 @@ export async function searchWithTypeScript(request: ContentSearchRequest): Promi
       }
       return true;
     },
+    // Searched (read by its bytes) only to report it when it matches, as ripgrep's engine does.
+    onNameNotUtf8: (entry) => {
+      if (entry.kind === 'directory') return 'enter';
+      const bytes = readConfinedFileSync(request.root, entry.absolute, request.maxFileBytes);
+      const text = bytes === undefined ? undefined : decodeForSearch(bytes);
+      if (text !== undefined && searchText(entry.relative, text, regex, 0, []) > 0)
+        namesNotUtf8.add(entry.relative, 'file');
+      return undefined;
+    },
   });
-  return { lines, complete, totalMatches, totalFiles, warnings };
+  return { lines, complete, totalMatches, totalFiles, warnings, ...namesReported(namesNotUtf8) };
 }
 
 /** Lists every file the walker selects, in path order. */
-export async function listFilesWithTypeScript(
-  request: FileListRequest,
-): Promise<{ paths: string[]; complete: boolean }> {
+export async function listFilesWithTypeScript(request: FileListRequest): Promise<FileListOutcome> {
   const paths: string[] = [];
+  const namesNotUtf8 = new NamesNotUtf8Collector();
   await walkWorkspace({
     root: request.root,
     start: request.root,
@@ -118,6 +129,11 @@ export async function listFilesWithTypeScript(
       if (entry.kind === 'file') paths.push(entry.relative);
       return true;
     },
+    onNameNotUtf8: (entry) => {
+      if (entry.kind === 'directory') return 'enter';
+      namesNotUtf8.add(entry.relative, 'file');
+      return undefined;
+    },
   });
-  return { paths, complete: true };
+  return { paths, complete: true, warnings: [], ...namesReported(namesNotUtf8) };
 }

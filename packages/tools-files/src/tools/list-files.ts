@@ -1,6 +1,7 @@
 import { defineTool, GitignoreOracle, textResult, walkWorkspace } from '@assistant-kit/tool-core';
 import { capOutput, type FamilyContext } from '../family-context.js';
 import { ListFilesParameters } from '../schemas.js';
+import { namesNotUtf8Field, namesNotUtf8Note } from '../walk/names-not-utf8.js';
 
 /** Hidden entries counted at most when a listing comes out empty (the count says "at least"). */
 const HIDDEN_COUNT_CAP = 100_000;
@@ -80,7 +81,8 @@ export function createListFilesTool(family: FamilyContext) {
       const lines = body.length === 0 ? [] : [body.slice(0, -1)];
       const truncated = total > options.maxListEntries;
       let hidden: { ignored: boolean; ignoredEntries: number } | undefined;
-      if (lines.length === 0) {
+      // Not "empty" when entries were left out for their names (the note below says so).
+      if (lines.length === 0 && listing.namesNotUtf8 === undefined) {
         const empty = await describeEmptyListing(
           workspace.root,
           directory.relative,
@@ -95,6 +97,8 @@ export function createListFilesTool(family: FamilyContext) {
           `[listing cut after ${options.maxListEntries} of ${total} entries; pass path to list a subdirectory]`,
         );
       }
+      if (listing.namesNotUtf8 !== undefined)
+        lines.push(namesNotUtf8Note(listing.namesNotUtf8, { one: 'entry', many: 'entries' }));
       const text = await capOutput(context, lines.join('\n'), options.maxOutputCharacters);
       return textResult(text.text, {
         path: directory.relative,
@@ -102,6 +106,7 @@ export function createListFilesTool(family: FamilyContext) {
         total_entries: total,
         truncated: truncated || text.truncated,
         engine: listing.engine,
+        ...namesNotUtf8Field(listing.namesNotUtf8),
         ...(hidden === undefined ? {} : { ignored: hidden.ignored, ignored_entries: hidden.ignoredEntries }),
       });
     },

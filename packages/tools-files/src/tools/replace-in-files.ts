@@ -1,3 +1,4 @@
+import { displayName, readConfinedFileSync } from '@assistant-kit/kernel';
 import {
   defineTool,
   invalidArguments,
@@ -49,8 +50,37 @@ interface SkippedFile {
     | 'too-large'
     | 'unrepresentable'
     | 'unreadable'
-    | 'protected';
+    | 'protected'
+    | 'name-not-utf8';
   message: string;
+}
+
+/**
+ * A file whose name is not UTF-8 (lossless, see kernel's `decodeNameBytes`), as replace_in_files
+ * reports it when it holds what is to be replaced: by its git-quoted name, never written. Its
+ * bytes are read only to tell whether it matches (`find` as UTF-8 bytes, a regex on the text
+ * decoded as UTF-8); one too large or unreadable to tell is reported too.
+ */
+function skippedForItsName(
+  root: string,
+  entry: { relative: string; absolute: string },
+  find: string,
+  regex: RegExp | undefined,
+  maxBytes: number,
+): SkippedFile | undefined {
+  const bytes = readConfinedFileSync(root, entry.absolute, maxBytes);
+  if (bytes !== undefined) {
+    if (regex === undefined && !bytes.includes(Buffer.from(find))) return undefined;
+    if (regex !== undefined) {
+      regex.lastIndex = 0;
+      if (!regex.test(bytes.toString('utf8'))) return undefined;
+    }
+  }
+  return {
+    path: displayName(entry.relative),
+    reason: 'name-not-utf8',
+    message: `${bytes === undefined ? 'not read' : 'it matches'}, but its name is not UTF-8, so file tools cannot open it; a command can rename it`,
+  };
 }
 
 export function createReplaceInFilesTool(family: FamilyContext) {
@@ -175,6 +205,12 @@ export function createReplaceInFilesTool(family: FamilyContext) {
             expectedHash: read.hash,
           });
           return true;
+        },
+        onNameNotUtf8: (entry) => {
+          if (entry.kind === 'directory') return 'enter';
+          const left = skippedForItsName(workspace.root, entry, args.find, regex, options.maxEditBytes);
+          if (left !== undefined) skipped.push(left);
+          return undefined;
         },
       });
 

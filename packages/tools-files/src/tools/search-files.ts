@@ -8,6 +8,10 @@ import {
   spreadSearchLines,
 } from '../search/limit-results.js';
 import { compileGlobFilter } from '../walk/glob-filter.js';
+import { namesNotUtf8Clause, namesNotUtf8Field, namesNotUtf8Note } from '../walk/names-not-utf8.js';
+
+const FILES = { one: 'file', many: 'files' };
+const FILES_WITH_MATCHES = { one: 'file with a match', many: 'files with matches' };
 
 /** Characters of one matching or context line shown. */
 const SEARCH_LINE_CHARACTERS = 500;
@@ -56,11 +60,14 @@ export function createSearchFilesTool(family: FamilyContext) {
         const listing = await family.search.listFileNames({ root: workspace.root, filter, signal });
         const shown = listing.paths.slice(0, maxResults.value);
         const more = listing.paths.length > maxResults.value || !listing.complete;
+        const leftOut = listing.namesNotUtf8;
+        const leftOutClause = leftOut === undefined ? '' : ` (${namesNotUtf8Clause(leftOut, FILES)})`;
         const header =
           shown.length === 0
-            ? `No file matches the glob ${quoteArgument(args.glob)}.`
-            : `${more ? `First ${shown.length} of ${listing.complete ? listing.paths.length : `more than ${shown.length}`}` : shown.length} file${shown.length === 1 ? '' : 's'} matching ${quoteArgument(args.glob)}${capNote}:`;
+            ? `No file ${leftOut === undefined ? '' : 'that file tools can open '}matches the glob ${quoteArgument(args.glob)}${leftOutClause}.`
+            : `${more ? `First ${shown.length} of ${listing.complete ? listing.paths.length : `more than ${shown.length}`}` : shown.length} file${shown.length === 1 ? '' : 's'} matching ${quoteArgument(args.glob)}${capNote}${leftOutClause}:`;
         const footer = more ? ['[more files match; narrow the glob or raise max_results]'] : [];
+        if (leftOut !== undefined) footer.push(namesNotUtf8Note(leftOut, FILES));
         const text = (
           await capOutput(context, [header, ...shown, ...footer].join('\n'), options.maxOutputCharacters)
         ).text;
@@ -69,6 +76,7 @@ export function createSearchFilesTool(family: FamilyContext) {
           files: shown,
           total_files: listing.complete ? listing.paths.length : null,
           truncated: more,
+          ...namesNotUtf8Field(leftOut),
         });
       }
 
@@ -94,14 +102,18 @@ export function createSearchFilesTool(family: FamilyContext) {
       const totalMatches = outcome.complete ? outcome.totalMatches : null;
       const more = totalMatches === null || totalMatches > limited.matchesShown;
       const totalFiles = outcome.complete ? outcome.totalFiles : null;
+      const leftOut = outcome.namesNotUtf8;
+      const leftOutClause =
+        leftOut === undefined ? '' : ` (${namesNotUtf8Clause(leftOut, FILES_WITH_MATCHES)})`;
       let header: string;
       if (limited.matchesShown === 0)
-        header = `No match for /${quoteArgument(args.pattern)}/${args.glob === undefined ? '' : ` in ${quoteArgument(args.glob)}`}.`;
+        header = `No match for /${quoteArgument(args.pattern)}/${args.glob === undefined ? '' : ` in ${quoteArgument(args.glob)}`}${leftOut === undefined ? '' : ' in a file that file tools can open'}${leftOutClause}.`;
       else if (more) {
         const spread = limited.cuts.length > 0 ? ', spread over the files so each shows its first lines' : '';
-        header = `First ${limited.matchesShown} matching lines (in ${limited.filesShown} files) of ${totalMatches ?? `more than ${limited.matchesShown}`}${totalFiles === null ? '' : ` in ${totalFiles} files`}${spread}${capNote}; narrow the pattern or glob, or raise max_results:`;
+        const files = (count: number) => `${count} file${count === 1 ? '' : 's'}`;
+        header = `First ${limited.matchesShown} matching lines (in ${files(limited.filesShown)}) of ${totalMatches ?? `more than ${limited.matchesShown}`}${totalFiles === null ? '' : ` in ${files(totalFiles)}`}${spread}${capNote}${leftOutClause}; narrow the pattern or glob, or raise max_results:`;
       } else {
-        header = `${limited.matchesShown} matching line${limited.matchesShown === 1 ? '' : 's'} in ${limited.filesShown} file${limited.filesShown === 1 ? '' : 's'}:`;
+        header = `${limited.matchesShown} matching line${limited.matchesShown === 1 ? '' : 's'} in ${limited.filesShown} file${limited.filesShown === 1 ? '' : 's'}${leftOutClause}:`;
       }
       const body = formatSearchLines(limited.lines, (text) => cutLine(text, SEARCH_LINE_CHARACTERS), {
         contextLines: contextLines.value,
@@ -113,6 +125,7 @@ export function createSearchFilesTool(family: FamilyContext) {
               `[${outcome.warnings.length} files could not be read: ${outcome.warnings.slice(0, 3).join('; ')}]`,
             ]
           : [];
+      if (leftOut !== undefined) warnings.push(namesNotUtf8Note(leftOut, FILES_WITH_MATCHES));
       const text = (
         await capOutput(context, [header, ...body, ...warnings].join('\n'), options.maxOutputCharacters)
       ).text;
@@ -128,6 +141,7 @@ export function createSearchFilesTool(family: FamilyContext) {
         total_files: totalFiles,
         files_cut: limited.cuts,
         truncated: more,
+        ...namesNotUtf8Field(leftOut),
       });
     },
   });
