@@ -53,6 +53,15 @@ export {
 } from './git-guard/git-guard.js';
 export { sha256Hex } from './hash.js';
 export {
+  type LeftOutNoun,
+  NAMES_NOT_UTF8_SHOWN,
+  type NamesNotUtf8Report,
+  namesNotUtf8Clause,
+  namesNotUtf8Field,
+  namesNotUtf8Note,
+  namesNotUtf8Report,
+} from './names-not-utf8-report.js';
+export {
   type ContentPart,
   errorResult,
   type ImageContent,

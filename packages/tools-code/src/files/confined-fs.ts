@@ -22,7 +22,7 @@ import {
   type Stats,
   watch,
 } from 'node:fs';
-import { readConfinedFileSync } from '@assistant-kit/kernel';
+import { decodeNameBytes, holdsRawBytes, readConfinedFileSync } from '@assistant-kit/kernel';
 
 export type { Dirent, FSWatcher, Stats };
 
@@ -55,13 +55,43 @@ export function lstatOrUndefined(absolute: string): Stats | undefined {
   }
 }
 
-/** The entries of a folder (names and lstat types), or undefined when it cannot be listed. */
-export function listFolder(absoluteFolder: string): Dirent[] | undefined {
+/** A folder's entry: its name and its lstat type (a `Dirent`, or one made from a read as bytes). */
+export interface FolderEntry {
+  name: string;
+  isFile(): boolean;
+  isDirectory(): boolean;
+}
+
+/**
+ * The entries of a folder, or undefined when it cannot be listed. Names that are not UTF-8 are
+ * apart in `notUtf8` (lossless, see kernel's `decodeNameBytes`): Node decodes them with U+FFFD,
+ * the name of another file or of none. Only a folder where Node showed a U+FFFD is read again, as
+ * bytes, to tell them from names holding a real U+FFFD.
+ */
+export function listFolder(
+  absoluteFolder: string,
+): { entries: FolderEntry[]; notUtf8: FolderEntry[] } | undefined {
+  let entries: Dirent[];
   try {
-    return readdirSync(absoluteFolder, { withFileTypes: true });
+    entries = readdirSync(absoluteFolder, { withFileTypes: true });
   } catch {
     return undefined;
   }
+  if (!entries.some((entry) => entry.name.includes('\uFFFD'))) return { entries, notUtf8: [] };
+  let asBytes: Dirent<Buffer>[];
+  try {
+    asBytes = readdirSync(absoluteFolder, { withFileTypes: true, encoding: 'buffer' });
+  } catch {
+    return undefined;
+  }
+  const utf8: FolderEntry[] = [];
+  const notUtf8: FolderEntry[] = [];
+  for (const entry of asBytes) {
+    const name = decodeNameBytes(entry.name);
+    const typed = { name, isFile: () => entry.isFile(), isDirectory: () => entry.isDirectory() };
+    (holdsRawBytes(name) ? notUtf8 : utf8).push(typed);
+  }
+  return { entries: utf8, notUtf8 };
 }
 
 /** A non-recursive watcher of one folder. Throws as fs.watch does (ENOENT, ENOSPC…). */

@@ -60,6 +60,12 @@ export interface FolderScan {
   mtimeMs: number;
   /** The folder's inode, to notice a folder replaced by another of the same name. */
   inode: number;
+  /**
+   * Workspace-relative paths (lossless, see kernel's `decodeNameBytes`) of the files and folders
+   * (ending in '/') left out because their name is not UTF-8: Node would decode it with U+FFFD,
+   * the name of another file or of none. Ignored ones are not; a folder is not entered.
+   */
+  namesNotUtf8: string[];
 }
 
 /** Largest .gitignore read. */
@@ -147,8 +153,9 @@ export function scanFolder(
   // lstat: a folder swapped for a symlink since its parent was listed is not entered.
   const folderStatus = lstatOrUndefined(absoluteFolder);
   if (folderStatus === undefined || !folderStatus.isDirectory()) return undefined;
-  const entries = listFolder(absoluteFolder);
-  if (entries === undefined) return undefined;
+  const listed = listFolder(absoluteFolder);
+  if (listed === undefined) return undefined;
+  const { entries, notUtf8 } = listed;
   // Only a folder that lists a .gitignore is asked for one: a failed open per folder (13,000 in a
   // large monorepo) cost more than the rest of the scan's bookkeeping. An entry whose type the
   // filesystem does not report is tried too; reading it checks what it is.
@@ -175,7 +182,13 @@ export function scanFolder(
       files.push({ relative, absolute, size: status.size, mtimeMs: status.mtimeMs, ctimeMs: status.ctimeMs });
     }
   }
-  return { layers, files, folders, mtimeMs: folderStatus.mtimeMs, inode: folderStatus.ino };
+  const namesNotUtf8: string[] = [];
+  for (const entry of notUtf8) {
+    const relative = childPath(relativeFolder, entry.name);
+    if (entry.isDirectory() ? !isIgnored(layers, relative, true) : false) namesNotUtf8.push(`${relative}/`);
+    else if (entry.isFile() && !isIgnored(layers, relative, false)) namesNotUtf8.push(relative);
+  }
+  return { layers, files, folders, mtimeMs: folderStatus.mtimeMs, inode: folderStatus.ino, namesNotUtf8 };
 }
 
 /** Lets pending I/O callbacks and other tasks run between synchronous slices of work. */

@@ -14,7 +14,7 @@ import {
   type WalkedFile,
   yieldToEventLoop,
 } from './folder-scan.js';
-import { DEFAULT_WALK_FILE_CAP, type WalkResult } from './workspace-walker.js';
+import { DEFAULT_WALK_FILE_CAP, namesNotUtf8Field, type WalkResult } from './workspace-walker.js';
 
 /** Folders watched at most; a larger tree is listed by walking it on every call instead. */
 export const MAX_WATCHED_FOLDERS = watchableFolderLimit();
@@ -35,6 +35,8 @@ interface FolderNode {
   files: Map<string, WalkedFile>;
   /** Names of the subfolders kept. */
   folders: Set<string>;
+  /** Files and folders left out because their name is not UTF-8 (see FolderScan). */
+  namesNotUtf8: string[];
   mtimeMs: number;
   inode: number;
   watcher: FSWatcher | undefined;
@@ -85,6 +87,10 @@ export class WorkspaceTree {
   #building: { done: Promise<void>; signal: AbortSignal | undefined } | undefined;
   #version = 0;
   #membershipVersion = 0;
+  /** Names left out in all folders (see FolderScan.namesNotUtf8): 0 spares list() a look. */
+  #namesNotUtf8Count = 0;
+  /** A rescan changed what some folder leaves out: the next update counts as a change. */
+  #namesNotUtf8Changed = false;
   #closed = false;
   /** Where the next mtime sweep of a large tree starts. */
   #sweepCursor = 0;
@@ -185,7 +191,8 @@ export class WorkspaceTree {
     for (const [folder, names] of excludeChanged ? [] : pending) {
       const node = this.#folders.get(folder);
       if (node === undefined) continue;
-      if (names.has('*') || names.has('.gitignore')) {
+      // A name with U+FFFD may be one Node could not decode: the folder is read again as bytes.
+      if (names.has('*') || names.has('.gitignore') || [...names].some((name) => name.includes('\uFFFD'))) {
         this.#rescanFolder(node, changes);
         this.#touchReported([[folder, names]], changes);
       } else {
@@ -195,7 +202,8 @@ export class WorkspaceTree {
       }
       if (!this.usable) return undefined;
     }
-    if (changes.touched.size > 0 || changes.removed.size > 0) this.#version++;
+    if (changes.touched.size > 0 || changes.removed.size > 0 || this.#namesNotUtf8Changed) this.#version++;
+    this.#namesNotUtf8Changed = false;
     if (this.#listing !== undefined)
       for (const relative of changes.touched) this.#touchedSinceListing.add(relative);
     // Nothing removed and as many files as before: every touched file was there already.
@@ -212,7 +220,8 @@ export class WorkspaceTree {
     if (!this.#folders.has(start)) return undefined;
     const cached = this.#listing;
     if (start === '' && cached !== undefined && cached.files.length <= maxFiles) {
-      if (cached.version === this.#version) return { files: cached.files, truncated: false };
+      if (cached.version === this.#version)
+        return { files: cached.files, truncated: false, ...this.#namesNotUtf8Under('') };
       if (cached.membershipVersion === this.#membershipVersion) {
         // The same files, some changed: a copy with their new versions, no walk and no sort.
         const files = cached.files.slice();
@@ -223,7 +232,7 @@ export class WorkspaceTree {
         }
         this.#listing = { ...cached, version: this.#version, files };
         this.#touchedSinceListing.clear();
-        return { files, truncated: false };
+        return { files, truncated: false, ...this.#namesNotUtf8Under('') };
       }
     }
     const files: WalkedFile[] = [];
@@ -251,7 +260,17 @@ export class WorkspaceTree {
       };
       this.#touchedSinceListing.clear();
     }
-    return { files, truncated };
+    return { files, truncated, ...this.#namesNotUtf8Under(start) };
+  }
+
+  /** The names left out in a folder of the tree and below it, as a WalkResult field. */
+  #namesNotUtf8Under(start: string): { namesNotUtf8?: string[] } {
+    if (this.#namesNotUtf8Count === 0) return {};
+    const prefix = start === '' ? '' : `${start}/`;
+    const paths: string[] = [];
+    for (const node of this.#folders.values())
+      if (node.relative === start || node.relative.startsWith(prefix)) paths.push(...node.namesNotUtf8);
+    return namesNotUtf8Field(paths);
   }
 
   /** The listed version of a file of the tree, if it is in it. */
@@ -340,12 +359,17 @@ export class WorkspaceTree {
       layers: scan.layers,
       files: new Map(scan.files.map((file) => [path.posix.basename(file.relative), file])),
       folders: new Set(scan.folders.map((folder) => path.posix.basename(folder))),
+      namesNotUtf8: scan.namesNotUtf8,
       mtimeMs: scan.mtimeMs,
       inode: scan.inode,
       watcher,
     };
     this.#folders.set(relative, node);
     this.#fileCount += node.files.size;
+    if (node.namesNotUtf8.length > 0) {
+      this.#namesNotUtf8Count += node.namesNotUtf8.length;
+      this.#namesNotUtf8Changed = true;
+    }
     if (this.#fileCount > this.#maxFiles) this.#giveUp();
     return node;
   }
@@ -374,6 +398,11 @@ export class WorkspaceTree {
     }
     node.mtimeMs = scan.mtimeMs;
     node.inode = scan.inode;
+    if (node.namesNotUtf8.join('\0') !== scan.namesNotUtf8.join('\0')) {
+      this.#namesNotUtf8Count += scan.namesNotUtf8.length - node.namesNotUtf8.length;
+      node.namesNotUtf8 = scan.namesNotUtf8;
+      this.#namesNotUtf8Changed = true;
+    }
     const seen = new Set<string>();
     for (const file of scan.files) {
       const name = path.posix.basename(file.relative);
@@ -488,6 +517,10 @@ export class WorkspaceTree {
       node.watcher?.close();
       this.#folders.delete(current);
       this.#pending.delete(current);
+      if (node.namesNotUtf8.length > 0) {
+        this.#namesNotUtf8Count -= node.namesNotUtf8.length;
+        this.#namesNotUtf8Changed = true;
+      }
       for (const file of node.files.values()) {
         changes.removed.add(file.relative);
         changes.touched.delete(file.relative);
@@ -553,6 +586,7 @@ export class WorkspaceTree {
     this.#folders.clear();
     this.#pending.clear();
     this.#fileCount = 0;
+    this.#namesNotUtf8Count = 0;
     this.#listing = undefined;
   }
 }

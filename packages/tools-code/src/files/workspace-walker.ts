@@ -8,6 +8,11 @@ export interface WalkResult {
   files: WalkedFile[];
   /** True when the walk stopped at `maxFiles`. */
   truncated: boolean;
+  /**
+   * Files and folders (ending in '/') left out because their name is not UTF-8, lossless (see
+   * kernel's `decodeNameBytes`), sorted; absent when there are none. A folder is not entered.
+   */
+  namesNotUtf8?: string[];
 }
 
 export interface WalkOptions {
@@ -30,6 +35,7 @@ export const DEFAULT_WALK_FILE_CAP = 100_000;
 export async function walkWorkspace(root: string, options: WalkOptions = {}): Promise<WalkResult> {
   const maxFiles = options.maxFiles ?? DEFAULT_WALK_FILE_CAP;
   const files: WalkedFile[] = [];
+  const namesNotUtf8: string[] = [];
   let truncated = false;
   const scope = options.scope === undefined || options.scope === '.' ? '' : options.scope.replace(/\/+$/, '');
   await walkConfined({
@@ -55,7 +61,15 @@ export async function walkWorkspace(root: string, options: WalkOptions = {}): Pr
       options.onFile?.(file);
       return true;
     },
+    onNameNotUtf8: (entry) => {
+      namesNotUtf8.push(entry.kind === 'directory' ? `${entry.relative}/` : entry.relative);
+    },
   });
   files.sort((a, b) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
-  return { files, truncated };
+  return { files, truncated, ...namesNotUtf8Field(namesNotUtf8) };
+}
+
+/** The `namesNotUtf8` field of a {@link WalkResult}: sorted, absent when empty. */
+export function namesNotUtf8Field(paths: string[]): { namesNotUtf8?: string[] } {
+  return paths.length === 0 ? {} : { namesNotUtf8: paths.sort() };
 }

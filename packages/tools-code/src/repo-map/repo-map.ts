@@ -1,3 +1,9 @@
+import {
+  namesNotUtf8Clause,
+  namesNotUtf8Field,
+  namesNotUtf8Note,
+  namesNotUtf8Report,
+} from '@assistant-kit/tool-core';
 import type { CodeContext } from '../engine/code-context.js';
 import { throwIfCancelled } from '../errors.js';
 import { detectProjectProfile } from '../project/project-profile.js';
@@ -81,6 +87,9 @@ export class RepoMapCache {
  * The sections in map order, one builder each (repo-map/sections/). The `satisfies` makes the
  * table exhaustive: a section added to the schema without a builder does not compile.
  */
+/** How the map names the files and folders it left out for names that are not UTF-8. */
+const ENTRIES = { one: 'entry', many: 'entries' };
+
 const SECTION_BUILDERS = {
   project: projectSection,
   entrypoints: entrypointsSection,
@@ -177,8 +186,12 @@ export async function buildRepoMap(
     if (include.has(name)) await build(input);
   }
 
-  const header = `Repo map of ${scope === undefined ? 'the workspace' : scope}: ${files.length} files${snapshot.truncated ? ' (walk capped)' : ''}.`;
-  const map = { text: [header, ...sections].join('\n\n'), structured };
+  const leftOut = namesNotUtf8Report(snapshot.namesNotUtf8 ?? []);
+  const leftOutClause = leftOut === undefined ? '' : ` (${namesNotUtf8Clause(leftOut, ENTRIES)})`;
+  const header = `Repo map of ${scope === undefined ? 'the workspace' : scope}: ${files.length} files${snapshot.truncated ? ' (walk capped)' : ''}${leftOutClause}.`;
+  const notes = leftOut === undefined ? [] : [namesNotUtf8Note(leftOut, ENTRIES)];
+  Object.assign(structured, namesNotUtf8Field(leftOut));
+  const map = { text: [header, ...sections, ...notes].join('\n\n'), structured };
   cache.rendered = { key: renderKey, map };
   return map;
 }

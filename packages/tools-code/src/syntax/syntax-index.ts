@@ -264,6 +264,7 @@ export class SyntaxIndex {
     const snapshot: IndexSnapshot = {
       files: listing.files,
       truncated: listing.truncated,
+      ...(listing.namesNotUtf8 === undefined ? {} : { namesNotUtf8: listing.namesNotUtf8 }),
       analyses,
       reparsed,
       fingerprint,

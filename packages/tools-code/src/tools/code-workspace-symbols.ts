@@ -1,4 +1,11 @@
-import { defineTool, textResult } from '@assistant-kit/tool-core';
+import {
+  defineTool,
+  namesNotUtf8Clause,
+  namesNotUtf8Field,
+  namesNotUtf8Note,
+  namesNotUtf8Report,
+  textResult,
+} from '@assistant-kit/tool-core';
 import type { CodeContext } from '../engine/code-context.js';
 import type { LocatedSymbol } from '../engine/symbol-queries.js';
 import { matchRank, serverWorkspaceSymbols } from '../engine/workspace-symbols.js';
@@ -6,6 +13,9 @@ import { boundedCount } from '../errors.js';
 import { globMatcher } from '../files/glob.js';
 import { joinCapped, symbolRecord } from '../output/format.js';
 import { CodeWorkspaceSymbolsParameters } from '../schemas.js';
+
+/** How the answer names what it could not search for names that are not UTF-8. */
+const NOT_SEARCHED = { one: 'entry', many: 'entries' };
 
 /** code_workspace_symbols: syntax index everywhere, language servers where they index symbols. */
 export function codeWorkspaceSymbolsTool(context: CodeContext) {
@@ -68,8 +78,17 @@ export function codeWorkspaceSymbolsTool(context: CodeContext) {
       for (const note of fromServers.notes) lines.push(`Note: ${note}`);
       const engines = [...new Set(kept.map((symbol) => symbol.engine))];
       const body = joinCapped(lines);
-      const header = `${matched.length} symbol${matched.length === 1 ? '' : 's'}${normalizedQuery === '' ? '' : ` matching "${query}"`} (engines: ${engines.join(', ') || 'none'})`;
-      return textResult(`${header}\n${body.text}`, {
+      // Files no tool can open, so not searched: said on the first line, named at the end.
+      // A folder is not looked into, so it may hold files the glob selects.
+      const leftOut = namesNotUtf8Report(
+        (snapshot.namesNotUtf8 ?? []).filter((relative) => relative.endsWith('/') || matchesGlob(relative)),
+      );
+      const leftOutClause =
+        leftOut === undefined ? '' : `; ${namesNotUtf8Clause(leftOut, NOT_SEARCHED)}, not searched`;
+      const header = `${matched.length} symbol${matched.length === 1 ? '' : 's'}${normalizedQuery === '' ? '' : ` matching "${query}"`} (engines: ${engines.join(', ') || 'none'}${leftOutClause})`;
+      const note = leftOut === undefined ? '' : `\n${namesNotUtf8Note(leftOut, NOT_SEARCHED)}`;
+      return textResult(`${header}\n${body.text}${note}`, {
+        ...namesNotUtf8Field(leftOut),
         symbols: kept.map(symbolRecord),
         total: matched.length,
         engines,

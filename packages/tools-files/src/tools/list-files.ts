@@ -1,7 +1,13 @@
-import { defineTool, GitignoreOracle, textResult, walkWorkspace } from '@assistant-kit/tool-core';
+import {
+  defineTool,
+  GitignoreOracle,
+  namesNotUtf8Field,
+  namesNotUtf8Note,
+  textResult,
+  walkWorkspace,
+} from '@assistant-kit/tool-core';
 import { capOutput, type FamilyContext } from '../family-context.js';
 import { ListFilesParameters } from '../schemas.js';
-import { namesNotUtf8Field, namesNotUtf8Note } from '../walk/names-not-utf8.js';
 
 /** Hidden entries counted at most when a listing comes out empty (the count says "at least"). */
 const HIDDEN_COUNT_CAP = 100_000;

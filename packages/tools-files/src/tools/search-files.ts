@@ -1,4 +1,12 @@
-import { defineTool, invalidArguments, quoteArgument, textResult } from '@assistant-kit/tool-core';
+import {
+  defineTool,
+  invalidArguments,
+  namesNotUtf8Clause,
+  namesNotUtf8Field,
+  namesNotUtf8Note,
+  quoteArgument,
+  textResult,
+} from '@assistant-kit/tool-core';
 import { capOutput, cutLine, type FamilyContext, integerArgument } from '../family-context.js';
 import { SearchFilesParameters } from '../schemas.js';
 import {
@@ -8,7 +16,6 @@ import {
   spreadSearchLines,
 } from '../search/limit-results.js';
 import { compileGlobFilter } from '../walk/glob-filter.js';
-import { namesNotUtf8Clause, namesNotUtf8Field, namesNotUtf8Note } from '../walk/names-not-utf8.js';
 
 const FILES = { one: 'file', many: 'files' };
 const FILES_WITH_MATCHES = { one: 'file with a match', many: 'files with matches' };

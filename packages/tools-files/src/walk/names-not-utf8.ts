@@ -1,20 +1,9 @@
 import { type Dirent, lstatSync, readdirSync } from 'node:fs';
-import { decodeNameBytes, displayName, fileSystemPath, holdsRawBytes } from '@assistant-kit/kernel';
+import { decodeNameBytes, fileSystemPath, holdsRawBytes } from '@assistant-kit/kernel';
+import { type NamesNotUtf8Report, namesNotUtf8Report } from '@assistant-kit/tool-core';
 
-/** Names shown in a note or in `structuredContent`; the count covers the rest. */
-export const NAMES_NOT_UTF8_SHOWN = 20;
-/** Names shown in the text's note. */
-const NAMES_IN_NOTE = 5;
-
-/**
- * What an answer left out because its name is not UTF-8 (see kernel's name-bytes): how many, and
- * the first {@link NAMES_NOT_UTF8_SHOWN} in path order, quoted as git quotes them
- * (`"caf\351.txt"`, a folder `"d\351j/"`).
- */
-export interface NamesNotUtf8 {
-  count: number;
-  paths: string[];
-}
+/** What an answer left out for its names (tool-core's report, worded the same in every family). */
+export type NamesNotUtf8 = NamesNotUtf8Report;
 
 /**
  * Collects, for one answer, the files and folders left out because a name in their path is not
@@ -53,64 +42,14 @@ export class NamesNotUtf8Collector {
 
   /** What was collected, or undefined when nothing was. */
   report(): NamesNotUtf8 | undefined {
-    if (this.#paths.size === 0) return undefined;
-    // Sorted by their bytes, as every listing of this family is.
-    const sorted = [...this.#paths].sort((left, right) =>
-      Buffer.compare(Buffer.from(toBytes(left)), Buffer.from(toBytes(right))),
-    );
-    return { count: sorted.length, paths: sorted.slice(0, NAMES_NOT_UTF8_SHOWN).map(displayName) };
+    return namesNotUtf8Report(this.#paths);
   }
-}
-
-function toBytes(relative: string): Buffer {
-  const bytes = fileSystemPath(relative);
-  return typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
 }
 
 /** The `namesNotUtf8` field of an engine's outcome: absent when nothing was left out. */
 export function namesReported(collector: NamesNotUtf8Collector): { namesNotUtf8?: NamesNotUtf8 } {
   const report = collector.report();
   return report === undefined ? {} : { namesNotUtf8: report };
-}
-
-/** How an answer names what it left out: 'entry' / 'entries', 'file with a match' / 'files with matches'. */
-export interface LeftOutNoun {
-  one: string;
-  many: string;
-}
-
-/**
- * The first line's clause when an answer left such paths out.
- *
- * @example
- * namesNotUtf8Clause({ count: 2, paths: [] }, { one: 'entry', many: 'entries' })
- * // '2 entries left out: their names are not UTF-8'
- */
-export function namesNotUtf8Clause(report: NamesNotUtf8, noun: LeftOutNoun): string {
-  const one = report.count === 1;
-  return `${report.count} ${one ? noun.one : noun.many} left out: ${one ? 'its name is' : 'their names are'} not UTF-8`;
-}
-
-/**
- * The note an answer ends with when it left such paths out: how many, why no file tool can open
- * them, what can, and the first few of them.
- *
- * @example
- * namesNotUtf8Note({ count: 1, paths: ['"caf\\351.txt"'] }, { one: 'file', many: 'files' })
- * // '[1 file left out: its name is not UTF-8, which file tools cannot open (a command can rename it): "caf\351.txt"]'
- */
-export function namesNotUtf8Note(report: NamesNotUtf8, noun: LeftOutNoun): string {
-  const shown = report.paths.slice(0, NAMES_IN_NOTE).join(', ');
-  const more = report.count > NAMES_IN_NOTE ? `, and ${report.count - NAMES_IN_NOTE} more` : '';
-  const it = report.count === 1 ? 'it' : 'them';
-  return `[${namesNotUtf8Clause(report, noun)}, which file tools cannot open (a command can rename ${it}): ${shown}${more}]`;
-}
-
-/** The `structuredContent` field of an answer that left such paths out. */
-export function namesNotUtf8Field(report: NamesNotUtf8 | undefined): {
-  names_not_utf8?: { count: number; paths: string[] };
-} {
-  return report === undefined ? {} : { names_not_utf8: { count: report.count, paths: report.paths } };
 }
 
 /**
