@@ -20,6 +20,7 @@ export {
   type ErrorCodeTable,
   isAssistantKitError,
 } from './error-brand.js';
+export { type FolderEntry, readFolderEntries } from './folder-entries.js';
 export { type CompiledGlob, compileGlob, GlobSyntaxError } from './glob.js';
 export {
   decodeNameBytes,

@@ -24,7 +24,7 @@ const LOW_LEVEL_MODULES: Record<string, string> = {
   'packages/tools-files/src/listing/stat-pool.ts':
     'lstat worker pool for list_files sizes (source text run in a worker)',
   'packages/tools-files/src/walk/names-not-utf8.ts':
-    'readdir as bytes of a folder whose names Node repaired with U+FFFD, to tell which are not UTF-8',
+    'lstat of a sub-folder whose type the listing did not give, among names Node repaired with U+FFFD',
   'packages/tools-files/src/search/ripgrep-engine.ts':
     'spawns the ripgrep binary with a fixed argv, no shell (a read-only search engine, not a user command)',
   // tools-commands: the launcher implementation itself. It is the capability the runtime hands

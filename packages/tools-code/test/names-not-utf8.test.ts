@@ -41,6 +41,12 @@ async function workspaceWithNamesNotUtf8(watchFiles: boolean) {
   return { root, runtime };
 }
 
+/** The first line of a map with the project section alone (the cheapest map). */
+async function mapHeader(runtime: ToolRuntime): Promise<string> {
+  const result = await runtime.call('repo_map', { include: ['project'] });
+  return (result.content[0] as { text: string }).text.split('\n')[0]!;
+}
+
 const NOTE =
   '[2 entries left out: their names are not UTF-8, which file tools cannot open (a command can rename them): "caf\\351.ts", "d\\351j/"]';
 
@@ -80,10 +86,7 @@ describe.each([
 describe('a watched file list and names that are not UTF-8', () => {
   it('reports one that appears or goes away after the list was built', async () => {
     const { root, runtime } = await workspaceWithNamesNotUtf8(true);
-    const header = async () =>
-      ((await runtime.call('repo_map', { include: ['project'] })).content[0] as { text: string }).text.split(
-        '\n',
-      )[0];
+    const header = () => mapHeader(runtime);
     expect(await header()).toBe(
       'Repo map of the workspace: 3 files (2 entries left out: their names are not UTF-8).',
     );
@@ -106,10 +109,7 @@ describe('a watched file list and names that are not UTF-8', () => {
     for (let index = 0; index <= SWEEP_FOLDERS_PER_UPDATE; index++)
       mkdirSync(path.join(root, 'many', `f${String(index).padStart(4, '0')}`), { recursive: true });
     mkdirSync(path.join(root, 'zz'));
-    const header = async () =>
-      ((await runtime.call('repo_map', { include: ['project'] })).content[0] as { text: string }).text.split(
-        '\n',
-      )[0];
+    const header = () => mapHeader(runtime);
     expect(await header()).toBe(
       'Repo map of the workspace: 3 files (2 entries left out: their names are not UTF-8).',
     );

@@ -184,11 +184,23 @@ describe('the ripgrep engine remembers no tree that holds such names', () => {
     }
   });
 
-  it('walks again when such a name appears in a tree it remembered', async () => {
+  /** A new workspace and a ripgrep service whose memory trusts every stamp; both closed after. */
+  const withRememberingService = async (
+    test: (harness: Harness, service: SearchService, memory: TreeListingMemory) => Promise<void>,
+  ) => {
     const harness = await createHarness({ rgPath: 'rg' });
     const memory = new TreeListingMemory({ clock: clockAhead });
     const service = new SearchService('rg', { listingMemory: memory, rememberAfterMs: 0 });
     try {
+      await test(harness, service, memory);
+    } finally {
+      await service.close();
+      await harness.close();
+    }
+  };
+
+  it('walks again when such a name appears in a tree it remembered', () =>
+    withRememberingService(async (harness, service, memory) => {
       await harness.write('a/one.txt', 'one\n');
       await harness.write('b/two.txt', 'two\n');
       passFilesystemTick(harness.base);
@@ -210,17 +222,10 @@ describe('the ripgrep engine remembers no tree that holds such names', () => {
         paths: ['a/', 'a/one.txt', 'b/', 'b/two.txt'],
         leftOut: ['"a/\\351.txt"', '"c\\351/"'],
       });
-    } finally {
-      await service.close();
-      await harness.close();
-    }
-  });
+    }));
 
-  it('walks again when a new folder of a tree it remembered holds such a name', async () => {
-    const harness = await createHarness({ rgPath: 'rg' });
-    const memory = new TreeListingMemory({ clock: clockAhead });
-    const service = new SearchService('rg', { listingMemory: memory, rememberAfterMs: 0 });
-    try {
+  it('walks again when a new folder of a tree it remembered holds such a name', () =>
+    withRememberingService(async (harness, service, memory) => {
       await harness.write('a/one.txt', 'one\n');
       passFilesystemTick(harness.base);
       await list(service, harness.root);
@@ -233,9 +238,5 @@ describe('the ripgrep engine remembers no tree that holds such names', () => {
         paths: ['a/', 'a/one.txt', 'new/'],
         leftOut: ['"new/\\351.txt"'],
       });
-    } finally {
-      await service.close();
-      await harness.close();
-    }
-  });
+    }));
 });

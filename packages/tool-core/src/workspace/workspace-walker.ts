@@ -1,20 +1,12 @@
-import {
-  closeSync,
-  constants,
-  type Dirent,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  type Stats,
-} from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import {
   type CompiledGlob,
   compileGlob,
-  decodeNameBytes,
+  type FolderEntry,
   fileSystemPath,
   holdsRawBytes,
+  readFolderEntries,
 } from '@assistant-kit/kernel';
 import ignore, { type Ignore } from 'ignore';
 import { ToolError } from '../errors.js';
@@ -351,30 +343,6 @@ function toRelative(root: string, absolute: string): string {
   return path.relative(root, absolute).split(path.sep).join('/');
 }
 
-/** The entries of a folder, each with its name decoded losslessly (see {@link WalkedNameNotUtf8}). */
-interface FolderEntry {
-  name: string;
-  dirent: Dirent | Dirent<Buffer>;
-}
-
-/**
- * Lists a folder. Node decodes each name as UTF-8 with U+FFFD for a bad byte; only a folder where
- * that happened (one scan of the names) is read again as bytes, so that a name holding a real
- * U+FFFD is told from one that is not UTF-8, and other folders cost nothing more. `asBytes` says
- * whether it was read again. Throws as readdir does.
- */
-function readFolder(absoluteDirectory: string): { entries: FolderEntry[]; asBytes: boolean } {
-  const listed = readdirSync(fileSystemPath(absoluteDirectory), { withFileTypes: true });
-  if (!listed.some((entry) => entry.name.includes('\uFFFD'))) {
-    return { entries: listed.map((dirent) => ({ name: dirent.name, dirent })), asBytes: false };
-  }
-  const asBytes = readdirSync(fileSystemPath(absoluteDirectory), { withFileTypes: true, encoding: 'buffer' });
-  return {
-    entries: asBytes.map((dirent) => ({ name: decodeNameBytes(dirent.name), dirent })),
-    asBytes: true,
-  };
-}
-
 /**
  * Walks a workspace folder depth-first in name order (UTF-8 byte order, as ripgrep), delivering
  * folders before their contents, honouring .gitignore files (nested, `!` re-includes), including
@@ -429,33 +397,33 @@ export async function walkWorkspace(options: WorkspaceWalkOptions): Promise<Work
     }
     let entries: FolderEntry[];
     // Inside a folder whose name is not UTF-8 every path holds raw bytes; elsewhere only names
-    // of a folder read as bytes can (see readFolder).
+    // of a folder read as bytes can (see readFolderEntries).
     let namesMayBeRaw: boolean;
     try {
-      const read = readFolder(absoluteDirectory);
+      const read = readFolderEntries(absoluteDirectory);
       entries = read.entries;
-      namesMayBeRaw = read.asBytes && !insideRawFolder;
+      namesMayBeRaw = read.readAsBytes && !insideRawFolder;
     } catch {
       return true; // An unreadable or vanished folder is skipped, as ripgrep does.
     }
     const notUtf8 = (name: string) => insideRawFolder || (namesMayBeRaw && holdsRawBytes(name));
     entries.sort((left, right) => compareText(left.name, right.name));
     const hasGitignore =
-      options.gitignore !== false &&
-      entries.some((entry) => entry.name === '.gitignore' && entry.dirent.isFile());
+      options.gitignore !== false && entries.some((entry) => entry.name === '.gitignore' && entry.isFile());
     // The root's own .gitignore is already in the root rules.
     const localRules =
       relativeDirectory === ''
         ? inherited
         : inherited.descend(absoluteDirectory, relativeDirectory, hasGitignore);
-    for (const { name, dirent } of entries) {
+    for (const entry of entries) {
+      const name = entry.name;
       // Skipped as files too (a submodule's `.git` is a file), as ripgrep's `!.git` glob does.
       if (skippedNames.has(name)) continue;
       const relative = relativeDirectory === '' ? name : `${relativeDirectory}/${name}`;
       const absolute = path.join(absoluteDirectory, name);
-      let isDirectory = dirent.isDirectory();
-      let isFile = dirent.isFile();
-      if (!isDirectory && !isFile && !dirent.isSymbolicLink()) {
+      let isDirectory = entry.isDirectory();
+      let isFile = entry.isFile();
+      if (!isDirectory && !isFile && !entry.isSymbolicLink()) {
         // Some file systems report no type in the folder listing.
         try {
           const status = lstatSync(fileSystemPath(absolute));

@@ -13,18 +13,15 @@
  * Handlers and other modules read workspace files through tool-core's Workspace; tools reach this
  * module only through the walker, the watched tree and the syntax index.
  */
+import { type FSWatcher, lstatSync, readFileSync, type Stats, watch } from 'node:fs';
 import {
-  type Dirent,
-  type FSWatcher,
-  lstatSync,
-  readdirSync,
-  readFileSync,
-  type Stats,
-  watch,
-} from 'node:fs';
-import { decodeNameBytes, holdsRawBytes, readConfinedFileSync } from '@assistant-kit/kernel';
+  type FolderEntry,
+  holdsRawBytes,
+  readConfinedFileSync,
+  readFolderEntries,
+} from '@assistant-kit/kernel';
 
-export type { Dirent, FSWatcher, Stats };
+export type { FSWatcher, Stats };
 
 /** Largest file read whole for parsing or as a .gitignore. */
 export const MAX_CONFINED_READ_BYTES = 8 * 1024 * 1024;
@@ -55,43 +52,25 @@ export function lstatOrUndefined(absolute: string): Stats | undefined {
   }
 }
 
-/** A folder's entry: its name and its lstat type (a `Dirent`, or one made from a read as bytes). */
-export interface FolderEntry {
-  name: string;
-  isFile(): boolean;
-  isDirectory(): boolean;
-}
-
 /**
  * The entries of a folder, or undefined when it cannot be listed. Names that are not UTF-8 are
- * apart in `notUtf8` (lossless, see kernel's `decodeNameBytes`): Node decodes them with U+FFFD,
- * the name of another file or of none. Only a folder where Node showed a U+FFFD is read again, as
- * bytes, to tell them from names holding a real U+FFFD.
+ * apart in `notUtf8` (lossless, see kernel's `readFolderEntries`): Node decodes them with U+FFFD,
+ * the name of another file or of none.
  */
 export function listFolder(
   absoluteFolder: string,
 ): { entries: FolderEntry[]; notUtf8: FolderEntry[] } | undefined {
-  let entries: Dirent[];
+  let read: ReturnType<typeof readFolderEntries>;
   try {
-    entries = readdirSync(absoluteFolder, { withFileTypes: true });
+    read = readFolderEntries(absoluteFolder);
   } catch {
     return undefined;
   }
-  if (!entries.some((entry) => entry.name.includes('\uFFFD'))) return { entries, notUtf8: [] };
-  let asBytes: Dirent<Buffer>[];
-  try {
-    asBytes = readdirSync(absoluteFolder, { withFileTypes: true, encoding: 'buffer' });
-  } catch {
-    return undefined;
-  }
-  const utf8: FolderEntry[] = [];
+  if (!read.readAsBytes) return { entries: read.entries, notUtf8: [] };
+  const entries: FolderEntry[] = [];
   const notUtf8: FolderEntry[] = [];
-  for (const entry of asBytes) {
-    const name = decodeNameBytes(entry.name);
-    const typed = { name, isFile: () => entry.isFile(), isDirectory: () => entry.isDirectory() };
-    (holdsRawBytes(name) ? notUtf8 : utf8).push(typed);
-  }
-  return { entries: utf8, notUtf8 };
+  for (const entry of read.entries) (holdsRawBytes(entry.name) ? notUtf8 : entries).push(entry);
+  return { entries, notUtf8 };
 }
 
 /** A non-recursive watcher of one folder. Throws as fs.watch does (ENOENT, ENOSPC…). */

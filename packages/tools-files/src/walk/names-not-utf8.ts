@@ -1,5 +1,5 @@
-import { type Dirent, lstatSync, readdirSync } from 'node:fs';
-import { decodeNameBytes, fileSystemPath, holdsRawBytes } from '@assistant-kit/kernel';
+import { lstatSync } from 'node:fs';
+import { type FolderEntry, fileSystemPath, holdsRawBytes, readFolderEntries } from '@assistant-kit/kernel';
 import { type NamesNotUtf8Report, namesNotUtf8Report } from '@assistant-kit/tool-core';
 
 /** What an answer left out for its names (tool-core's report, worded the same in every family). */
@@ -54,17 +54,16 @@ export function namesReported(collector: NamesNotUtf8Collector): { namesNotUtf8?
 
 /**
  * The sub-folders of a folder, read as bytes: those whose names are UTF-8 (a real U+FFFD
- * included) and those whose names are not (lossless, see kernel's `decodeNameBytes`). For a folder
- * where Node's listing showed a U+FFFD, which cannot tell the two apart; undefined when it cannot
- * be read.
+ * included) and those whose names are not (lossless, see kernel's `readFolderEntries`). For a
+ * folder where Node's listing showed a U+FFFD, which cannot tell the two apart; undefined when it
+ * cannot be read.
  */
 export function subfoldersReadAsBytes(
   absoluteFolder: string,
 ): { utf8: string[]; notUtf8: string[] } | undefined {
-  const folder = fileSystemPath(absoluteFolder);
-  let entries: Dirent<Buffer>[];
+  let entries: FolderEntry[];
   try {
-    entries = readdirSync(folder, { withFileTypes: true, encoding: 'buffer' });
+    entries = readFolderEntries(absoluteFolder).entries;
   } catch {
     return undefined;
   }
@@ -74,25 +73,21 @@ export function subfoldersReadAsBytes(
     let isDirectory = entry.isDirectory();
     if (!isDirectory && !entry.isFile() && !entry.isSymbolicLink()) {
       // The filesystem gave no type: ask, without following a symlink.
-      const path = Buffer.concat([Buffer.from(folder), Buffer.from('/'), entry.name]);
+      const path = fileSystemPath(`${absoluteFolder}/${entry.name}`);
       isDirectory = lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
     }
-    if (!isDirectory) continue;
-    const name = decodeNameBytes(entry.name);
-    (holdsRawBytes(name) ? notUtf8 : utf8).push(name);
+    if (isDirectory) (holdsRawBytes(entry.name) ? notUtf8 : utf8).push(entry.name);
   }
   return { utf8, notUtf8 };
 }
 
 /**
- * True when a folder holds a file or folder whose name is not UTF-8. Only for a folder where
- * Node's listing showed a U+FFFD (it reads the folder again, as bytes).
+ * True when a folder holds a file or folder whose name is not UTF-8 (read as bytes only when
+ * Node's listing showed a U+FFFD).
  */
 export function holdsNameNotUtf8(absoluteFolder: string): boolean {
   try {
-    return readdirSync(fileSystemPath(absoluteFolder), { encoding: 'buffer' }).some((name) =>
-      holdsRawBytes(decodeNameBytes(name)),
-    );
+    return readFolderEntries(absoluteFolder).entries.some((entry) => holdsRawBytes(entry.name));
   } catch {
     return false;
   }
