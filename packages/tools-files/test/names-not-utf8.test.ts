@@ -45,12 +45,12 @@ function buildTree(root: string): void {
 }
 
 const EXPECTED_LIST = [
+  '[4 entries left out: their names are not UTF-8, which file tools cannot open (a command can rename them): "caf\\351.txt", "d\\351j/", "src/only-logs\\351/", "src/vide\\351/"]',
   '.gitignore\t19',
   `${REAL_REPLACEMENT_CHARACTER}\t11`,
   'plain.txt\t9',
   'src/',
   'src/app.ts\t25',
-  '[4 entries left out: their names are not UTF-8, which file tools cannot open (a command can rename them): "caf\\351.txt", "d\\351j/", "src/only-logs\\351/", "src/vide\\351/"]',
 ].join('\n');
 
 const harnesses: Record<'ripgrep' | 'typescript', Harness> = {} as never;
@@ -71,7 +71,7 @@ afterEach(async () => {
 describe.each(['ripgrep', 'typescript'] as const)('names that are not UTF-8, %s engine', (engine) => {
   const harness = () => harnesses[engine];
 
-  it('list_files lists every other entry once, with its own size, and names what it left out', async () => {
+  it('list_files lists every other entry once, with its own size, and first names what it left out', async () => {
     const result = await harness().call('list_files', {});
     expect(textOf(result)).toBe(EXPECTED_LIST);
     expect(structured(result)).toMatchObject({
@@ -87,7 +87,7 @@ describe.each(['ripgrep', 'typescript'] as const)('names that are not UTF-8, %s 
   it('list_files of a folder reports only what is below it', async () => {
     const result = await harness().call('list_files', { path: 'src' });
     expect(textOf(result)).toBe(
-      'src/app.ts\t25\n[2 entries left out: their names are not UTF-8, which file tools cannot open (a command can rename them): "src/only-logs\\351/", "src/vide\\351/"]',
+      '[2 entries left out: their names are not UTF-8, which file tools cannot open (a command can rename them): "src/only-logs\\351/", "src/vide\\351/"]\nsrc/app.ts\t25',
     );
   });
 
@@ -144,7 +144,9 @@ describe.each(['ripgrep', 'typescript'] as const)('names that are not UTF-8, %s 
       dry_run: false,
     });
     const lines = textOf(result).split('\n');
-    expect(lines[0]).toBe('Changed 2 files, 2 replacements (written atomically).');
+    expect(lines[0]).toBe(
+      'Changed 2 files, 2 replacements (written atomically). 3 files skipped, listed below.',
+    );
     expect(lines.filter((line) => line.includes('name-not-utf8'))).toEqual([
       '  "caf\\351.txt": name-not-utf8 (it matches, but its name is not UTF-8, so file tools cannot open it; a command can rename it)',
       '  "d\\351j/inner.txt": name-not-utf8 (it matches, but its name is not UTF-8, so file tools cannot open it; a command can rename it)',

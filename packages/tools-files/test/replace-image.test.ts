@@ -35,6 +35,10 @@ describe('replace_in_files', () => {
     const result = await harness.call('replace_in_files', { find: 'oldName', replace: 'newName' });
     const facts = structured(result);
     expect(facts).toMatchObject({ dry_run: true, written: false, files_changed: 4, replacements: 5 });
+    // The first line says that some files were skipped (they may hold what was to be replaced).
+    expect(textOf(result).split('\n')[0]).toBe(
+      'Dry run: 4 files would change, 5 replacements; nothing was written. Call again with dry_run: false to apply. 2 files skipped, listed below.',
+    );
     expect(textOf(result)).toContain('src/a.ts: 2 replacements');
     expect(textOf(result)).toContain('  2- use(oldName);\n  2+ use(newName);');
     expect(facts.skipped).toEqual([

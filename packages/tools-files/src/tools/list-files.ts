@@ -103,8 +103,9 @@ export function createListFilesTool(family: FamilyContext) {
           `[listing cut after ${options.maxListEntries} of ${total} entries; pass path to list a subdirectory]`,
         );
       }
+      // First, so that a listing cut for length still says it is not the whole tree.
       if (listing.namesNotUtf8 !== undefined)
-        lines.push(namesNotUtf8Note(listing.namesNotUtf8, { one: 'entry', many: 'entries' }));
+        lines.unshift(namesNotUtf8Note(listing.namesNotUtf8, { one: 'entry', many: 'entries' }));
       const text = await capOutput(context, lines.join('\n'), options.maxOutputCharacters);
       return textResult(text.text, {
         path: directory.relative,

@@ -326,10 +326,17 @@ function describe(
 ): string {
   const out: string[] = [];
   const fileWord = (count: number) => `${count} file${count === 1 ? '' : 's'}`;
-  if (planned.length === 0) out.push('No file matches; nothing to change.');
+  // Said on the first line: a file skipped may hold what was to be replaced.
+  const skippedClause = skipped.length === 0 ? '' : ` ${fileWord(skipped.length)} skipped, listed below.`;
+  if (planned.length === 0)
+    out.push(
+      skipped.length === 0
+        ? 'No file matches; nothing to change.'
+        : `No file matches among those read; nothing to change.${skippedClause}`,
+    );
   else if (dryRun) {
     out.push(
-      `Dry run: ${fileWord(planned.length)} would change, ${replacements} replacement${replacements === 1 ? '' : 's'}; nothing was written. Call again with dry_run: false to apply.`,
+      `Dry run: ${fileWord(planned.length)} would change, ${replacements} replacement${replacements === 1 ? '' : 's'}; nothing was written. Call again with dry_run: false to apply.${skippedClause}`,
     );
     if (planned.length > maxFiles) {
       out.push(
@@ -338,7 +345,7 @@ function describe(
     }
   } else
     out.push(
-      `Changed ${fileWord(planned.length)}, ${replacements} replacement${replacements === 1 ? '' : 's'} (written atomically).`,
+      `Changed ${fileWord(planned.length)}, ${replacements} replacement${replacements === 1 ? '' : 's'} (written atomically).${skippedClause}`,
     );
   for (const file of planned) {
     out.push(
