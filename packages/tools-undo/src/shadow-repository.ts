@@ -904,14 +904,16 @@ export class ShadowRepository {
   /**
    * A unified diff between two trees, optionally limited to the given paths. `ignoreCrAtEol`
    * hides differences that are only a CR before a line end (files the user's repository stores
-   * with converted line endings).
+   * with converted line endings). `quoteNames` (set when a changed path is not UTF-8) has git
+   * quote every name with a byte of 0x80 or above, in octal as `displayName` does: the text is
+   * decoded as UTF-8, where such a name would read as another (`caf\uFFFD.txt`).
    */
   async patch(
     fromTree: string,
     toTree: string,
     paths: readonly string[] | undefined,
     environment?: Record<string, string>,
-    options: { ignoreCrAtEol?: boolean } = {},
+    options: { ignoreCrAtEol?: boolean; quoteNames?: boolean } = {},
   ): Promise<string> {
     const args = [
       'diff-tree',
@@ -925,26 +927,29 @@ export class ShadowRepository {
       fromTree,
       toTree,
     ];
-    if (paths === undefined) return this.git.run(args, { env: environment, output: 'text' });
-    const [raw, plain] = partition(paths, holdsRawBytes);
-    const plainPatch =
-      plain.length === 0
-        ? ''
-        : await this.git.run([...args, '--', ...plain], { env: environment, output: 'text' });
+    const [raw, plain] = partition(paths ?? [], holdsRawBytes);
+    const quoted = {
+      env: environment,
+      output: 'text' as const,
+      ...(options.quoteNames === true || raw.length > 0 ? { config: { 'core.quotePath': 'true' } } : {}),
+    };
+    if (paths === undefined) return this.git.run(args, quoted);
+    const plainPatch = plain.length === 0 ? '' : await this.git.run([...args, '--', ...plain], quoted);
     if (raw.length === 0) return plainPatch;
     // Names that are not UTF-8 cannot be arguments: their folders (or the whole tree) are diffed,
-    // and only the files asked for are kept. With quotePath, git quotes each such name in a file's
-    // header line, in octal, as displayName shows it elsewhere.
-    const widened = await this.git.run([...args, '--', ...pathspecsFor(raw)], {
-      env: environment,
-      output: 'text',
-      config: { 'core.quotePath': 'true' },
-    });
+    // and only the files asked for are kept, told by the names git quotes in their header lines.
+    const widened = await this.git.run([...args, '--', ...pathspecsFor(raw)], quoted);
     const asked = new Set(raw);
-    const rawPatch = splitPatchByFile(widened)
-      .filter((file) => quotedHeaderNames(file).some((name) => asked.has(name)))
-      .join('');
-    return plainPatch + rawPatch;
+    const rawFiles = splitPatchByFile(widened).filter((file) =>
+      quotedHeaderNames(file).some((name) => asked.has(name)),
+    );
+    // A rename between such a name and a plain one is whole here; the plain paths' call, which
+    // saw only its plain side, showed that side again as added (or deleted).
+    const renamedPlain = new Set(rawFiles.flatMap(plainSidesOfRename));
+    const plainFiles = splitPatchByFile(plainPatch).filter(
+      (file) => !renamedPlain.has(file.slice(0, file.indexOf('\n'))),
+    );
+    return plainFiles.join('') + rawFiles.join('');
   }
 
   /**
@@ -1479,6 +1484,16 @@ function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[
 /** A unified diff split into its files, each beginning with its `diff --git` line. */
 function splitPatchByFile(patch: string): string[] {
   return patch.split(/^(?=diff --git )/m).filter((file) => file.startsWith('diff --git '));
+}
+
+/**
+ * The `diff --git` line the plain paths' call writes for the plain side of a rename in `file`
+ * (one side unquoted: a name git did not quote is all UTF-8 without special characters).
+ */
+function plainSidesOfRename(file: string): string[] {
+  return [...file.matchAll(/^rename (?:from|to) ([^"\n].*)$/gm)].map(
+    (match) => `diff --git a/${match[1]} b/${match[1]}`,
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { compileGlob } from '@assistant-kit/kernel';
+import { compileGlob, holdsRawBytes } from '@assistant-kit/kernel';
 import {
   cutOutput,
   invalidArguments,
@@ -100,7 +100,12 @@ export async function diffWorkspace(
               file.path,
               ...(file.previousPath === undefined ? [] : [file.previousPath]),
             ]);
-        diff = await renderPatch(shadow, baseline, current.tree, paths, converted);
+        // A name that is not UTF-8 anywhere in the change has git quote every such name.
+        const quoteNames = files.some(
+          (file) =>
+            holdsRawBytes(file.path) || (file.previousPath !== undefined && holdsRawBytes(file.previousPath)),
+        );
+        diff = await renderPatch(shadow, baseline, current.tree, paths, converted, quoteNames);
       }
       const cut =
         request.keepOutput === undefined
@@ -152,8 +157,10 @@ async function renderPatch(
   tree: string,
   paths: string[] | undefined,
   converted: ReadonlySet<string>,
+  quoteNames: boolean,
 ): Promise<string> {
-  if (converted.size === 0) return shadow.patch(baseline.tree, tree, paths, baseline.environment);
+  if (converted.size === 0)
+    return shadow.patch(baseline.tree, tree, paths, baseline.environment, { quoteNames });
   const selected =
     paths ??
     (await shadow.changedFiles(baseline.tree, tree, baseline.environment)).flatMap((file) => [
@@ -163,10 +170,13 @@ async function renderPatch(
   const plain = selected.filter((file) => !converted.has(file));
   const normalised = selected.filter((file) => converted.has(file));
   const parts = await Promise.all([
-    plain.length === 0 ? '' : shadow.patch(baseline.tree, tree, plain, baseline.environment),
+    plain.length === 0 ? '' : shadow.patch(baseline.tree, tree, plain, baseline.environment, { quoteNames }),
     normalised.length === 0
       ? ''
-      : shadow.patch(baseline.tree, tree, normalised, baseline.environment, { ignoreCrAtEol: true }),
+      : shadow.patch(baseline.tree, tree, normalised, baseline.environment, {
+          ignoreCrAtEol: true,
+          quoteNames,
+        }),
   ]);
   return parts.filter((part) => part !== '').join(parts[0]!.endsWith('\n') ? '' : '\n');
 }

@@ -95,11 +95,45 @@ describe('names that are not UTF-8', () => {
     const structured = result.structuredContent as { files: { path: string }[]; diff: string };
     expect(structured.files.map((file) => file.path).sort()).toEqual([LATIN1, REPLACEMENT].sort());
     const headers = structured.diff.split('\n').filter((line) => line.startsWith('diff --git '));
+    // With a name that is not UTF-8 in the change, git quotes every name with a byte above 0x7F,
+    // as it does by default: the real U+FFFD is its three UTF-8 bytes in octal.
     expect(headers.sort()).toEqual(
-      ['diff --git "a/caf\\351.txt" "b/caf\\351.txt"', `diff --git a/${REPLACEMENT} b/${REPLACEMENT}`].sort(),
+      [
+        'diff --git "a/caf\\351.txt" "b/caf\\351.txt"',
+        'diff --git "a/caf\\357\\277\\275.txt" "b/caf\\357\\277\\275.txt"',
+      ].sort(),
     );
     expect(structured.diff).toContain('+two');
     expect(structured.diff).toContain('+changed too');
+  });
+
+  it('quotes such a name in a whole diff as git does, never as the name Node would decode it to', async () => {
+    await writeNamed(LATIN1, 'two\n');
+    await write(root, 'plain.txt', 'y\n');
+    const runtime = new ToolRuntime({ workspace: family!.checkpoints.workspace, tools: family!.tools });
+    const result = await runtime.call('workspace_diff', {});
+    const diff = (result.structuredContent as { diff: string }).diff;
+    // Decoded as text, the header named `caf\uFFFD.txt`, another file of this workspace.
+    expect(
+      diff
+        .split('\n')
+        .filter((line) => line.startsWith('diff --git '))
+        .sort(),
+    ).toEqual(['diff --git "a/caf\\351.txt" "b/caf\\351.txt"', 'diff --git a/plain.txt b/plain.txt']);
+    expect(diff).not.toContain('\uFFFD');
+  });
+
+  it('shows a rename from such a name to a plain one once, when a glob asks for both sides', async () => {
+    await rename(encodeNameBytes(path.join(root, LATIN1)), path.join(root, 'cafe-renamed.txt'));
+    await write(root, 'plain.txt', 'y\n');
+    const runtime = new ToolRuntime({ workspace: family!.checkpoints.workspace, tools: family!.tools });
+    const result = await runtime.call('workspace_diff', { path_glob: 'caf*' });
+    const diff = (result.structuredContent as { diff: string }).diff;
+    // The plain side also came from the call for plain paths, as a new file, beside the rename.
+    expect(diff.split('\n').filter((line) => line.startsWith('diff --git '))).toEqual([
+      'diff --git "a/caf\\351.txt" b/cafe-renamed.txt',
+    ]);
+    expect(diff).toContain('rename from "caf\\351.txt"');
   });
 
   it('records the rest of a command whose workspace holds a repository in such a folder', async () => {
