@@ -80,6 +80,10 @@ describe.each([
         NOTE,
       ].join('\n'),
     );
+    const none = await runtime.call('code_workspace_symbols', { query: 'latin' });
+    expect((none.content[0] as { text: string }).text).toBe(
+      `0 symbols matching "latin" (engines: none; 2 entries left out: their names are not UTF-8, not searched)\n${NOTE}`,
+    );
   });
 });
 

@@ -86,7 +86,10 @@ export function codeWorkspaceSymbolsTool(context: CodeContext) {
       const leftOutClause =
         leftOut === undefined ? '' : `; ${namesNotUtf8Clause(leftOut, NOT_SEARCHED)}, not searched`;
       const header = `${matched.length} symbol${matched.length === 1 ? '' : 's'}${normalizedQuery === '' ? '' : ` matching "${query}"`} (engines: ${engines.join(', ') || 'none'}${leftOutClause})`;
-      const note = leftOut === undefined ? '' : `\n${namesNotUtf8Note(leftOut, NOT_SEARCHED)}`;
+      const note =
+        leftOut === undefined
+          ? ''
+          : `${body.text === '' ? '' : '\n'}${namesNotUtf8Note(leftOut, NOT_SEARCHED)}`;
       return textResult(`${header}\n${body.text}${note}`, {
         ...namesNotUtf8Field(leftOut),
         symbols: kept.map(symbolRecord),
