@@ -5,8 +5,11 @@ import { decodeNameBytes, fileSystemPath } from './name-bytes.js';
 export interface FolderEntry {
   /** UTF-8 as usual; each byte that is not UTF-8 as U+DC80–U+DCFF (see {@link decodeNameBytes}). */
   name: string;
+  /** True for a regular file (the type the folder listing gave, no symlink followed). */
   isFile(): boolean;
+  /** True for a folder (the type the folder listing gave, no symlink followed). */
   isDirectory(): boolean;
+  /** True for a symbolic link, which the listing does not follow. */
   isSymbolicLink(): boolean;
 }
 

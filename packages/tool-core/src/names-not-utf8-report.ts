@@ -13,13 +13,17 @@ const NAMES_IN_NOTE = 5;
  * leaves such paths out of its answers and says so in these words.
  */
 export interface NamesNotUtf8Report {
+  /** How many paths were left out. */
   count: number;
+  /** The first {@link NAMES_NOT_UTF8_SHOWN} of them, quoted as git quotes names. */
   paths: string[];
 }
 
 /** How an answer names what it left out: 'entry' / 'entries', 'file with a match' / 'files with matches'. */
 export interface LeftOutNoun {
+  /** The noun after a count of one ('entry'). */
   one: string;
+  /** The noun after any other count ('entries'). */
   many: string;
 }
 

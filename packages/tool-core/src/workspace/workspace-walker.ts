@@ -85,6 +85,7 @@ export interface WalkedNameNotUtf8 {
   relative: string;
   /** Absolute path, in the same lossless form. */
   absolute: string;
+  /** A regular file, or a folder (not entered unless `onNameNotUtf8` returns `'enter'`). */
   kind: 'file' | 'directory';
 }
 
