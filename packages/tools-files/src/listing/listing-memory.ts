@@ -1,5 +1,5 @@
-import { type Dirent, lstatSync, readdirSync, type Stats } from 'node:fs';
-import { readConfinedFileSync } from '@assistant-kit/kernel';
+import { lstatSync, type Stats } from 'node:fs';
+import { holdsRawBytes, readConfinedFileSync, readFolderEntries } from '@assistant-kit/kernel';
 import {
   compareText,
   GitignoreOracle,
@@ -8,7 +8,6 @@ import {
   WALK_ALWAYS_SKIPPED,
   walkWorkspace,
 } from '@assistant-kit/tool-core';
-import { holdsNameNotUtf8 } from '../walk/names-not-utf8.js';
 import {
   absoluteInRoot,
   type TreeEntry,
@@ -531,19 +530,16 @@ export class TreeListingMemory {
     oracle: GitignoreOracle,
     signal: AbortSignal | undefined,
   ): Promise<boolean> {
-    let entries: Dirent[];
+    let read: ReturnType<typeof readFolderEntries>;
     try {
-      entries = readdirSync(absoluteInRoot(root, folder), { withFileTypes: true });
+      read = readFolderEntries(absoluteInRoot(root, folder));
     } catch {
       return false;
     }
-    // A name that is not UTF-8 (Node shows it with U+FFFD) is left out of a listing and reported
-    // there; a tree that holds one is not remembered (see the ripgrep listing), so ripgrep walks.
-    if (
-      entries.some((entry) => entry.name.includes('\uFFFD')) &&
-      holdsNameNotUtf8(absoluteInRoot(root, folder))
-    )
-      return false;
+    const entries = read.entries;
+    // A name that is not UTF-8 is left out of a listing and reported there; a tree that holds one
+    // is not remembered (see the ripgrep listing), so ripgrep walks.
+    if (read.readAsBytes && entries.some((entry) => holdsRawBytes(entry.name))) return false;
     entries.sort((left, right) => compareText(left.name, right.name));
     const rules = oracle.rulesFor(
       folder,

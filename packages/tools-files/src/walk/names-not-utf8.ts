@@ -80,15 +80,3 @@ export function subfoldersReadAsBytes(
   }
   return { utf8, notUtf8 };
 }
-
-/**
- * True when a folder holds a file or folder whose name is not UTF-8 (read as bytes only when
- * Node's listing showed a U+FFFD).
- */
-export function holdsNameNotUtf8(absoluteFolder: string): boolean {
-  try {
-    return readFolderEntries(absoluteFolder).entries.some((entry) => holdsRawBytes(entry.name));
-  } catch {
-    return false;
-  }
-}
