@@ -185,8 +185,9 @@ export function scanFolder(
   const namesNotUtf8: string[] = [];
   for (const entry of notUtf8) {
     const relative = childPath(relativeFolder, entry.name);
-    if (entry.isDirectory() ? !isIgnored(layers, relative, true) : false) namesNotUtf8.push(`${relative}/`);
-    else if (entry.isFile() && !isIgnored(layers, relative, false)) namesNotUtf8.push(relative);
+    if (entry.isDirectory()) {
+      if (!isIgnored(layers, relative, true)) namesNotUtf8.push(`${relative}/`);
+    } else if (entry.isFile() && !isIgnored(layers, relative, false)) namesNotUtf8.push(relative);
   }
   return { layers, files, folders, mtimeMs: folderStatus.mtimeMs, inode: folderStatus.ino, namesNotUtf8 };
 }

@@ -14,7 +14,7 @@ import {
   type WalkedFile,
   yieldToEventLoop,
 } from './folder-scan.js';
-import { DEFAULT_WALK_FILE_CAP, namesNotUtf8Field, type WalkResult } from './workspace-walker.js';
+import { DEFAULT_WALK_FILE_CAP, namesLeftOut, type WalkResult } from './workspace-walker.js';
 
 /** Folders watched at most; a larger tree is listed by walking it on every call instead. */
 export const MAX_WATCHED_FOLDERS = watchableFolderLimit();
@@ -270,7 +270,7 @@ export class WorkspaceTree {
     const paths: string[] = [];
     for (const node of this.#folders.values())
       if (node.relative === start || node.relative.startsWith(prefix)) paths.push(...node.namesNotUtf8);
-    return namesNotUtf8Field(paths);
+    return namesLeftOut(paths);
   }
 
   /** The listed version of a file of the tree, if it is in it. */

@@ -66,10 +66,13 @@ export async function walkWorkspace(root: string, options: WalkOptions = {}): Pr
     },
   });
   files.sort((a, b) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
-  return { files, truncated, ...namesNotUtf8Field(namesNotUtf8) };
+  return { files, truncated, ...namesLeftOut(namesNotUtf8) };
 }
 
-/** The `namesNotUtf8` field of a {@link WalkResult}: sorted, absent when empty. */
-export function namesNotUtf8Field(paths: string[]): { namesNotUtf8?: string[] } {
+/**
+ * The `namesNotUtf8` field of a {@link WalkResult}: sorted, absent when empty (tool-core's
+ * `namesNotUtf8Field` is the answer's field made from it).
+ */
+export function namesLeftOut(paths: string[]): { namesNotUtf8?: string[] } {
   return paths.length === 0 ? {} : { namesNotUtf8: paths.sort() };
 }

@@ -83,13 +83,13 @@ export class RepoMapCache {
   }
 }
 
+/** How the map names the files and folders it left out for names that are not UTF-8. */
+const ENTRIES = { one: 'entry', many: 'entries' };
+
 /**
  * The sections in map order, one builder each (repo-map/sections/). The `satisfies` makes the
  * table exhaustive: a section added to the schema without a builder does not compile.
  */
-/** How the map names the files and folders it left out for names that are not UTF-8. */
-const ENTRIES = { one: 'entry', many: 'entries' };
-
 const SECTION_BUILDERS = {
   project: projectSection,
   entrypoints: entrypointsSection,
