@@ -223,6 +223,21 @@ export class ReferenceGraph {
     this.#edges[index] = edges.size === 0 ? undefined : edges;
   }
 
+  /**
+   * How much other files use the name `file` defines: the number of other files that hold it as
+   * an identifier, shared among the files defining it (as the graph's edges share it). 0 for a name
+   * `file` does not define for others, one too generic to link files by, or a file not ranked.
+   */
+  usesOfName(file: string, name: string): number {
+    const index = this.#indexOf.get(file);
+    const definedIn = this.#definers.get(name);
+    if (index === undefined || definedIn === undefined || definedIn.length > MAX_DEFINERS_PER_NAME) return 0;
+    if (!definedIn.includes(index)) return 0;
+    const users = this.#users.get(name);
+    if (users === undefined) return 0;
+    return (users.size - (users.has(index) ? 1 : 0)) / definedIn.length;
+  }
+
   #result(): FileRanking {
     this.#ranking ??= this.#computeRanking();
     return this.#ranking;

@@ -75,7 +75,11 @@ export class RepoMapCache {
     let graph = this.#graphs.get(scope);
     if (graph === undefined) {
       // One graph per scope; a session rarely maps more than a few scopes.
-      if (this.#graphs.size >= 8) this.#graphs.clear();
+      // A ranking is read with its graph (SectionInput.usesOfName): both go together.
+      if (this.#graphs.size >= 8) {
+        this.#graphs.clear();
+        this.#rankings.clear();
+      }
       graph = new ReferenceGraph(scope === '.' ? undefined : scope);
       this.#graphs.set(scope, graph);
     }
@@ -176,6 +180,8 @@ export async function buildRepoMap(
     snapshot,
     rankOf,
     importedBy: (file) => ranking?.importedBy.get(file) ?? 0,
+    // The scope's graph is the one the ranking came from: both are kept and dropped together.
+    usesOfName: (file, name) => (ranking === undefined ? 0 : cache.graph(scopeKey).usesOfName(file, name)),
     testFiles,
     derived,
     profile,

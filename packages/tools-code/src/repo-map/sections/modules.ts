@@ -1,4 +1,5 @@
 import { isAssetPath, languageOfPath } from '../../languages.js';
+import type { CodeSymbol } from '../../syntax/symbols.js';
 import { isApplicationCode } from '../application-code.js';
 
 import type { SectionInput } from './section.js';
@@ -30,13 +31,9 @@ export async function modulesSection(input: SectionInput): Promise<void> {
     const fileRecords: unknown[] = [];
     for (const file of [...moduleFiles].sort(listingOrder)) {
       if (filesLeft <= 0) break;
-      const symbols = (snapshot.analyses.get(file)?.symbols ?? [])
-        .filter((symbol) => symbol.kind !== 'key' || symbol.container === undefined)
-        .sort(
-          (a, b) =>
-            Number(b.exported ?? false) - Number(a.exported ?? false) ||
-            Number(a.container !== undefined) - Number(b.container !== undefined),
-        );
+      const symbols = symbolsToList(snapshot.analyses.get(file)?.symbols ?? [], (name) =>
+        input.usesOfName(file, name),
+      );
       const shown = symbols.slice(0, Math.max(0, Math.min(symbolsLeft, 12)));
       symbolsLeft -= shown.length;
       filesLeft--;
@@ -66,6 +63,38 @@ export async function modulesSection(input: SectionInput): Promise<void> {
   }
   structured.modules = moduleRecords;
   sections.push(lines.join('\n'));
+}
+
+/**
+ * A file's symbols in the order the map lists them: exported ones first, then top-level ones,
+ * each group most used by other files first, then names without a leading underscore (Python
+ * marks no exports, so its private helpers and `__version__` would otherwise lead), then source
+ * order. A name defined twice the same way (a constant set in `try` and again in `except`) is
+ * listed once. Keys nested in a document are left out.
+ */
+function symbolsToList(symbols: readonly CodeSymbol[], usesOfName: (name: string) => number): CodeSymbol[] {
+  const seen = new Set<string>();
+  const distinct: { symbol: CodeSymbol; uses: number; order: number }[] = [];
+  for (const symbol of symbols) {
+    if (symbol.kind === 'key' && symbol.container !== undefined) continue;
+    const identity = `${symbol.kind} ${symbol.container ?? ''}.${symbol.name}`;
+    if (seen.has(identity)) continue;
+    seen.add(identity);
+    // Only top-level names link files (ReferenceGraph); a member's uses are not counted.
+    const uses = symbol.container === undefined ? usesOfName(symbol.name) : 0;
+    distinct.push({ symbol, uses, order: distinct.length });
+  }
+  const leadingUnderscore = (symbol: CodeSymbol) => Number(symbol.name.startsWith('_'));
+  return distinct
+    .sort(
+      (a, b) =>
+        Number(b.symbol.exported ?? false) - Number(a.symbol.exported ?? false) ||
+        Number(a.symbol.container !== undefined) - Number(b.symbol.container !== undefined) ||
+        b.uses - a.uses ||
+        leadingUnderscore(a.symbol) - leadingUnderscore(b.symbol) ||
+        a.order - b.order,
+    )
+    .map(({ symbol }) => symbol);
 }
 
 /** Files by module (the top one or two folders), and each module's languages; assets left out. */

@@ -20,6 +20,11 @@ export interface SectionInput {
   rankOf(file: string): number;
   /** How many files import the file (0 when no ranking was needed). */
   importedBy(file: string): number;
+  /**
+   * How much other files use a name the file defines (ReferenceGraph.usesOfName; 0 when no
+   * ranking was needed).
+   */
+  usesOfName(file: string, name: string): number;
   testFiles: readonly string[];
   /** A fact computed from the listed paths alone, reused while the same paths are listed. */
   derived<Value>(name: string, compute: () => Value): Value;
