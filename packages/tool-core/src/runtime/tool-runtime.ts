@@ -12,6 +12,12 @@ import { type ArgumentValidator, compileArgumentValidator } from './argument-val
 import { cutOutput, keepOutput } from './kept-output.js';
 import { defaultToolPolicy, type ToolPolicy } from './policy.js';
 import { type BackgroundProcess, type ProcessLauncher, refusingProcessLauncher } from './process-launcher.js';
+import {
+  type DeclaredParameters,
+  declaredParameters,
+  undeclaredArgumentNames,
+  withUndeclaredArgumentsNote,
+} from './undeclared-arguments.js';
 
 /** What a {@link ToolRuntime} is built from: its workspace, its tools and the host's policy and limits. */
 export interface ToolRuntimeOptions {
@@ -47,10 +53,15 @@ interface RegisteredTool {
   definition: AnyToolDefinition;
   /** Compiled on the first call (or validate) of the tool: listing tools must not pay for it. */
   validator: ArgumentValidator | undefined;
+  /** Read from the schema with the validator: the names an argument may have. */
+  declared: DeclaredParameters | undefined;
 }
 
 function validatorOf(tool: RegisteredTool): ArgumentValidator {
-  tool.validator ??= compileArgumentValidator(tool.definition.parameters);
+  if (tool.validator === undefined) {
+    tool.validator = compileArgumentValidator(tool.definition.parameters);
+    tool.declared = declaredParameters(tool.definition.parameters);
+  }
   return tool.validator;
 }
 
@@ -138,7 +149,7 @@ export class ToolRuntime {
       if (this.#tools.has(definition.name)) {
         throw new ToolError('DUPLICATE_TOOL_NAME', `Two tools are named "${definition.name}".`);
       }
-      this.#tools.set(definition.name, { definition, validator: undefined });
+      this.#tools.set(definition.name, { definition, validator: undefined, declared: undefined });
     }
   }
 
@@ -249,7 +260,13 @@ export class ToolRuntime {
     };
     const result =
       definition.execution === 'sequential' ? await queueFor(this.workspace).run(run) : await run();
-    return this.#finish(definition, result);
+    const undeclared = undeclaredArgumentNames(tool.declared, validArguments);
+    return this.#finish(
+      definition,
+      undeclared.length === 0
+        ? result
+        : withUndeclaredArgumentsNote(result, name, tool.declared!, undeclared),
+    );
   }
 
   /**
