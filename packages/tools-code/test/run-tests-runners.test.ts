@@ -106,6 +106,33 @@ describe('a mocha project (js-mocha)', () => {
   });
 });
 
+describe('a Python project not installed, its package in lib/ (py-lib-layout)', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openFixtureProject('py-lib-layout', { modules: 'none' });
+  });
+  afterAll(() => session?.close());
+
+  it('profiles pytest with the source root its packaging names on PYTHONPATH', async () => {
+    const { data, text } = await callOk(session, 'code_project_profile', {});
+    expect(data.commands).toEqual([
+      expect.objectContaining({ command_id: 'pytest', cwd: '.', env: { PYTHONPATH: 'lib' } }),
+    ]);
+    expect(text).toContain('pytest [test, pytest]: PYTHONPATH=lib python3 -m pytest');
+  });
+
+  it('runs the tests of a source file, which import the package from lib/', async () => {
+    const { data, text } = await callOk(session, 'run_tests', { path: 'lib/invtools/hosts.py' });
+    expect(data).toMatchObject({ status: 'passed', passed: 3, failed: 0, counts_read: true });
+    expect(text.split('\n')[0]).toMatch(/^PASSED: PYTHONPATH=lib /);
+  });
+
+  it('runs the whole suite the same way', async () => {
+    const { data } = await callOk(session, 'run_tests', { command_id: 'pytest' });
+    expect(data).toMatchObject({ status: 'passed', passed: 3, failed: 0 });
+  });
+});
+
 describe('a unittest project (py-unittest)', () => {
   let session: FixtureSession;
   beforeAll(async () => {

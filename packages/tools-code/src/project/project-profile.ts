@@ -3,6 +3,7 @@ import { isRacyStamp, type Workspace } from '@assistant-kit/tool-core';
 import { sameFileVersion } from '../files/folder-scan.js';
 import type { WalkedFile } from '../files/workspace-walker.js';
 import { languageOfPath } from '../languages.js';
+import { pythonSourceRoots } from './python-source-roots.js';
 import { isTestFile } from './test-files.js';
 import { runnerBaseArgv, runnerOfScript, scriptSteps, type TestRunner } from './test-runners.js';
 
@@ -20,6 +21,11 @@ export interface CheckCommand {
   framework?: string;
   /** Manifest it was found in. */
   source: string;
+  /**
+   * Environment it runs with beyond the sandbox's: PYTHONPATH naming a Python project's source
+   * roots (`lib`, `src`…) when its tests import packages an install would have provided.
+   */
+  env?: Record<string, string>;
 }
 
 export interface TestFramework {
@@ -39,6 +45,9 @@ export interface ProjectProfile {
   commands: CheckCommand[];
   test_files: number;
 }
+
+/** Files that say where a Python project's packages are and how pytest imports them. */
+const PYTHON_CONFIGURATION_NAMES = ['pyproject.toml', 'setup.cfg', 'pytest.ini', 'tox.ini'];
 
 const MANIFEST_NAMES = new Set([
   'package.json',
@@ -486,6 +495,24 @@ async function computeProjectProfile(
         source,
       );
     } else addFramework('pytest', folder, runnerBaseArgv('pytest'), 'Python test files (test_*.py)', source);
+    // Tests of a project that is not installed import its packages from its source roots.
+    const configurations = new Map<string, string>();
+    for (const base of PYTHON_CONFIGURATION_NAMES) {
+      const relative = folder === '.' ? base : `${folder}/${base}`;
+      if (!relativeSet.has(relative)) continue;
+      const text = await read(relative, versions.get(relative));
+      if (text !== undefined) configurations.set(base, text);
+    }
+    const prefix = folder === '.' ? '' : `${folder}/`;
+    const below = files
+      .filter((file) => file.relative.startsWith(prefix))
+      .map((file) => file.relative.slice(prefix.length));
+    const roots = pythonSourceRoots(configurations, below);
+    const python = commands.find(
+      (command) =>
+        command.cwd === folder && (command.framework === 'pytest' || command.framework === 'unittest'),
+    );
+    if (python !== undefined && roots.length > 0) python.env = { PYTHONPATH: roots.join(':') };
   }
   const seen = new Set<string>();
   const unique = commands.filter((command) => {

@@ -24,6 +24,8 @@ export interface RelatedCheck {
   argv: string[];
   cwd: string;
   files: string[];
+  /** The check's own environment (CheckCommand.env), when it has one. */
+  env?: Record<string, string>;
 }
 
 export interface RelatedTestsResult {
@@ -190,6 +192,7 @@ export async function findRelatedTests(
       argv: [],
       cwd: command.cwd,
       files: [],
+      ...(command.env === undefined ? {} : { env: command.env }),
       base: command,
     };
     entry.files.push(command.cwd === '.' ? test.path : path.posix.relative(command.cwd, test.path));

@@ -30,10 +30,11 @@ export const MAX_TEST_TIMEOUT_SECONDS = 3_600;
 /** Characters of runner output kept in run_tests results (head and tail). */
 export const TEST_OUTPUT_CHARACTER_CAP = 20_000;
 
-export function formatCommand(command: Pick<CheckCommand, 'argv' | 'cwd'>): string {
-  const argv = command.argv
-    .map((part) => (/^[\w@%+=:,./-]+$/.test(part) ? part : `'${part.replace(/'/g, "'\\''")}'`))
-    .join(' ');
+export function formatCommand(command: Pick<CheckCommand, 'argv' | 'cwd' | 'env'>): string {
+  const quote = (part: string) => (/^[\w@%+=:,./-]+$/.test(part) ? part : `'${part.replace(/'/g, "'\\''")}'`);
+  // The environment the check sets is part of what runs (PYTHONPATH for an uninstalled project).
+  const assignments = Object.entries(command.env ?? {}).map(([name, value]) => `${name}=${quote(value)}`);
+  const argv = [...assignments, ...command.argv.map(quote)].join(' ');
   return command.cwd === '.' ? argv : `(cd ${command.cwd} && ${argv})`;
 }
 

@@ -89,7 +89,12 @@ export function runTestsTool(context: CodeContext) {
             (candidate) => candidate.framework === runner.runner && candidate.cwd === command!.cwd,
           );
           if (check !== undefined)
-            check = { ...check, command_id: command.command_id, base_argv: runner.argv };
+            check = {
+              ...check,
+              command_id: command.command_id,
+              base_argv: runner.argv,
+              env: { ...command.env, ...runner.env },
+            };
         }
         if (check === undefined) {
           throw codeError(
@@ -112,7 +117,7 @@ export function runTestsTool(context: CodeContext) {
           kind: 'test',
           argv: invocation.argv,
           cwd: check.cwd,
-          env: {},
+          env: check.env ?? {},
           reason: `tests related to ${subject}`,
           format: invocation.format,
           runner,
@@ -147,7 +152,7 @@ export function runTestsTool(context: CodeContext) {
             kind: 'test',
             argv: invocation.argv,
             cwd: command.cwd,
-            env: runner.env,
+            env: { ...command.env, ...runner.env },
             reason,
             format: invocation.format,
             runner: runner.runner,
@@ -165,7 +170,7 @@ export function runTestsTool(context: CodeContext) {
             kind: command.kind,
             argv: command.argv,
             cwd: command.cwd,
-            env: {},
+            env: command.env ?? {},
             reason,
             skippedSteps: [],
             files: [],
