@@ -204,6 +204,17 @@ describe('definitions and references', () => {
     expect((await failure('code_find_definition', { symbol: 'doesNotExistAnywhere' })).code).toBe(
       'SYMBOL_NOT_FOUND',
     );
+    // A line that does not hold the name says which lines do, so the next call can hit one.
+    const missed = await failure('code_find_definition', { symbol: 'add', path: 'src/format.ts', line: 7 });
+    expect(missed).toMatchObject({
+      code: 'SYMBOL_NOT_FOUND',
+      message:
+        '"add" does not occur on line 7 of "src/format.ts"; it occurs on lines 1, 4. Give one of them, or leave line out to use its declaration.',
+      details: { occurs_on_lines: [1, 4] },
+    });
+    expect(
+      (await failure('code_find_definition', { symbol: 'nowhere', path: 'src/format.ts', line: 7 })).message,
+    ).toBe('"nowhere" does not occur on line 7 of "src/format.ts", nor anywhere in it.');
     // A 1 MB symbol is quoted as a bounded prefix, never echoed whole (issue 12).
     const huge = await call('code_find_definition', { symbol: `x${'y'.repeat(1_000_000)}` });
     expect(huge.result.isError).toBe(true);

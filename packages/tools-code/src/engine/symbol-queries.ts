@@ -266,6 +266,24 @@ export function wordOccurrences(text: string, name: string): number[] {
   return offsets;
 }
 
+/** Lines named when a symbol is not on the line given. */
+const MAX_LINES_SUGGESTED = 5;
+
+/**
+ * The 1-based lines holding `name` as a word: at most {@link MAX_LINES_SUGGESTED}, the nearest to
+ * `line`, in order, and how many there are in all.
+ */
+function linesHolding(lines: LineIndex, name: string, line: number): { nearest: number[]; total: number } {
+  const holding: number[] = [];
+  for (let index = 0; index < lines.lineCount; index++)
+    if (wordOccurrences(lines.lineText(index), name).length > 0) holding.push(index + 1);
+  const nearest = holding
+    .sort((a, b) => Math.abs(a - line) - Math.abs(b - line) || a - b)
+    .slice(0, MAX_LINES_SUGGESTED)
+    .sort((a, b) => a - b);
+  return { nearest, total: holding.length };
+}
+
 /**
  * Resolves the position a request is about: `line` (+ `character`, or the symbol on that line, or
  * its first non-blank character), else the symbol's declaration in the file, else its first
@@ -305,14 +323,22 @@ export async function resolvePosition(
     if (name !== undefined) {
       const onLine = wordOccurrences(lineText, name)[0];
       if (onLine !== undefined) return { line: request.line - 1, character: onLine };
+      // A line guessed or remembered from an older text: say where the name is, so the next call
+      // can hit it.
+      const { nearest, total } = linesHolding(lines, name, request.line);
       throw codeError(
         'SYMBOL_NOT_FOUND',
-        `"${quoteArgument(name)}" does not occur on line ${request.line} of "${relative}".`,
+        `"${quoteArgument(name)}" does not occur on line ${request.line} of "${relative}"${
+          nearest.length === 0
+            ? ', nor anywhere in it.'
+            : `; it occurs on line${nearest.length === 1 ? '' : 's'} ${nearest.join(', ')}${total > nearest.length ? ` (the ${nearest.length} nearest of ${total})` : ''}. Give one of them, or leave line out to use its declaration.`
+        }`,
         {
           details: {
             path: relative,
             line: request.line,
             symbol: request.symbol === undefined ? undefined : quoteArgument(request.symbol),
+            occurs_on_lines: nearest,
           },
         },
       );
