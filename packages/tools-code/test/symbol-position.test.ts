@@ -29,6 +29,8 @@ describe('resolvePosition, a symbol not on the line given', () => {
     await expect(
       resolvePosition(noContext, 'a.py', text, { symbol: 'item0', line: 3 }),
     ).rejects.toMatchObject({
+      message:
+        '"item0" does not occur on line 3 of "a.py"; it occurs on line 1. Give that line, or leave line out to use its declaration.',
       details: { occurs_on_lines: [1] },
     });
   });

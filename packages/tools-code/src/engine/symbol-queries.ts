@@ -331,7 +331,7 @@ export async function resolvePosition(
         `"${quoteArgument(name)}" does not occur on line ${request.line} of "${relative}"${
           nearest.length === 0
             ? ', nor anywhere in it.'
-            : `; it occurs on line${nearest.length === 1 ? '' : 's'} ${nearest.join(', ')}${total > nearest.length ? ` (the ${nearest.length} nearest of ${total})` : ''}. Give one of them, or leave line out to use its declaration.`
+            : `; it occurs on line${nearest.length === 1 ? '' : 's'} ${nearest.join(', ')}${total > nearest.length ? ` (the ${nearest.length} nearest of ${total})` : ''}. Give ${nearest.length === 1 ? 'that line' : 'one of them'}, or leave line out to use its declaration.`
         }`,
         {
           details: {
