@@ -9,6 +9,7 @@ import {
   diagnosticsAfterWrite,
   type WriteDiagnostics,
 } from './output/write-diagnostics.js';
+import { pythonServerSettings } from './project/python-server-settings.js';
 import { SyntaxIndex } from './syntax/syntax-index.js';
 import { codeDiagnosticsTool } from './tools/code-diagnostics.js';
 import { codeDocumentSymbolsTool } from './tools/code-document-symbols.js';
@@ -117,6 +118,7 @@ export function createCodeToolsWithContext(options: CodeToolsOptions): {
     startTimeoutMs: options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
     maxRestarts: options.maxServerRestarts ?? 5,
     restartWindowMs: 10 * 60_000,
+    settingsFor: (registration) => pythonServerSettings(workspace, registration),
   });
   const context: CodeContext = {
     workspace,

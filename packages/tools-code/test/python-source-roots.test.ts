@@ -1,4 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Workspace } from '@assistant-kit/tool-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LanguageServerRegistration } from '../src/lsp/registrations.js';
+import { pythonServerSettings } from '../src/project/python-server-settings.js';
 import { pythonSourceRoots } from '../src/project/python-source-roots.js';
 
 const roots = (configurations: Record<string, string>, files: string[]) =>
@@ -62,5 +68,45 @@ describe('pythonSourceRoots', () => {
   it('never names the folder itself, an absolute folder or one outside', () => {
     const pyproject = '[tool.setuptools.packages.find]\nwhere = [".", "/etc", "../up", "a/../b", "./lib/"]\n';
     expect(roots({ 'pyproject.toml': pyproject }, ['lib/x/__init__.py', 'b/y.py'])).toEqual(['lib']);
+  });
+});
+
+describe('pythonServerSettings', () => {
+  const pyright: LanguageServerRegistration = {
+    id: 'pyright',
+    languageIds: ['python'],
+    command: () => ({ command: 'pyright-langserver', args: ['--stdio'] }),
+    settings: { python: { analysis: { diagnosticMode: 'openFilesOnly' } } },
+  };
+  let root: string;
+  let workspace: Workspace;
+  beforeAll(async () => {
+    root = await realpath(await mkdtemp(path.join(tmpdir(), 'python-server-settings-')));
+    const outside = await mkdtemp(path.join(tmpdir(), 'python-server-settings-outside-'));
+    await mkdir(path.join(root, 'lib', 'pkg'), { recursive: true });
+    await writeFile(path.join(root, 'lib', 'pkg', '__init__.py'), '');
+    await symlink(outside, path.join(root, 'linked'));
+    await writeFile(
+      path.join(root, 'pyproject.toml'),
+      '[tool.setuptools.packages.find]\nwhere = ["lib", "linked", "missing"]\n',
+    );
+    workspace = await Workspace.open(root);
+  });
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('adds the declared folders found in the workspace to extraPaths, keeping the other settings', async () => {
+    expect(await pythonServerSettings(workspace, pyright)).toEqual({
+      python: { analysis: { diagnosticMode: 'openFilesOnly', extraPaths: [path.join(root, 'lib')] } },
+    });
+  });
+
+  it("leaves another server's settings, and extraPaths a registration names itself", async () => {
+    expect(
+      await pythonServerSettings(workspace, { ...pyright, id: 'css', languageIds: ['css'] }),
+    ).toBeUndefined();
+    const own = { ...pyright, settings: { python: { analysis: { extraPaths: ['vendor'] } } } };
+    expect(await pythonServerSettings(workspace, own)).toBeUndefined();
   });
 });

@@ -131,6 +131,28 @@ describe('a Python project not installed, its package in lib/ (py-lib-layout)', 
     const { data } = await callOk(session, 'run_tests', { command_id: 'pytest' });
     expect(data).toMatchObject({ status: 'passed', passed: 3, failed: 0 });
   });
+
+  it("finds the tests among a function's references: pyright is told the source roots too", async () => {
+    const { data } = await callOk(session, 'code_find_references', {
+      symbol: 'parse_hosts',
+      path: 'lib/invtools/hosts.py',
+      line: 20,
+    });
+    expect(data).toMatchObject({ engine: 'language_server', server: 'pyright' });
+    expect(
+      (data.locations as { path: string; line: number }[]).map(
+        (location) => `${location.path}:${location.line}`,
+      ),
+    ).toEqual([
+      'lib/invtools/__init__.py:3',
+      'lib/invtools/__init__.py:5',
+      'lib/invtools/hosts.py:20',
+      'test/units/test_hosts.py:3',
+      'test/units/test_hosts.py:7',
+      'test/units/test_hosts.py:15',
+      'test/units/test_hosts.py:20',
+    ]);
+  });
 });
 
 describe('a unittest project (py-unittest)', () => {

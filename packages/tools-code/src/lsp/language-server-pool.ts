@@ -19,6 +19,11 @@ export interface LanguageServerPoolOptions {
   /** Restarts allowed within `restartWindowMs` before the server is reported unavailable. */
   maxRestarts: number;
   restartWindowMs: number;
+  /**
+   * Settings a server starts with in place of its registration's, learned from the workspace
+   * (undefined: the registration's own). Asked at each start, so a restart sees a changed project.
+   */
+  settingsFor?: (registration: LanguageServerRegistration) => Promise<Record<string, unknown> | undefined>;
 }
 
 interface ServerSlot {
@@ -93,7 +98,12 @@ export class LanguageServerPool {
       slot.restarts++;
       await slot.current.stop().catch(() => {});
     }
-    const process = new LanguageServerProcess(slot.registration, this.root);
+    const settingsFor = this.#options.settingsFor;
+    const process = new LanguageServerProcess(
+      slot.registration,
+      this.root,
+      settingsFor === undefined ? undefined : () => settingsFor(slot.registration),
+    );
     slot.current = process;
     slot.starting = (async () => {
       try {

@@ -110,6 +110,9 @@ function clientCapabilities(): ClientCapabilities {
 export class LanguageServerProcess {
   readonly registration: LanguageServerRegistration;
   readonly root: string;
+  /** What `workspace/configuration` is answered with: the registration's settings, or the pool's. */
+  #settings: Record<string, unknown> | undefined;
+  readonly #settingsAtStart: (() => Promise<Record<string, unknown> | undefined>) | undefined;
   state: LanguageServerState = 'starting';
   capabilities: ServerCapabilities = {};
   #child: ChildProcess | undefined;
@@ -131,9 +134,20 @@ export class LanguageServerProcess {
   /** Receives edits the server asks the client to apply while a preview captures them. */
   editCapture: ((edit: WorkspaceEdit) => void) | undefined;
 
-  constructor(registration: LanguageServerRegistration, root: string) {
+  /**
+   * @param settingsAtStart - asked as the server starts for settings in place of the
+   *   registration's own (the pool's, learned from the workspace, such as Python source roots);
+   *   undefined, or a failure, keeps the registration's
+   */
+  constructor(
+    registration: LanguageServerRegistration,
+    root: string,
+    settingsAtStart?: () => Promise<Record<string, unknown> | undefined>,
+  ) {
     this.registration = registration;
     this.root = root;
+    this.#settings = registration.settings;
+    this.#settingsAtStart = settingsAtStart;
     this.#exited = new Promise((resolve) => {
       this.#markExited = () => {
         if (this.#hasExited) return;
@@ -171,6 +185,7 @@ export class LanguageServerProcess {
       },
     );
     this.#rpc = rpc;
+    this.#settings = (await this.#settingsAtStart?.().catch(() => undefined)) ?? this.registration.settings;
     const { command, args, env, initializationOptions } = await this.registration.command();
     const child = spawnLanguageServer(command, args, { cwd: this.root, env: { ...process.env, ...env } });
     this.#child = child;
@@ -217,9 +232,9 @@ export class LanguageServerProcess {
     );
     this.capabilities = result.capabilities ?? {};
     await connection.sendNotification(rpc.InitializedNotification.type, {});
-    if (this.registration.settings !== undefined) {
+    if (this.#settings !== undefined) {
       await connection.sendNotification(rpc.DidChangeConfigurationNotification.type, {
-        settings: this.registration.settings,
+        settings: this.#settings,
       });
     }
     this.state = 'running';
@@ -228,8 +243,8 @@ export class LanguageServerProcess {
   #installHandlers(connection: ProtocolConnection): void {
     connection.onRequest('workspace/configuration', (params: { items?: { section?: string }[] }) =>
       (params.items ?? []).map((item) => {
-        if (item.section === undefined) return this.registration.settings ?? {};
-        let value: unknown = this.registration.settings;
+        if (item.section === undefined) return this.#settings ?? {};
+        let value: unknown = this.#settings;
         for (const part of item.section.split('.')) {
           value =
             value !== null && typeof value === 'object'

@@ -67,6 +67,19 @@ function declaredRoots(configurations: PythonConfigurations): string[] {
   return roots;
 }
 
+/**
+ * The folders the packaging configuration names as where packages live (no src-layout guess,
+ * which pyright's `autoSearchPaths` makes itself), as plain relative folders.
+ */
+export function declaredPythonSourceRoots(configurations: PythonConfigurations): string[] {
+  const roots = new Set<string>();
+  for (const declared of declaredRoots(configurations)) {
+    const folder = plainFolder(declared);
+    if (folder !== undefined) roots.add(folder);
+  }
+  return [...roots];
+}
+
 /** Whether pytest is told where to import from already (its `pythonpath` option). */
 function pytestSetsPythonPath(configurations: PythonConfigurations): boolean {
   for (const [name, text] of configurations) {
