@@ -18,6 +18,7 @@ describe('repo_map on an ava library (js-ava)', () => {
     expect(data.routes).toEqual([]);
     expect(data.tests).toEqual({
       total: 3,
+      folders: [{ path: 'test', files: 3 }],
       files: ['test/backoff.js', 'test/http.js', 'test/queue.js'],
       frameworks: [{ name: 'ava', cwd: '.', evidence: 'package.json scripts run ava' }],
       commands: ['npm:test', 'ava'],

@@ -132,6 +132,22 @@ describe('a Python project not installed, its package in lib/ (py-lib-layout)', 
     expect(data).toMatchObject({ status: 'passed', passed: 3, failed: 0 });
   });
 
+  it('names the test folders in the map, and runs one file with the source roots', async () => {
+    const { data, text } = await callOk(session, 'repo_map', { include: ['tests'] });
+    expect(data.tests).toMatchObject({
+      total: 1,
+      folders: [{ path: 'test/units', files: 1 }],
+      run_one_file: {
+        path: 'test/units/test_hosts.py',
+        argv: ['python3', '-m', 'pytest', 'test/units/test_hosts.py'],
+        env: { PYTHONPATH: 'lib' },
+      },
+    });
+    expect(text).toContain(
+      'one file: run_tests path=test/units/test_hosts.py (runs PYTHONPATH=lib python3 -m pytest test/units/test_hosts.py)',
+    );
+  });
+
   it("finds the tests among a function's references: pyright is told the source roots too", async () => {
     const { data } = await callOk(session, 'code_find_references', {
       symbol: 'parse_hosts',
