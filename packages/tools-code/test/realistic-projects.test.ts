@@ -221,7 +221,7 @@ describe('ts-library (a TypeScript library whose ava tests are outside its tscon
       new_name: 'isTimeout',
     });
     expect(rename.text.split('\n')[0]).toBe(
-      'Rename preview (INCOMPLETE): 4 edits in 3 files; 1 more file mention "isTimeoutError" and were not analysed: applying could leave them broken.',
+      'Rename preview (INCOMPLETE): 4 edits in 3 files; 1 more file mentions "isTimeoutError" and was not analysed: applying could leave it broken.',
     );
     expect(rename.data).toMatchObject({
       complete: false,

@@ -8,7 +8,7 @@ import { LineIndex } from '../positions.js';
 import { parserFor } from '../syntax/tree-sitter-loader.js';
 import type { CodeContext, EngineName } from './code-context.js';
 import type { SourceLocation } from './language-service.js';
-import { openMentioningFiles, unanalysedNote } from './reference-scope.js';
+import { openMentioningFiles, type UnanalysedFile, unanalysedNote } from './reference-scope.js';
 import {
   findDeclarations,
   MAX_OUTLINE_BYTES,
@@ -198,32 +198,54 @@ export function dedupe<Location extends SourceLocation>(locations: Location[]): 
   });
 }
 
+/** Largest file read only to tell whether it mentions a name (one no syntax tree is made of). */
+const MAX_MENTION_SCAN_BYTES = 16_000_000;
+
 export const IDENTIFIER_LIKE =
   /identifier|name|attribute_value|tag_name|class_name|id_name|string_content|property/;
 
-/** References by name from syntax trees: whole-word occurrences that parse as identifiers. */
+/**
+ * References by name from syntax trees: whole-word occurrences that parse as identifiers (in
+ * JSON, a key or a whole string that is the name). Code files no grammar covers, or too large to
+ * parse, that mention the name are returned as `unanalysed`, never skipped in silence: on a Go
+ * repository every Go file was, and the answer claimed the one JSON match it found was all.
+ */
 export async function syntaxReferences(
   context: CodeContext,
   symbol: string,
-  options: { glob?: string; signal: AbortSignal },
-): Promise<Answer['locations']> {
+  options: { glob?: string; signal: AbortSignal; parse?: boolean },
+): Promise<{ locations: Answer['locations']; unanalysed: UnanalysedFile[] }> {
   const { name } = splitSymbol(symbol);
   const bare = name.replace(/^[#.]/, '');
   const matchesGlob = globMatcher(options.glob);
   const snapshot = await context.syntax.refresh({ signal: options.signal, filter: matchesGlob });
   const locations: Answer['locations'] = [];
+  const unanalysed: UnanalysedFile[] = [];
   for (const file of snapshot.files) {
-    if (!matchesGlob(file.relative) || file.size > MAX_OUTLINE_BYTES) continue;
+    if (!matchesGlob(file.relative)) continue;
     const language = languageOfPath(file.relative);
-    if (language?.grammar === undefined) continue;
+    const grammar = language?.grammar;
+    const parsable = grammar !== undefined && file.size <= MAX_OUTLINE_BYTES;
+    // With `parse: false` only the files no tree can be made of are looked at.
+    if (parsable && options.parse === false) continue;
+    // A file no tree is made of is read only to tell whether it mentions the name, and only code
+    // counts: prose and data without a tree (Markdown, YAML, a huge JSON) hold no references.
+    if (!parsable && !language?.code) continue;
     const text = await context.languages.documents
-      .read(file.relative, MAX_OUTLINE_BYTES)
+      .read(file.relative, parsable ? MAX_OUTLINE_BYTES : MAX_MENTION_SCAN_BYTES)
       .then((document) => document.text)
       .catch(() => undefined);
     if (text === undefined || !text.includes(bare)) continue;
     const offsets = wordOccurrences(text, bare);
     if (offsets.length === 0) continue;
-    const parser = await parserFor(language.grammar);
+    if (!parsable) {
+      unanalysed.push({
+        path: file.relative,
+        reason: grammar === undefined ? `no grammar for ${language!.name}` : 'too large to parse',
+      });
+      continue;
+    }
+    const parser = await parserFor(grammar!);
     const tree = parser.parse(text);
     if (tree === null) continue;
     const lines = new LineIndex(text);
@@ -231,7 +253,7 @@ export async function syntaxReferences(
       for (const offset of offsets) {
         const node = tree.rootNode.descendantForIndex(offset, offset + bare.length);
         if (node === null || !IDENTIFIER_LIKE.test(node.type) || node.type === 'comment') continue;
-        if (node.type === 'string_content' && language.grammar !== 'json') continue;
+        if (node.type === 'string_content' && (grammar !== 'json' || node.text !== bare)) continue;
         const start = lines.positionAt(offset);
         locations.push({
           path: file.relative,
@@ -247,7 +269,7 @@ export async function syntaxReferences(
       tree.delete();
     }
   }
-  return locations;
+  return { locations, unanalysed };
 }
 
 export async function findReferences(
@@ -321,8 +343,13 @@ export async function findReferences(
       await resolvePosition(context, path.relative, text, { symbol: request.symbol, ...target }, lines);
     }
   }
-  const locations = await syntaxReferences(context, request.symbol, { glob: request.glob, signal });
-  return { locations, engine: 'syntax', notes };
+  const { locations, unanalysed } = await syntaxReferences(context, request.symbol, {
+    glob: request.glob,
+    signal,
+  });
+  const unanalysedText = unanalysedNote(request.symbol, unanalysed, 'from syntax trees');
+  if (unanalysedText !== undefined) notes.push(unanalysedText);
+  return { locations, engine: 'syntax', notes, unanalysed: unanalysed.length };
 }
 
 export function renderAnswer(title: string, answer: Answer, limit: number) {

@@ -99,12 +99,18 @@ function sameFamily(a: string, b: string): boolean {
 }
 
 /** One line for a result: how many files mention the symbol but were not analysed. */
-export function unanalysedNote(name: string, unanalysed: readonly UnanalysedFile[]): string | undefined {
+export function unanalysedNote(
+  name: string,
+  unanalysed: readonly UnanalysedFile[],
+  by: 'by the language server' | 'from syntax trees' = 'by the language server',
+): string | undefined {
   if (unanalysed.length === 0) return undefined;
   const shown = unanalysed
     .slice(0, 10)
     .map((file) => `${file.path} (${file.reason})`)
     .join(', ');
   const more = unanalysed.length > 10 ? ` and ${unanalysed.length - 10} more` : '';
-  return `${unanalysed.length} file${unanalysed.length === 1 ? '' : 's'} that mention "${name}" could not be analysed by the language server: ${shown}${more}.`;
+  const hint = by === 'from syntax trees' ? '; search_files finds every mention by text' : '';
+  const files = unanalysed.length === 1 ? '1 file that mentions' : `${unanalysed.length} files that mention`;
+  return `${files} "${name}" could not be analysed ${by}: ${shown}${more}${hint}.`;
 }

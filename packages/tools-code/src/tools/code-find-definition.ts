@@ -1,6 +1,7 @@
 import { defineTool, quoteArgument } from '@assistant-kit/tool-core';
 import type { CodeContext } from '../engine/code-context.js';
-import { findDefinition, renderAnswer, requireSymbol } from '../engine/navigation.js';
+import { findDefinition, renderAnswer, requireSymbol, syntaxReferences } from '../engine/navigation.js';
+import { unanalysedNote } from '../engine/reference-scope.js';
 import { boundedCount, codeError } from '../errors.js';
 import { CodeFindDefinitionParameters } from '../schemas.js';
 
@@ -23,11 +24,22 @@ export function codeFindDefinitionTool(context: CodeContext) {
       const limit = boundedCount('max_results', args.max_results, 20, 500);
       const answer = await findDefinition(context, args, signal);
       if (answer.locations.length === 0) {
+        // Not found is not "there is none" when code files mentioning it were never read as
+        // trees (a Go repository without a Go server: NewRouter's definition was "not found").
+        const { unanalysed } = await syntaxReferences(context, args.symbol, { signal, parse: false });
+        const unread =
+          unanalysed.length === 0
+            ? '.'
+            : `, but ${unanalysedNote(args.symbol, unanalysed, 'from syntax trees')}`;
         throw codeError(
           'SYMBOL_NOT_FOUND',
-          `No definition of "${quoteArgument(args.symbol)}" was found${args.path === undefined ? ' in the workspace' : ` from "${quoteArgument(args.path)}"`}.`,
+          `No definition of "${quoteArgument(args.symbol)}" was found${args.path === undefined ? ' in the workspace' : ` from "${quoteArgument(args.path)}"`}${unread}`,
           {
-            details: { symbol: quoteArgument(args.symbol), notes: answer.notes },
+            details: {
+              symbol: quoteArgument(args.symbol),
+              notes: answer.notes,
+              unanalysed: unanalysed.length,
+            },
           },
         );
       }

@@ -115,7 +115,7 @@ export async function previewResult(
   const token = tokens.issue({ kind, path: relative, files });
   const applyOperation = kind === 'rename' ? 'apply_rename' : 'apply_format';
   const lines = [
-    `${label} preview${unanalysed.length > 0 ? ' (INCOMPLETE)' : ''}: ${editCount} edit${editCount === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}${unanalysed.length > 0 ? `; ${unanalysed.length} more file${unanalysed.length === 1 ? '' : 's'} mention "${coverage?.name}" and were not analysed: applying could leave them broken` : ''}.`,
+    `${label} preview${unanalysed.length > 0 ? ' (INCOMPLETE)' : ''}: ${editCount} edit${editCount === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}${unanalysed.length > 0 ? `; ${unanalysed.length === 1 ? '1 more file mentions' : `${unanalysed.length} more files mention`} "${coverage?.name}" and ${unanalysed.length === 1 ? 'was' : 'were'} not analysed: applying could leave ${unanalysed.length === 1 ? 'it' : 'them'} broken` : ''}.`,
     ...(coverageNote === undefined ? [] : [coverageNote]),
     ...previewText(files, originals),
     allowApply
