@@ -46,10 +46,8 @@ function declaredRoots(configurations: PythonConfigurations): string[] {
       packageDir === undefined ? undefined : /(?:""|'')\s*=\s*["']([^"']+)["']/.exec(packageDir)?.[1];
     if (rootEntry !== undefined) roots.push(rootEntry);
     // Poetry: packages = [{ include = "x", from = "src" }].
-    for (const match of pyproject.matchAll(/\bfrom\s*=\s*["']([^"']+)["']/g)) {
-      const poetry = tomlTable(pyproject, 'tool.poetry');
-      if (poetry?.includes(match[0])) roots.push(match[1]!);
-    }
+    const poetry = tomlTable(pyproject, 'tool.poetry');
+    for (const match of poetry?.matchAll(/\bfrom\s*=\s*["']([^"']+)["']/g) ?? []) roots.push(match[1]!);
     // Hatch: a wheel's packages = ["src/name"].
     const hatch = tomlTable(pyproject, 'tool.hatch.build.targets.wheel');
     const packages = hatch === undefined ? undefined : /^\s*packages\s*=\s*\[([^\]]*)\]/m.exec(hatch)?.[1];
@@ -101,11 +99,7 @@ function pytestSetsPythonPath(configurations: PythonConfigurations): boolean {
 export function pythonSourceRoots(configurations: PythonConfigurations, files: readonly string[]): string[] {
   if (pytestSetsPythonPath(configurations)) return [];
   const holdsFiles = (folder: string) => files.some((file) => file.startsWith(`${folder}/`));
-  const roots = new Set<string>();
-  for (const declared of declaredRoots(configurations)) {
-    const folder = plainFolder(declared);
-    if (folder !== undefined && holdsFiles(folder)) roots.add(folder);
-  }
+  const roots = new Set(declaredPythonSourceRoots(configurations).filter(holdsFiles));
   // src/ itself a package (src/__init__.py) is imported as `src`, from the folder itself.
   if (
     roots.size === 0 &&
