@@ -1,47 +1,29 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCodeTools } from '../src/index.js';
+import { type FixtureSession, openWrittenProject } from './helpers/fixture-projects.js';
 
 // On a Go repository (go-chi/chi: 37 Go files use NewRouter) code_find_references answered
 // "1 reference (engine: syntax tree)": a long comment string in a JSON file. No grammar covers Go,
 // so every Go file was skipped in silence, and a word inside a JSON string value counted.
 describe('references from syntax trees, in files no grammar covers', () => {
-  let root: string;
-  let runtime: ToolRuntime;
-  let close: () => Promise<void>;
+  let session: FixtureSession;
   beforeAll(async () => {
-    root = await realpath(await mkdtemp(path.join(tmpdir(), 'tools-code-syntax-coverage-')));
-    const write = (relative: string, text: string) => {
-      mkdirSync(path.dirname(path.join(root, relative)), { recursive: true });
-      writeFileSync(path.join(root, relative), text);
-    };
-    write('go.mod', 'module example.com/router\n\ngo 1.21\n');
-    write('mux.go', 'package router\n\nfunc NewRouter() *Mux {\n\treturn &Mux{}\n}\n\ntype Mux struct{}\n');
-    write(
-      'mux_test.go',
-      'package router\n\nimport "testing"\n\nfunc TestNew(t *testing.T) {\n\t_ = NewRouter()\n}\n',
-    );
-    write('README.md', 'Call NewRouter to start.\n');
-    write(
-      'docs/routes.json',
-      '{\n  "NewRouter": 1,\n  "comment": "builds a NewRouter and mounts it",\n  "name": "NewRouter"\n}\n',
-    );
-    const workspace = await Workspace.open(root);
-    const family = createCodeTools({ workspace, watchFiles: false, analysisWorkers: 0 });
-    runtime = new ToolRuntime({ workspace, tools: family.tools });
-    close = () => family.close();
+    session = await openWrittenProject('syntax-coverage', {
+      'go.mod': 'module example.com/router\n\ngo 1.21\n',
+      'mux.go': 'package router\n\nfunc NewRouter() *Mux {\n\treturn &Mux{}\n}\n\ntype Mux struct{}\n',
+      'mux_test.go':
+        'package router\n\nimport "testing"\n\nfunc TestNew(t *testing.T) {\n\t_ = NewRouter()\n}\n',
+      'README.md': 'Call NewRouter to start.\n',
+      'docs/routes.json':
+        '{\n  "NewRouter": 1,\n  "comment": "builds a NewRouter and mounts it",\n  "name": "NewRouter"\n}\n',
+    });
   });
-  afterAll(async () => {
-    await close?.();
-    await rm(root, { recursive: true, force: true });
-  });
+  afterAll(() => session?.close());
 
   it('counts the code files that mention the name and could not be read as trees, and says so first', async () => {
-    const result = await runtime.call('code_find_references', { symbol: 'NewRouter', path: 'mux.go' });
+    const result = await session.runtime.call('code_find_references', {
+      symbol: 'NewRouter',
+      path: 'mux.go',
+    });
     expect(result.isError ?? false).toBe(false);
     const text = (result.content[0] as { text: string }).text;
     const data = result.structuredContent as {
@@ -63,7 +45,7 @@ describe('references from syntax trees, in files no grammar covers', () => {
   });
 
   it('does not call a definition missing when the files that could hold it were never read as trees', async () => {
-    const result = await runtime.call('code_find_definition', { symbol: 'Mux' });
+    const result = await session.runtime.call('code_find_definition', { symbol: 'Mux' });
     expect(result.isError).toBe(true);
     const error = (result.structuredContent as { error: { code: string; message: string; details: unknown } })
       .error;
@@ -76,7 +58,8 @@ describe('references from syntax trees, in files no grammar covers', () => {
     // A name nothing mentions is simply not found.
     expect(
       (
-        (await runtime.call('code_find_definition', { symbol: 'NothingNamesThis' })).structuredContent as {
+        (await session.runtime.call('code_find_definition', { symbol: 'NothingNamesThis' }))
+          .structuredContent as {
           error: { message: string };
         }
       ).error.message,

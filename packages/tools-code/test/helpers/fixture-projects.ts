@@ -1,4 +1,4 @@
-import { cp, mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,7 +46,27 @@ export async function openFixtureProject(
     for (const entry of ['.bin', 'vitest'])
       await symlink(path.join(rootModules, entry), path.join(root, 'node_modules', entry));
   }
-  const workspace = await Workspace.open(root, { readOnly: options.readOnly ?? false });
+  return openSession(root, options.readOnly ?? false);
+}
+
+/**
+ * A project written from `files` (path → text) into a temporary folder, opened as
+ * {@link openFixtureProject} opens a fixture: for a test's own small tree.
+ */
+export async function openWrittenProject(
+  name: string,
+  files: Record<string, string>,
+): Promise<FixtureSession> {
+  const root = await realpath(await mkdtemp(path.join(tmpdir(), `tools-code-${name}-`)));
+  for (const [relative, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(root, relative)), { recursive: true });
+    await writeFile(path.join(root, relative), text);
+  }
+  return openSession(root, false);
+}
+
+async function openSession(root: string, readOnly: boolean): Promise<FixtureSession> {
+  const workspace = await Workspace.open(root, { readOnly });
   const family = createCodeTools({ workspace, watchFiles: false, analysisWorkers: 0 });
   const runtime = new ToolRuntime({ workspace, tools: family.tools, processes: sandboxedProcessLauncher() });
   return {
