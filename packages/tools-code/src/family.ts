@@ -1,6 +1,7 @@
 import { keepStateIn, type ToolFamily, type Workspace } from '@assistant-kit/tool-core';
 import type { CodeContext } from './engine/code-context.js';
 import { LanguageService } from './engine/language-service.js';
+import { RecentWrites } from './engine/recent-writes.js';
 import { EditTokenStore } from './intelligence/edit-tokens.js';
 import { LanguageServerPool, type LanguageServerStatus } from './lsp/language-server-pool.js';
 import { type LanguageServerRegistration, mergeRegistrations } from './lsp/registrations.js';
@@ -135,7 +136,11 @@ export function createCodeToolsWithContext(options: CodeToolsOptions): {
     languages: new LanguageService(workspace, pool, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
     pool,
     diagnosticsTimeoutMs: options.diagnosticsTimeoutMs ?? 20_000,
+    recentWrites: new RecentWrites(),
   };
+  const stopNotingWrites = workspace.onAfterWrite((files) =>
+    context.recentWrites.note(files.map((file) => file.path)),
+  );
   const tokens = new EditTokenStore();
   let closing: Promise<void> | undefined;
   const family: CodeToolFamily = {
@@ -160,6 +165,7 @@ export function createCodeToolsWithContext(options: CodeToolsOptions): {
       }),
     close: () => {
       closing ??= (async () => {
+        stopNotingWrites();
         tokens.clear();
         await context.syntax.close();
         await pool.close();

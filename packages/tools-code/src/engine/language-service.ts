@@ -185,6 +185,50 @@ export class LanguageService {
     return diagnostics;
   }
 
+  /**
+   * The file's diagnostics after `open` synced it: asked of the server when it answers pull
+   * requests; else the ones it publishes after this sync, waited for up to `timeoutMs` (the ones
+   * published before, when the file did not change), unless it registers pull diagnostics
+   * meanwhile and is then asked. pyright registers them just after it starts and from then on
+   * publishes nothing, so the first file of a session waited out the whole timeout. Undefined when
+   * no answer came. Throws what the pull request throws.
+   */
+  async currentDiagnostics(
+    document: OpenedDocument,
+    options: {
+      timeoutMs: number;
+      quietMs: number;
+      signal?: AbortSignal;
+      /** Whether to wait for a publish when the file did not change and none came yet (default true). */
+      awaitFirstPublish?: boolean;
+    },
+  ): Promise<Diagnostic[] | undefined> {
+    const { timeoutMs, quietMs, signal } = options;
+    const pulled = await this.pullDiagnostics(document, timeoutMs, signal);
+    if (pulled !== undefined) return pulled;
+    const server = document.server;
+    if (!document.changed) {
+      const published = server.diagnosticsFor(document.uri);
+      if (published !== undefined) return published.diagnostics;
+      if (options.awaitFirstPublish === false) return undefined;
+    }
+    const stop = new AbortController();
+    const waiting = signal === undefined ? stop.signal : AbortSignal.any([signal, stop.signal]);
+    const outcome = await Promise.race([
+      server
+        .waitForDiagnostics(document.uri, document.diagnosticSequenceBefore, {
+          timeoutMs,
+          quietMs,
+          signal: waiting,
+        })
+        .then((published) => (published ? ('published' as const) : ('none' as const))),
+      server.whenPullDiagnosticsSupported(waiting).then(() => 'pull' as const),
+    ]);
+    stop.abort();
+    if (outcome === 'pull') return this.pullDiagnostics(document, timeoutMs, signal);
+    return outcome === 'published' ? (server.diagnosticsFor(document.uri)?.diagnostics ?? []) : undefined;
+  }
+
   /** The diagnostics a file last had: when last asked, else as last published; undefined if never known. */
   lastDiagnostics(uri: string): Diagnostic[] | undefined {
     return (

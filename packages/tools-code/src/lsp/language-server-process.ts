@@ -131,6 +131,8 @@ export class LanguageServerProcess {
   readonly #stderrTail: string[] = [];
   /** Methods the server registered dynamically (pyright registers pull diagnostics this way). */
   readonly #registeredMethods = new Set<string>();
+  /** Called after each dynamic registration (see whenPullDiagnosticsSupported). */
+  readonly #registrationWaiters = new Set<() => void>();
   /** Receives edits the server asks the client to apply while a preview captures them. */
   editCapture: ((edit: WorkspaceEdit) => void) | undefined;
 
@@ -259,6 +261,7 @@ export class LanguageServerProcess {
     ]);
     connection.onRequest('client/registerCapability', (params: { registrations?: { method: string }[] }) => {
       for (const registration of params.registrations ?? []) this.#registeredMethods.add(registration.method);
+      for (const waiter of [...this.#registrationWaiters]) waiter();
       return null;
     });
     connection.onRequest('client/unregisterCapability', () => null);
@@ -449,6 +452,28 @@ export class LanguageServerProcess {
       this.capabilities.diagnosticProvider !== undefined ||
       this.#registeredMethods.has('textDocument/diagnostic')
     );
+  }
+
+  /**
+   * Resolves once the server answers `textDocument/diagnostic`: at once when it does, else when it
+   * registers the method (pyright does so just after it starts, and from then on publishes nothing
+   * for a client that can pull), else never; stops waiting when `signal` aborts.
+   */
+  whenPullDiagnosticsSupported(signal: AbortSignal): Promise<void> {
+    if (this.supportsPullDiagnostics) return Promise.resolve();
+    return new Promise((resolve) => {
+      const stop = () => {
+        this.#registrationWaiters.delete(check);
+        signal.removeEventListener('abort', stop);
+      };
+      const check = () => {
+        if (!this.supportsPullDiagnostics) return;
+        stop();
+        resolve();
+      };
+      this.#registrationWaiters.add(check);
+      signal.addEventListener('abort', stop, { once: true });
+    });
   }
 
   diagnosticsFor(uri: string): PublishedDiagnostics | undefined {

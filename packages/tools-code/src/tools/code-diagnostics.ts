@@ -75,8 +75,16 @@ export function codeDiagnosticsTool(context: CodeContext) {
           });
         }
       }
-      const checked = checkable.slice(0, fileLimit);
-      for (const path of checkable.slice(fileLimit)) {
+      // What this session wrote first (most recent first), then the rest in path order: a capped
+      // check looks at the agent's own edits before anything else.
+      const written = new Set(context.recentWrites.mostRecentFirst());
+      const checkableSet = new Set(checkable);
+      const ordered = [
+        ...[...written].filter((path) => checkableSet.has(path)),
+        ...checkable.filter((path) => !written.has(path)),
+      ];
+      const checked = ordered.slice(0, fileLimit);
+      for (const path of ordered.slice(fileLimit)) {
         unresolved.push({ path, reason: `too many files: over max_files (${fileLimit})` });
       }
       if (snapshot.truncated)
@@ -137,11 +145,11 @@ export function codeDiagnosticsTool(context: CodeContext) {
         opened.map(async ({ document, server }) => {
           let diagnostics: Diagnostic[] | undefined;
           try {
-            diagnostics = await context.languages.pullDiagnostics(
-              document,
-              context.diagnosticsTimeoutMs,
+            diagnostics = await context.languages.currentDiagnostics(document, {
+              timeoutMs: context.diagnosticsTimeoutMs,
+              quietMs: DIAGNOSTICS_QUIET_MS,
               signal,
-            );
+            });
           } catch (error) {
             if (isToolError(error, 'CANCELLED')) throw error;
             notes.push(
@@ -150,19 +158,6 @@ export function codeDiagnosticsTool(context: CodeContext) {
             done++;
             fallBackToSyntax(document.relative);
             return;
-          }
-          if (diagnostics === undefined) {
-            // The server only publishes: wait for a publish newer than this sync.
-            const existing = document.server.diagnosticsFor(document.uri);
-            const fresh = !document.changed && existing !== undefined;
-            const published =
-              fresh ||
-              (await document.server.waitForDiagnostics(document.uri, document.diagnosticSequenceBefore, {
-                timeoutMs: context.diagnosticsTimeoutMs,
-                quietMs: DIAGNOSTICS_QUIET_MS,
-                signal,
-              }));
-            if (published) diagnostics = document.server.diagnosticsFor(document.uri)?.diagnostics ?? [];
           }
           done++;
           reportProgress({ progress: done, total: opened.length, message: `checked ${document.relative}` });

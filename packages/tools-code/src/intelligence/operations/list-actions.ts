@@ -32,16 +32,16 @@ export async function listActionsOperation(input: DocumentOperationInput): Promi
     allowApply,
   } = input;
   const range = rangeOf(document, position, args);
-  if (document.changed) {
-    await document.server.waitForDiagnostics(document.uri, document.diagnosticSequenceBefore, {
-      timeoutMs: 5_000,
-      quietMs: 300,
-      signal,
-    });
-  }
-  const diagnostics = (document.server.diagnosticsFor(document.uri)?.diagnostics ?? []).filter((diagnostic) =>
-    overlaps(diagnostic, range),
-  );
+  // The diagnostics the actions are asked for (pyright publishes nothing to a client that can
+  // pull: its quick fixes were asked without them, after a 5 s wait for a publish).
+  const current =
+    (await context.languages
+      .currentDiagnostics(document, { timeoutMs: 5_000, quietMs: 300, signal, awaitFirstPublish: false })
+      .catch((error: unknown) => {
+        if (isToolError(error, 'CANCELLED')) throw error;
+        return undefined;
+      })) ?? [];
+  const diagnostics = current.filter((diagnostic) => overlaps(diagnostic, range));
   const answer =
     (await request(lsp.CodeActionRequest.type, {
       textDocument,
