@@ -461,6 +461,8 @@ export class LanguageServerProcess {
    */
   whenPullDiagnosticsSupported(signal: AbortSignal): Promise<void> {
     if (this.supportsPullDiagnostics) return Promise.resolve();
+    // Aborted already: nothing to wait for, and nothing left registered.
+    if (signal.aborted) return new Promise(() => {});
     return new Promise((resolve) => {
       const stop = () => {
         this.#registrationWaiters.delete(check);
