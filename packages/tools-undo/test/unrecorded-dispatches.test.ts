@@ -206,7 +206,12 @@ describe.each(FOLDERS)(
             await removeDirectory(directory);
           }
         }),
-        { numRuns: Number(process.env.UNDO_PROPERTY_RUNS ?? 40) },
+        {
+          numRuns: Number(process.env.UNDO_PROPERTY_RUNS ?? 40),
+          ...(process.env.UNDO_SEED
+            ? { seed: Number(process.env.UNDO_SEED), path: process.env.UNDO_PATH, endOnFailure: true }
+            : {}),
+        },
       );
     }, 600_000);
   },
