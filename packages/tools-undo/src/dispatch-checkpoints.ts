@@ -264,7 +264,6 @@ export class DispatchCheckpoints {
   #temporaryStorage: string | undefined;
   #open: OpenState | undefined;
   #closed = false;
-  readonly #sessionStartedAt = new Date().toISOString();
   #stopObserving: (() => void) | undefined;
   #stopHearingWrites: (() => void) | undefined;
   /** Ends called and not yet recorded (settled either way); close() waits for them. */
@@ -995,7 +994,6 @@ export class DispatchCheckpoints {
         log,
         open: this.openDispatch,
         openTree: this.#open?.baseTree,
-        sessionStartedAt: this.#sessionStartedAt,
       });
       const current = await shadow.snapshot(signal);
       return compare(baseline, current, shadow);
@@ -1414,8 +1412,6 @@ export interface BaselineContext {
   log: DispatchLog;
   open: OpenDispatch | undefined;
   openTree: string | undefined;
-  /** When this session's checkpoints were created (ISO time). */
-  sessionStartedAt: string;
 }
 
 /**

@@ -43,6 +43,12 @@ export class DispatchLog {
   head: string | undefined;
   /** When the head checkpoint was recorded (ISO time; undefined in logs of the earlier format). */
   headRecordedAt: string | undefined;
+  /**
+   * The head was written through this instance (this session), not read from the file. Known
+   * from what was written, never from the clock: a session opened in the same millisecond as its
+   * predecessor's last checkpoint, or after the clock stepped back, still tells the two apart.
+   */
+  headWrittenHere = false;
   readonly records: CheckpointRecord[] = [];
   /**
    * The file ends in a line without its line break (a crash mid-append): the next append starts
@@ -131,6 +137,7 @@ export class DispatchLog {
   async reset(): Promise<void> {
     this.head = undefined;
     this.headRecordedAt = undefined;
+    this.headWrittenHere = false;
     this.records.length = 0;
     await writeFileAtomic(this.file, '');
     this.#endsInsideALine = false;
@@ -149,6 +156,7 @@ export class DispatchLog {
     }
     this.#endsInsideALine = false;
     this.#apply(line);
+    this.headWrittenHere = true;
   }
 
   #apply(line: LogLine): void {

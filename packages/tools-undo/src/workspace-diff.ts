@@ -212,10 +212,9 @@ async function resolveBaseline(context: BaselineContext, since: string, root: st
     const recordedAt = log.headRecordedAt;
     // Say plainly when the checkpoint predates this session (W has no dispatches, so 'last' is
     // then what an earlier session, or the first baseline, recorded).
-    const when =
-      recordedAt !== undefined && recordedAt >= context.sessionStartedAt
-        ? `, recorded at ${recordedAt} in this session`
-        : `, recorded ${recordedAt === undefined ? '' : `at ${recordedAt} `}before this session began; this session has recorded no checkpoint yet`;
+    const when = log.headWrittenHere
+      ? `, recorded${recordedAt === undefined ? '' : ` at ${recordedAt}`} in this session`
+      : `, recorded ${recordedAt === undefined ? '' : `at ${recordedAt} `}before this session began; this session has recorded no checkpoint yet`;
     const what =
       last === undefined || last.commit !== log.head
         ? 'the last checkpoint of the workspace (recorded between dispatches or when checkpoints began)'

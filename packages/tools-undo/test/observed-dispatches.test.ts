@@ -3,7 +3,7 @@ import { chmod, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promise
 import path from 'node:path';
 import { type ToolError, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createUndoTools,
   type EndedDispatch,
@@ -388,6 +388,33 @@ describe("workspace_diff since 'last' says which checkpoint it compares with (is
     const after = (await runtime.call('workspace_diff', {})).content[0] as { text: string };
     expect(after.text).toContain('end of dispatch-2: now');
     expect(after.text).toContain('in this session');
+  });
+
+  it('tells the sessions apart by what each recorded, not by the clock', async () => {
+    // A session that opens within the millisecond its predecessor's last checkpoint was
+    // recorded (or after the clock stepped back) must still call that checkpoint an earlier one.
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-29T05:00:00.000Z') });
+    try {
+      await write(root, 'a.txt', 'a0\n');
+      await open(root);
+      await family.checkpoints.beginDispatch('earlier', { observedWrites: true });
+      await toolWrite('a.txt', 'a1\n');
+      await family.checkpoints.endDispatch();
+      await family.close();
+
+      await open(root);
+      const runtime = new ToolRuntime({ workspace, tools: family.tools });
+      const before = (await runtime.call('workspace_diff', {})).content[0] as { text: string };
+      expect(before.text).toContain('before this session began; this session has recorded no checkpoint yet');
+      await family.checkpoints.beginDispatch('now', { observedWrites: true });
+      await toolWrite('a.txt', 'a3\n');
+      await family.checkpoints.endDispatch();
+      const after = (await runtime.call('workspace_diff', {})).content[0] as { text: string };
+      expect(after.text).toContain('end of dispatch-2: now');
+      expect(after.text).toContain('in this session');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
