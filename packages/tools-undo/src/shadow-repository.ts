@@ -27,7 +27,7 @@ import {
   setPermissions,
   writeScratchFiles,
 } from './storage-files.js';
-import { createBeyondALinkCheck, findWorkspaceChanges } from './workspace-listing.js';
+import { createBeyondALinkCheck, entriesBelowFolder, findWorkspaceChanges } from './workspace-listing.js';
 
 /** Ref of the newest checkpoint; every checkpoint commit has the previous one as parent. */
 export const CHECKPOINT_REF = 'refs/assistant-kit/checkpoints';
@@ -1098,12 +1098,17 @@ export class ShadowRepository {
       // folder there is the flip read-tree itself handles.
       const created = changes!.filter((change) => change.before === undefined && change.after !== undefined);
       const alreadyThere = new Set<string>();
+      // Folders standing where the checkout creates a file: read-tree removes them, and with
+      // them any file in them the rules ignore, which neither tree records, so no redo could
+      // bring it back. Such a file is in the way, as it is for `git restore` below.
+      const foldersReplaced: string[] = [];
       // A path below a link or a file that the checkout turns into a folder stands nowhere yet.
       const beyondALink = createBeyondALinkCheck(this.options.workTree);
       const standing = await Promise.all(
         created.map(async ({ path: file, after }) => {
           if (await beyondALink(file)) return undefined;
           const status = await lstatIfPresent(path.join(this.options.workTree, file));
+          if (status?.isDirectory() === true) foldersReplaced.push(file);
           if (status === undefined || status.isDirectory()) return undefined;
           if (
             !status.isFile() ||
@@ -1114,7 +1119,13 @@ export class ShadowRepository {
           return undefined;
         }),
       );
-      const differing = standing.filter((file) => file !== undefined);
+      const recordedNow = new Set(
+        changes!.filter((change) => change.before !== undefined).map((change) => change.path),
+      );
+      const unrecordedBelow = foldersReplaced.flatMap((folder) =>
+        entriesBelowFolder(this.options.workTree, folder).filter((file) => !recordedNow.has(file)),
+      );
+      const differing = [...standing.filter((file) => file !== undefined), ...unrecordedBelow];
       if (differing.length > 0) throw checkoutRefusal(kind, differing, unrecordedEarlier);
       const written = changes!.filter(
         (change) => !alreadyThere.has(change.path) && !unrecorded.has(change.path),

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { holdsRawBytes } from '@assistant-kit/kernel';
+import { holdsRawBytes, readFolderEntries } from '@assistant-kit/kernel';
 import { type GitRunner, wholeRecord } from './git-runner.js';
 import { lstatIfPresent } from './storage-files.js';
 
@@ -218,4 +218,30 @@ async function listRepositoryFiles(
     }
   }
   return { files, repositories };
+}
+
+/**
+ * Every entry below `folder` (relative to `root`) that is not a folder: files, links and anything
+ * else, found by walking the folder itself, links not followed. Names that are not UTF-8 come in
+ * the lossless form git paths use here. A folder that cannot be read counts as one entry (its
+ * contents are unknown, so nothing may take it for empty).
+ */
+export function entriesBelowFolder(root: string, folder: string): string[] {
+  const found: string[] = [];
+  const pending = [folder];
+  for (let current = pending.pop(); current !== undefined; current = pending.pop()) {
+    let entries: ReturnType<typeof readFolderEntries>['entries'];
+    try {
+      ({ entries } = readFolderEntries(path.join(root, current)));
+    } catch {
+      found.push(current);
+      continue;
+    }
+    for (const entry of entries) {
+      const relative = `${current}/${entry.name}`;
+      if (entry.isDirectory()) pending.push(relative);
+      else found.push(relative);
+    }
+  }
+  return found;
 }

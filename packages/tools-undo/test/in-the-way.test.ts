@@ -115,4 +115,28 @@ describe('an undo that must write where an unrecorded file stands', () => {
     expect(result.isError).toBeUndefined();
     expect(await workspaceState(root)).toEqual(before);
   });
+
+  it('refuses when that folder holds a file the rules ignore, which no redo could bring back', async () => {
+    // Found by the property of unrecorded-dispatches.test.ts (seed 901429807): read-tree takes
+    // ignored files for expendable, so the undo removed `shape/debug.log` and its change list did
+    // not name it; the redo could not give it back (neither tree records it).
+    await dispatch(async () => {
+      await rm(path.join(root, 'shape'));
+      await write(root, 'shape/inside.txt', 'now a folder\n');
+      await write(root, 'shape/debug.log', 'ignored, so not recorded\n');
+      await write(root, '.gitignore', '*.log\n');
+    });
+    const before = await workspaceState(root);
+    const result = await runtime.call('undo_workspace_dispatches', { count: 1 });
+    expect(result.isError).toBe(true);
+    expect(conflictsOf(result)).toMatchObject({
+      code: 'UNDO_CONFLICT',
+      details: { conflicts: [{ path: 'shape/debug.log', reason: 'in_the_way' }] },
+    });
+    expect(await workspaceState(root)).toEqual(before);
+
+    await rm(path.join(root, 'shape/debug.log'));
+    expect((await runtime.call('undo_workspace_dispatches', { count: 1 })).isError).toBeUndefined();
+    expect(await readFile(path.join(root, 'shape'), 'utf8')).toBe('a file that becomes a folder\n');
+  });
 });
