@@ -1,7 +1,16 @@
 import path from 'node:path';
 
 /** Grammars shipped as wasm files by npm packages, loadable by web-tree-sitter 0.27. */
-export type GrammarName = 'typescript' | 'tsx' | 'javascript' | 'css' | 'html' | 'json' | 'python';
+export type GrammarName =
+  | 'typescript'
+  | 'tsx'
+  | 'javascript'
+  | 'css'
+  | 'html'
+  | 'json'
+  | 'python'
+  | 'go'
+  | 'yaml';
 
 /** What the package knows about one language: how to recognise its files and how to read them. */
 export interface LanguageInfo {
@@ -34,7 +43,7 @@ const languagesByExtension: Record<string, LanguageInfo> = {
   '.pyi': { languageId: 'python', name: 'Python', grammar: 'python', code: true },
   '.md': { languageId: 'markdown', name: 'Markdown', code: false },
   '.markdown': { languageId: 'markdown', name: 'Markdown', code: false },
-  '.go': { languageId: 'go', name: 'Go', code: true },
+  '.go': { languageId: 'go', name: 'Go', grammar: 'go', code: true },
   '.rs': { languageId: 'rust', name: 'Rust', code: true },
   '.java': { languageId: 'java', name: 'Java', code: true },
   '.kt': { languageId: 'kotlin', name: 'Kotlin', code: true },
@@ -50,8 +59,8 @@ const languagesByExtension: Record<string, LanguageInfo> = {
   '.vue': { languageId: 'vue', name: 'Vue', code: true },
   '.svelte': { languageId: 'svelte', name: 'Svelte', code: true },
   '.sh': { languageId: 'shellscript', name: 'Shell', code: true },
-  '.yaml': { languageId: 'yaml', name: 'YAML', code: false },
-  '.yml': { languageId: 'yaml', name: 'YAML', code: false },
+  '.yaml': { languageId: 'yaml', name: 'YAML', grammar: 'yaml', code: false },
+  '.yml': { languageId: 'yaml', name: 'YAML', grammar: 'yaml', code: false },
   '.toml': { languageId: 'toml', name: 'TOML', code: false },
 };
 

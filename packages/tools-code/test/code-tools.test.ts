@@ -243,7 +243,7 @@ describe('diagnostics', () => {
   it('reports a real type error, syntax checks, checked and unresolved paths, and changes nothing', async () => {
     const before = await readFile(path.join(root, 'src/broken.ts'), 'utf8');
     await writeFile(path.join(root, 'src/broken.py'), 'def broken(:\n    pass\n');
-    await writeFile(path.join(root, 'src/main.go'), 'package main\n');
+    await writeFile(path.join(root, 'src/main.rs'), 'fn main() {}\n');
     const result = await ok('code_diagnostics', { glob: 'src/**' });
     const problems = result.data.diagnostics as Structured[];
     expect(problems).toEqual(
@@ -266,7 +266,7 @@ describe('diagnostics', () => {
       ]),
     );
     expect(result.data.unresolved).toEqual(
-      expect.arrayContaining([{ path: 'src/main.go', reason: 'no language server or grammar for Go' }]),
+      expect.arrayContaining([{ path: 'src/main.rs', reason: 'no language server or grammar for Rust' }]),
     );
     const limited = await ok('code_diagnostics', { glob: 'src/**', max_files: 2 });
     expect(limited.data.checked).toHaveLength(2);

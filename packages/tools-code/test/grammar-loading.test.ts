@@ -9,6 +9,8 @@ const GRAMMARS: [GrammarName, string, string][] = [
   ['css', '.button { color: red; }\n', 'stylesheet'],
   ['html', '<p>hello</p>\n', 'document'],
   ['json', '{ "name": "x" }\n', 'document'],
+  ['go', 'package main\n\nfunc main() {}\n', 'source_file'],
+  ['yaml', 'name: x\nitems:\n  - a\n', 'stream'],
 ];
 
 afterEach(() => {
@@ -70,5 +72,34 @@ describe('grammar loading', () => {
     const tree = (await parserFor('python')).parse('x = 1\n')!;
     expect(tree.rootNode.type).toBe('module');
     tree.delete();
+  });
+
+  it('names the package of a grammar that is not called tree-sitter-<grammar> (YAML)', async () => {
+    vi.doMock('../src/syntax/grammar-modules.js', async (importOriginal) => {
+      const original = await importOriginal<typeof import('../src/syntax/grammar-modules.js')>();
+      return {
+        ...original,
+        compileGrammar: () => {
+          throw new Error(
+            "Cannot find module '@tree-sitter-grammars/tree-sitter-yaml/tree-sitter-yaml.wasm'",
+          );
+        },
+      };
+    });
+    vi.resetModules();
+    const { parserFor } = await import('../src/syntax/tree-sitter-loader.js');
+    const failure = await parserFor('yaml').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toMatchObject({ code: 'LANGUAGE_NOT_SUPPORTED' });
+    expect((failure as Error).message).toBe(
+      'The yaml grammar could not be loaded: install @tree-sitter-grammars/tree-sitter-yaml.',
+    );
+    const { GRAMMAR_PACKAGES, grammarPackage } = await import('../src/syntax/grammar-modules.js');
+    expect(grammarPackage('tsx')).toBe('tree-sitter-typescript');
+    expect(GRAMMAR_PACKAGES).toEqual(
+      expect.arrayContaining(['tree-sitter-go', '@tree-sitter-grammars/tree-sitter-yaml']),
+    );
   });
 });

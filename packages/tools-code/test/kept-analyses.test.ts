@@ -96,6 +96,13 @@ describe('kept analyses (issue 19)', () => {
     expect((await indexOf(workspace).refresh()).reparsed).toBe(FILES + 1);
   });
 
+  it('are made by an analyser that names every grammar, so a session before Go and YAML had one is not trusted', () => {
+    // Such a session kept "no analysis" for every .go and .yaml file: taken back, their symbols
+    // would stay missing until each file changed.
+    expect(currentAnalyser()).toContain(', tree-sitter-go 0.25.');
+    expect(currentAnalyser()).toContain(', @tree-sitter-grammars/tree-sitter-yaml 0.7.');
+  });
+
   it('are refused whole when made for another root or analyser, or not as written', async () => {
     const workspace = await project();
     await session(workspace);

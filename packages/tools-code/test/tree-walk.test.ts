@@ -58,6 +58,16 @@ const SAMPLES: [GrammarName, string][] = [
   ],
   ['html', '<!doctype html><html><body><p id="a">x<br/></p><script>let a = 1;</script></body></html>\n'],
   ['json', '{ "a": [1, {"b": null}], // comment\n "c": }\n'],
+  [
+    'go',
+    'package p\n\nimport (\n\t"fmt"\n\tm "x/y"\n)\n\ntype G[T any] struct {\n\t*B\n\tv T `json:"v"`\n}\n\ntype I interface{ M() (int, error) }\n\nfunc (g *G[T]) M(ch <-chan int, xs ...string) (n int, err error) {\n\tdefer func() { _ = recover() }()\nloop:\n\tfor i := range ch {\n\t\tswitch v := any(i).(type) {\n\t\tcase int:\n\t\t\tbreak loop\n\t\t}\n\t}\n\tgo fmt.Println(\'r\', 1.5i, m.X{A: 1})\n\treturn\n}\n',
+  ],
+  ['go', 'package p\n\nfunc broken( {\n\tx :=\n}\n'],
+  [
+    'yaml',
+    "%YAML 1.2\n---\n# comment\nplay: &base\n  name: \"a\\tb\"\n  tags: !!seq [x, {y: 1}]\n  ? [complex]\n  : value\nscript: |\n  echo hi\nother: *base\n...\n---\n- name: 'it''s'\n  tasks:\n    - debug: {msg: hi}\n",
+  ],
+  ['yaml', 'a: [1, 2\nb: : c\n'],
 ];
 
 describe('the syntax tree walk', () => {

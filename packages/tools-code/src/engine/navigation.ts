@@ -1,5 +1,6 @@
 import { invalidArguments, isToolError, textResult } from '@assistant-kit/tool-core';
 import type { Location, LocationLink } from 'vscode-languageserver-protocol';
+import type { Node } from 'web-tree-sitter';
 import { globMatcher } from '../files/glob.js';
 import { languageOfPath } from '../languages.js';
 import { protocol } from '../lsp/protocol.js';
@@ -205,8 +206,19 @@ export const IDENTIFIER_LIKE =
   /identifier|name|attribute_value|tag_name|class_name|id_name|string_content|property/;
 
 /**
+ * In YAML, as in JSON, only a whole scalar that is the name counts (a key such as an Ansible task's
+ * module, `apt:`, or a value such as `needs: build`), never a word inside a longer one.
+ */
+function isWholeYamlScalar(node: Node, name: string): boolean {
+  if (node.type === 'string_scalar') return node.text === name;
+  if (node.type === 'double_quote_scalar' || node.type === 'single_quote_scalar')
+    return node.text.slice(1, -1) === name;
+  return false;
+}
+
+/**
  * References by name from syntax trees: whole-word occurrences that parse as identifiers (in
- * JSON, a key or a whole string that is the name). Code files no grammar covers, or too large to
+ * JSON and YAML, a key or a whole string that is the name). Code files no grammar covers, or too large to
  * parse, that mention the name are returned as `unanalysed`, never skipped in silence: on a Go
  * repository every Go file was, and the answer claimed the one JSON match it found was all.
  */
@@ -229,7 +241,7 @@ export async function syntaxReferences(
     // With `parse: false` only the files no tree can be made of are looked at.
     if (parsable && options.parse === false) continue;
     // A file no tree is made of is read only to tell whether it mentions the name, and only code
-    // counts: prose and data without a tree (Markdown, YAML, a huge JSON) hold no references.
+    // counts: prose and data without a tree (Markdown, TOML, a huge JSON or YAML file) hold no references.
     if (!parsable && !language?.code) continue;
     const text = await context.languages.documents
       .read(file.relative, parsable ? MAX_OUTLINE_BYTES : MAX_MENTION_SCAN_BYTES)
@@ -252,8 +264,13 @@ export async function syntaxReferences(
     try {
       for (const offset of offsets) {
         const node = tree.rootNode.descendantForIndex(offset, offset + bare.length);
-        if (node === null || !IDENTIFIER_LIKE.test(node.type) || node.type === 'comment') continue;
-        if (node.type === 'string_content' && (grammar !== 'json' || node.text !== bare)) continue;
+        if (node === null) continue;
+        if (grammar === 'yaml') {
+          if (!isWholeYamlScalar(node, bare)) continue;
+        } else {
+          if (!IDENTIFIER_LIKE.test(node.type) || node.type === 'comment') continue;
+          if (node.type === 'string_content' && (grammar !== 'json' || node.text !== bare)) continue;
+        }
         const start = lines.positionAt(offset);
         locations.push({
           path: file.relative,

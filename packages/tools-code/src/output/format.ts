@@ -15,13 +15,22 @@ export function symbolDepths(symbols: readonly CodeSymbol[]): number[] {
   });
 }
 
-/** One indented line per symbol: `L12  method Calculator.plus`. */
+/**
+ * One indented line per symbol, under its container: `L12    method plus`. A method declared
+ * apart from its type (Go's `func (m *Mux) Use`, after other declarations) is written with it:
+ * `L40  method Mux.Use`.
+ */
 export function formatSymbolLines(symbols: readonly CodeSymbol[]): string[] {
   const depths = symbolDepths(symbols);
   return symbols.map((symbol, index) => {
-    const indent = '  '.repeat(depths[index]!);
+    const depth = depths[index]!;
+    const indent = '  '.repeat(depth);
     const exported = symbol.exported ? ' (exported)' : '';
-    return `L${symbol.line}  ${indent}${symbol.kind} ${symbol.name}${exported}`;
+    const name =
+      depth === 0 && symbol.kind === 'method' && symbol.container !== undefined
+        ? `${symbol.container}.${symbol.name}`
+        : symbol.name;
+    return `L${symbol.line}  ${indent}${symbol.kind} ${name}${exported}`;
   });
 }
 

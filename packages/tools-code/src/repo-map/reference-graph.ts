@@ -9,7 +9,7 @@ export const MAX_DEFINERS_PER_NAME = 5;
 /** More changed files than this share of all files: rebuilding is cheaper than patching. */
 const INCREMENTAL_SHARE = 0.1;
 
-const NON_DEFINITION_KINDS = new Set(['key', 'heading', 'selector', 'id']);
+const NON_DEFINITION_KINDS = new Set(['key', 'item', 'heading', 'selector', 'id']);
 
 /**
  * The names `file` defines for other files to use. Tests, fixtures and their support files define

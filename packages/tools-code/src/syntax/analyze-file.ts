@@ -1,10 +1,12 @@
 import { type LanguageInfo, languageOfPath } from '../languages.js';
 import { extractCss } from './extract-css.js';
+import { extractGo } from './extract-go.js';
 import { extractHtml } from './extract-html.js';
 import { extractJson } from './extract-json.js';
 import { extractMarkdown } from './extract-markdown.js';
 import { extractPython } from './extract-python.js';
 import { extractScript } from './extract-script.js';
+import { extractYaml } from './extract-yaml.js';
 import { strictJsonKeys } from './strict-json-keys.js';
 import { emptyAnalysis, type FileAnalysis } from './symbols.js';
 import { collectSyntaxProblems } from './syntax-problems.js';
@@ -55,6 +57,12 @@ export async function analyzeText(relativePath: string, text: string): Promise<F
         break;
       case 'python':
         extractPython(tree, analysis);
+        break;
+      case 'go':
+        extractGo(tree, analysis);
+        break;
+      case 'yaml':
+        extractYaml(tree, analysis);
         break;
     }
     analysis.syntaxProblems = collectSyntaxProblems(tree);

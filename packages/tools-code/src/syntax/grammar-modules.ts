@@ -13,12 +13,23 @@ const grammarFiles: Record<GrammarName, string> = {
   html: 'tree-sitter-html/tree-sitter-html.wasm',
   json: 'tree-sitter-json/tree-sitter-json.wasm',
   python: 'tree-sitter-python/tree-sitter-python.wasm',
+  go: 'tree-sitter-go/tree-sitter-go.wasm',
+  yaml: '@tree-sitter-grammars/tree-sitter-yaml/tree-sitter-yaml.wasm',
 };
 
+/** The npm package a grammar's wasm file path starts with (a scoped name has two segments). */
+function packageOfFile(file: string): string {
+  const segments = file.split('/');
+  return file.startsWith('@') ? `${segments[0]}/${segments[1]}` : segments[0]!;
+}
+
+/** The npm package that ships a grammar, for an install hint (`tsx` comes with tree-sitter-typescript). */
+export function grammarPackage(grammar: GrammarName): string {
+  return packageOfFile(grammarFiles[grammar]);
+}
+
 /** The npm packages the grammars come from, for an install hint. */
-export const GRAMMAR_PACKAGES = [
-  ...new Set(Object.values(grammarFiles).map((file) => file.slice(0, file.indexOf('/')))),
-];
+export const GRAMMAR_PACKAGES = [...new Set(Object.values(grammarFiles).map(packageOfFile))];
 
 /** Absolute path of a grammar's wasm file, found through normal package resolution. */
 export function grammarWasmPath(grammar: GrammarName): string {

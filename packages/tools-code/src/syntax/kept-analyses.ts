@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isRacyStamp } from '@assistant-kit/tool-core';
+import { GRAMMAR_PACKAGES } from './grammar-modules.js';
 import { type FileAnalysis, SYMBOL_KIND_NAMES } from './symbols.js';
 
 /**
@@ -19,20 +20,12 @@ export interface KeptAnalysis {
 /**
  * Bumped whenever what the extractors produce changes without a version change of this package
  * (the analyser's identity also names this package's version and the grammars' versions).
+ * 3: Go and YAML files are analysed (an older document holds "no analysis" for them).
  */
-const KEPT_FORMAT = 2;
+const KEPT_FORMAT = 3;
 
-/** Packages whose versions shape the analyses: this one, the parser and the grammars. */
-const ANALYSER_PACKAGES = [
-  '@assistant-kit/tools-code',
-  'web-tree-sitter',
-  'tree-sitter-typescript',
-  'tree-sitter-javascript',
-  'tree-sitter-python',
-  'tree-sitter-css',
-  'tree-sitter-html',
-  'tree-sitter-json',
-];
+/** Packages whose versions shape the analyses: this one, the parser and every grammar's. */
+const ANALYSER_PACKAGES = ['@assistant-kit/tools-code', 'web-tree-sitter', ...GRAMMAR_PACKAGES];
 
 /**
  * The version in the nearest package.json named `name` at or above `folder` (packages' own

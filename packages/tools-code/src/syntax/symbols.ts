@@ -35,6 +35,7 @@ export const SYMBOL_KIND_NAMES = [
   'selector',
   'keyframes',
   'heading',
+  'item',
 ] as const;
 
 /** One of {@link SYMBOL_KIND_NAMES}. */

@@ -1,7 +1,7 @@
 import { importOptional } from '@assistant-kit/kernel';
 import type { Language, Parser } from 'web-tree-sitter';
 import type { GrammarName } from '../languages.js';
-import { compileGrammar, GRAMMAR_PACKAGES } from './grammar-modules.js';
+import { compileGrammar, GRAMMAR_PACKAGES, grammarPackage } from './grammar-modules.js';
 
 // Errors are built with a dynamic import of the family's error module (and so tool-core) only
 // when loading fails: the analysis worker threads load this module and must start light.
@@ -74,7 +74,7 @@ export async function parserFor(grammar: GrammarName): Promise<Parser> {
     const { codeError } = await import('../errors.js');
     throw codeError(
       'LANGUAGE_NOT_SUPPORTED',
-      `The ${grammar} grammar could not be loaded: install tree-sitter-${grammar === 'tsx' ? 'typescript' : grammar}.`,
+      `The ${grammar} grammar could not be loaded: install ${grammarPackage(grammar)}.`,
       { cause: error },
     );
   }

@@ -70,13 +70,14 @@ export async function modulesSection(input: SectionInput): Promise<void> {
  * each group most used by other files first, then names without a leading underscore (Python
  * marks no exports, so its private helpers and `__version__` would otherwise lead), then source
  * order. A name defined twice the same way (a constant set in `try` and again in `except`) is
- * listed once. Keys nested in a document are left out.
+ * listed once. Keys and list items nested in a document are left out (a playbook lists its plays,
+ * not their tasks).
  */
 function symbolsToList(symbols: readonly CodeSymbol[], usesOfName: (name: string) => number): CodeSymbol[] {
   const seen = new Set<string>();
   const distinct: { symbol: CodeSymbol; uses: number; order: number }[] = [];
   for (const symbol of symbols) {
-    if (symbol.kind === 'key' && symbol.container !== undefined) continue;
+    if ((symbol.kind === 'key' || symbol.kind === 'item') && symbol.container !== undefined) continue;
     const identity = `${symbol.kind} ${symbol.container ?? ''}.${symbol.name}`;
     if (seen.has(identity)) continue;
     seen.add(identity);

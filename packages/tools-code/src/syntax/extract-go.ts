@@ -1,0 +1,146 @@
+import type { Node, Tree } from 'web-tree-sitter';
+import { ExtractionContext, stringLiteralValue } from './extraction-context.js';
+import type { FileAnalysis, SymbolKindName } from './symbols.js';
+import { walkTree } from './tree-walk.js';
+
+/** Go exports a package-level name by its first letter: an upper-case letter of any script. */
+function isExportedName(name: string): boolean {
+  const first = name.codePointAt(0);
+  if (first === undefined) return false;
+  const letter = String.fromCodePoint(first);
+  return letter !== letter.toLowerCase() && letter === letter.toUpperCase();
+}
+
+/**
+ * The type name a receiver or an embedded field names, whatever wraps it: `*Mux`, `G[T]`,
+ * `*pkg.Type` (the last identifier).
+ */
+function namedType(node: Node | null): Node | null {
+  let current = node;
+  for (let guard = 0; current !== null && guard < 8; guard++) {
+    switch (current.type) {
+      case 'type_identifier':
+        return current;
+      case 'pointer_type':
+      case 'parenthesized_type':
+        current = current.namedChildren.find((child) => child !== null && child.type !== 'comment') ?? null;
+        break;
+      case 'generic_type':
+        current = current.childForFieldName('type');
+        break;
+      case 'qualified_type':
+        current = current.childForFieldName('name');
+        break;
+      default:
+        return null;
+    }
+  }
+  return null;
+}
+
+/** `func (m *Mux) Use(…)`: the receiver's type name, `Mux`. */
+function receiverTypeName(method: Node): string | undefined {
+  const receiver = method.childForFieldName('receiver');
+  const parameter = receiver?.namedChildren.find((child) => child?.type === 'parameter_declaration');
+  return namedType(parameter?.childForFieldName('type') ?? null)?.text;
+}
+
+const TYPE_KINDS: Record<string, SymbolKindName> = { struct_type: 'struct', interface_type: 'interface' };
+
+/**
+ * Extracts Go's package-level functions, methods (their receiver's type as container), types
+ * (structs with their fields, interfaces with their methods), constants and variables, the import
+ * paths, and the identifiers used. Names in function bodies (local types, constants, variables)
+ * are not symbols. A package-level name that starts with an upper-case letter is exported.
+ */
+export function extractGo(tree: Tree, analysis: FileAnalysis): void {
+  const context = new ExtractionContext(analysis);
+  walkTree(tree, (cursor, type) => {
+    switch (type) {
+      case 'identifier':
+      case 'type_identifier':
+      case 'field_identifier':
+        context.countIdentifier(cursor.nodeText);
+        return false;
+      case 'comment':
+      case 'interpreted_string_literal':
+      case 'raw_string_literal':
+      case 'rune_literal':
+      case 'int_literal':
+      case 'float_literal':
+      case 'imaginary_literal':
+        return false;
+      case 'import_spec': {
+        const importPath = stringLiteralValue(cursor.currentNode.childForFieldName('path'));
+        if (importPath !== undefined && importPath !== '') analysis.imports.push(importPath);
+        return false;
+      }
+      case 'function_declaration': {
+        const node = cursor.currentNode;
+        const name = node.childForFieldName('name');
+        context.addSymbol(name, 'function', node, { exported: isExportedName(name?.text ?? '') });
+        return context.enterContainer(name?.text ?? '<function>', 'function', true);
+      }
+      case 'method_declaration': {
+        const node = cursor.currentNode;
+        const name = node.childForFieldName('name');
+        const receiver = receiverTypeName(node);
+        // The receiver's type is the method's container, as a class is in other languages.
+        const leaveReceiver = receiver === undefined ? undefined : context.enterContainer(receiver, 'type');
+        context.addSymbol(name, 'method', node);
+        const leaveMethod = context.enterContainer(name?.text ?? '<method>', 'method', true);
+        return () => {
+          leaveMethod();
+          leaveReceiver?.();
+        };
+      }
+      case 'func_literal':
+        return context.enterAnonymousFunction();
+      case 'type_spec':
+      case 'type_alias': {
+        if (context.functionDepth > 0) return undefined;
+        const node = cursor.currentNode;
+        const name = node.childForFieldName('name');
+        const kind: SymbolKindName =
+          type === 'type_spec' ? (TYPE_KINDS[node.childForFieldName('type')?.type ?? ''] ?? 'type') : 'type';
+        context.addSymbol(name, kind, node, { exported: isExportedName(name?.text ?? '') });
+        return context.enterContainer(name?.text ?? '<type>', kind);
+      }
+      case 'field_declaration': {
+        // Fields of a declared struct only (not of an anonymous struct a variable is typed with).
+        const owner = context.container?.kind;
+        if (context.functionDepth > 0 || (owner !== 'struct' && owner !== 'field')) return undefined;
+        const node = cursor.currentNode;
+        const names = node.childrenForFieldName('name').filter((name) => name !== null);
+        if (names.length === 0) {
+          // An embedded field is named by its type: `*Embedded`, `pkg.Stringer`.
+          const embedded = namedType(node.childForFieldName('type'));
+          context.addSymbol(embedded, 'field', node);
+          return undefined;
+        }
+        for (const name of names) context.addSymbol(name, 'field', node);
+        // A field typed with an anonymous struct holds its own fields.
+        return context.enterContainer(names[0]!.text, 'field');
+      }
+      case 'method_elem': {
+        if (context.functionDepth > 0 || context.container?.kind !== 'interface') return undefined;
+        const node = cursor.currentNode;
+        context.addSymbol(node.childForFieldName('name'), 'method', node);
+        return undefined;
+      }
+      case 'const_spec':
+      case 'var_spec': {
+        if (context.functionDepth > 0 || context.container !== undefined) return undefined;
+        const node = cursor.currentNode;
+        const kind: SymbolKindName = type === 'const_spec' ? 'constant' : 'variable';
+        for (const name of node.childrenForFieldName('name')) {
+          if (name?.type === 'identifier' && name.text !== '_')
+            context.addSymbol(name, kind, node, { exported: isExportedName(name.text) });
+        }
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  });
+}

@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { analyzeText } from '../src/syntax/analyze-file.js';
+import {
+  callOk,
+  type FixtureSession,
+  openFixtureProject,
+  type Structured,
+} from './helpers/fixture-projects.js';
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
+// On go-chi/chi (99 Go files) file_outline answered LANGUAGE_NOT_SUPPORTED for every .go file,
+// code_find_references NewRouter reported "37 files mentioning it not analysed" and repo_map showed
+// no Go symbol: no grammar covered Go, and no gopls is installed. The go-router fixture is a small
+// module of the same shape: a root package, a middleware subpackage, a command and a test.
+describe('Go through the syntax engine (go-router fixture, no Go language server)', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openFixtureProject('go-router', { modules: 'none' });
+  });
+  afterAll(() => session?.close());
+
+  it('outlines a Go file: constants, variables, types with their fields and methods, functions', async () => {
+    const { data, text } = await callOk(session, 'file_outline', { path: 'router.go' });
+    expect(data.engine).toBe('syntax');
+    expect(text).toBe(
+      [
+        'router.go (Go, 92 lines, 24 symbols, engine: syntax)',
+        'L14  constant MethodGet (exported)',
+        'L15  constant MethodPost (exported)',
+        'L20  variable ErrNotFound (exported)',
+        'L22  variable defaultCapacity',
+        'L22  variable maxPatternLength',
+        'L26  interface Routes (exported)',
+        'L27    method Match',
+        'L28    method Middlewares',
+        'L32  struct Mux (exported)',
+        'L33    field Logger',
+        'L34    field handlers',
+        'L35    field chain',
+        'L36    field notFound',
+        'L37    field prefix',
+        'L37    field label',
+        'L40  type routeKey',
+        'L43  function NewRouter (exported)',
+        'L48  method Mux.Use',
+        'L53  method Mux.Handle',
+        'L61  method Mux.Get',
+        'L66  method Mux.Match',
+        'L75  method Mux.Middlewares',
+        'L80  method Mux.ServeHTTP',
+        'L89  function key',
+      ].join('\n'),
+    );
+    const symbols = data.symbols as Structured[];
+    // A pointer receiver (`func (mx *Mux) Use`) and a value receiver (`func (mx Mux) Match`) alike.
+    expect(symbols.find((symbol) => symbol.name === 'Use')).toMatchObject({
+      kind: 'method',
+      container: 'Mux',
+      line: 48,
+      character: 16,
+      end_line: 50,
+    });
+    expect(symbols.find((symbol) => symbol.name === 'Match' && symbol.line === 66)).toMatchObject({
+      container: 'Mux',
+    });
+    expect(symbols.find((symbol) => symbol.name === 'Match' && symbol.line === 27)).toMatchObject({
+      container: 'Routes',
+    });
+  });
+
+  it('outlines a subpackage and a test file', async () => {
+    const middleware = await callOk(session, 'file_outline', { path: 'middleware/middleware.go' });
+    expect(middleware.text.split('\n').slice(1)).toEqual([
+      'L10  type Middleware (exported)',
+      'L13  struct Logger (exported)',
+      'L14    field Prefix',
+      'L15    field out',
+      'L19  function Chain (exported)',
+      'L29  method Logger.Wrap',
+    ]);
+    const tests = await callOk(session, 'file_outline', { path: 'router_test.go' });
+    expect(tests.text.split('\n').slice(1)).toEqual([
+      'L9  function TestGetRoute (exported)',
+      'L21  function TestNotFound (exported)',
+    ]);
+  });
+
+  it('finds references in every Go file from syntax trees, none left unanalysed', async () => {
+    const { data, text } = await callOk(session, 'code_find_references', { symbol: 'NewRouter' });
+    expect(text.split('\n')[0]).toBe('4 references (engine: syntax tree)');
+    expect(data.unanalysed).toBe(0);
+    expect(data.locations.map((location: Structured) => `${location.path}:${location.line}`)).toEqual([
+      'cmd/server/main.go:13',
+      'router.go:43',
+      'router_test.go:10',
+      'router_test.go:22',
+    ]);
+    // A method by its receiver: `Mux.Use` is declared once, and called from the command.
+    const definition = await callOk(session, 'code_find_definition', { symbol: 'Mux.Use' });
+    expect(definition.data.locations).toMatchObject([{ path: 'router.go', line: 48, kind: 'method' }]);
+  });
+
+  it('maps Go symbols', async () => {
+    const { text } = await callOk(session, 'repo_map', { include: ['modules'] });
+    expect(text).toContain(
+      '  middleware/middleware.go: type Middleware, struct Logger, function Chain, field Logger.Prefix, field Logger.out, method Logger.Wrap',
+    );
+    expect(text).toContain('  middleware/recoverer.go: function Recoverer');
+    expect(text).toContain('  cmd/server/main.go: function main');
+  });
+});
+
+describe('Go extraction', () => {
+  const analyze = async (text: string) => (await analyzeText('pkg/sample.go', text))!;
+
+  it('names methods by their receiver type however it is written, and fields of declared structs only', async () => {
+    const analysis = await analyze(
+      [
+        'package sample',
+        'type G[T any] struct {',
+        '\tv T',
+        '\tinner struct{ depth int }',
+        '\t*Base',
+        '\tio.Reader',
+        '}',
+        'func (g *G[T]) Value() T { return g.v }',
+        'func (G[T]) Len() int { return 0 }',
+        'var settings struct{ verbose bool }',
+        'var _, Exported = 1, 2',
+        'func run() {',
+        '\ttype local struct{ hidden int }',
+        '\tconst limit = 3',
+        '\tvar count int',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    expect(analysis.symbols.map((symbol) => [symbol.kind, symbol.container ?? '', symbol.name])).toEqual([
+      ['struct', '', 'G'],
+      ['field', 'G', 'v'],
+      ['field', 'G', 'inner'],
+      ['field', 'inner', 'depth'],
+      ['field', 'G', 'Base'],
+      ['field', 'G', 'Reader'],
+      ['method', 'G', 'Value'],
+      ['method', 'G', 'Len'],
+      ['variable', '', 'settings'],
+      ['variable', '', 'Exported'],
+      ['function', '', 'run'],
+    ]);
+    expect(analysis.syntaxProblems).toEqual([]);
+  });
+
+  it('collects import paths and counts identifiers outside comments and strings', async () => {
+    const analysis = await analyze(
+      [
+        'package sample',
+        '',
+        'import (',
+        '\t"fmt"',
+        '\tmw "example.com/router/middleware"',
+        ')',
+        'import `net/http`',
+        '',
+        '// Handler is mentioned in this comment only.',
+        'func Serve(w http.ResponseWriter) {',
+        '\tfmt.Fprintln(w, "Chain in a string")',
+        '\tmw.Chain()',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    expect(analysis.imports).toEqual(['fmt', 'example.com/router/middleware', 'net/http']);
+    expect(analysis.identifiers.get('Chain')).toBe(1);
+    expect(analysis.identifiers.get('ResponseWriter')).toBe(1);
+    expect(analysis.identifiers.get('Fprintln')).toBe(1);
+    expect(analysis.identifiers.has('Handler')).toBe(false);
+  });
+
+  it('reports a syntax error in a Go file', async () => {
+    const analysis = await analyze('package sample\n\nfunc broken( {\n}\n');
+    expect(analysis.syntaxProblems.length).toBeGreaterThan(0);
+    expect(analysis.syntaxProblems[0]!.line).toBe(3);
+  });
+});
