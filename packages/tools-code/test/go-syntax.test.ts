@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { goImportFolder, goModulePath } from '../src/project/import-resolution.js';
 import { analyzeText } from '../src/syntax/analyze-file.js';
 import {
   callOk,
   type FixtureSession,
   openFixtureProject,
+  openWrittenProject,
   type Structured,
 } from './helpers/fixture-projects.js';
 
@@ -101,13 +103,23 @@ describe('Go through the syntax engine (go-router fixture, no Go language server
     expect(definition.data.locations).toMatchObject([{ path: 'router.go', line: 48, kind: 'method' }]);
   });
 
-  it('maps Go symbols', async () => {
-    const { text } = await callOk(session, 'repo_map', { include: ['modules'] });
+  it('maps Go symbols, and links a Go import to its package folder through go.mod', async () => {
+    const { data, text } = await callOk(session, 'repo_map', { include: ['modules', 'next_files'] });
     expect(text).toContain(
       '  middleware/middleware.go: type Middleware, struct Logger, function Chain, field Logger.Prefix, field Logger.out, method Logger.Wrap',
     );
     expect(text).toContain('  middleware/recoverer.go: function Recoverer');
     expect(text).toContain('  cmd/server/main.go: function main');
+    // router.go and cmd/server/main.go import example.com/router/middleware: both files of that
+    // package are imported by 2; cmd/server/main.go imports example.com/router (router.go).
+    const reasons = Object.fromEntries(
+      (data.next_files as Structured[]).map((file) => [file.path, file.reason.split(';')[0]]),
+    );
+    expect(reasons).toMatchObject({
+      'middleware/middleware.go': 'imported by 2',
+      'middleware/recoverer.go': 'imported by 2',
+      'router.go': 'imported by 1',
+    });
   });
 });
 
@@ -182,5 +194,53 @@ describe('Go extraction', () => {
     const analysis = await analyze('package sample\n\nfunc broken( {\n}\n');
     expect(analysis.syntaxProblems.length).toBeGreaterThan(0);
     expect(analysis.syntaxProblems[0]!.line).toBe(3);
+  });
+});
+
+describe('Go imports in a map scoped below the module', () => {
+  it('resolves through the go.mod above the scope', async () => {
+    const session = await openWrittenProject('go-scoped', {
+      'go.mod': 'module example.com/shop\n\ngo 1.21\n',
+      'internal/cart/cart.go':
+        'package cart\n\nimport "example.com/shop/internal/money"\n\ntype Cart struct{ Total money.Amount }\n',
+      'internal/money/money.go': 'package money\n\ntype Amount int64\n',
+    });
+    try {
+      const { data } = await callOk(session, 'repo_map', { scope: 'internal', include: ['next_files'] });
+      expect(data.next_files).toContainEqual(
+        expect.objectContaining({ path: 'internal/money/money.go', reason: 'imported by 1; defines Amount' }),
+      );
+    } finally {
+      await session.close();
+    }
+  });
+});
+
+describe('Go import paths', () => {
+  it('reads the module path of a go.mod', () => {
+    expect(goModulePath('// comment\nmodule github.com/go-chi/chi/v5\n\ngo 1.20\n')).toBe(
+      'github.com/go-chi/chi/v5',
+    );
+    expect(goModulePath('module "example.com/quoted" // why not\n')).toBe('example.com/quoted');
+    expect(goModulePath('go 1.21\n')).toBeUndefined();
+  });
+
+  it('resolves an import below the module that declares its prefix, and nothing else', () => {
+    const modules = new Map([
+      ['.', 'github.com/go-chi/chi/v5'],
+      ['_examples/versions', 'github.com/go-chi/chi/_examples/versions'],
+    ]);
+    expect(goImportFolder('mux.go', 'github.com/go-chi/chi/v5/middleware', modules)).toBe('middleware');
+    expect(goImportFolder('middleware/logger.go', 'github.com/go-chi/chi/v5', modules)).toBe('.');
+    expect(
+      goImportFolder('_examples/versions/main.go', 'github.com/go-chi/chi/_examples/versions/data', modules),
+    ).toBe('_examples/versions/data');
+    // Another module of the same repository, imported from the root module.
+    expect(goImportFolder('mux.go', 'github.com/go-chi/chi/_examples/versions/presenter', modules)).toBe(
+      '_examples/versions/presenter',
+    );
+    expect(goImportFolder('mux.go', 'net/http', modules)).toBeUndefined();
+    expect(goImportFolder('mux.go', 'github.com/go-chi/chi/v5extra', modules)).toBeUndefined();
+    expect(goImportFolder('mux.go', 'github.com/go-chi/chi/v5/middleware', new Map())).toBeUndefined();
   });
 });

@@ -345,6 +345,33 @@ describe('reference graph', () => {
     expect([...reranked.ranks]).toEqual([...new ReferenceGraph().rank(files, third).ranks]);
     expect([...reranked.ranks]).not.toEqual([...ranked.ranks]);
   });
+
+  it("links a Go import to its package's files through go.mod's module path, patched as a fresh graph would", () => {
+    const modules = new Map([['.', 'example.com/app']]);
+    // Enough files that one changed file is patched, not rebuilt.
+    const others = Array.from({ length: 10 }, (_, index) => `tools/tool${index}.go`);
+    const files = ['go.mod', 'main.go', 'store/cache.go', 'store/db.go', 'store/db_test.go', ...others];
+    const first = new Map<string, FileAnalysis>([
+      ['main.go', analysis(['main'], [], ['fmt', 'example.com/app/store'])],
+      ['store/cache.go', analysis(['Cache'], [])],
+      ['store/db.go', analysis(['Open'], [])],
+      ['store/db_test.go', analysis(['TestOpen'], ['Open'], ['testing', 'example.com/app/store'])],
+      ...others.map((file, index) => [file, analysis([`Tool${index}`], [])] as const),
+    ]);
+    const graph = new ReferenceGraph();
+    const ranked = graph.rank(files, first, 'paths-1', modules);
+    // Both files of the package, not its test; each import shares its weight among them.
+    expect(Object.fromEntries(ranked.importedBy)).toEqual({ 'store/cache.go': 2, 'store/db.go': 2 });
+    const second = new Map(first);
+    second.set('main.go', analysis(['main'], [], ['fmt']));
+    const patched = graph.rank(files, second, 'paths-1', modules);
+    const fresh = new ReferenceGraph().rank(files, second, 'paths-1', modules);
+    expect([...patched.ranks]).toEqual([...fresh.ranks]);
+    expect(Object.fromEntries(patched.importedBy)).toEqual({ 'store/cache.go': 1, 'store/db.go': 1 });
+    // go.mod names another module now: the same imports name no folder of this one.
+    const renamed = graph.rank(files, second, 'paths-1', new Map([['.', 'example.com/other']]));
+    expect(renamed.importedBy.size).toBe(0);
+  });
 });
 
 describe('document cache', () => {

@@ -58,3 +58,48 @@ function resolvePythonImport(
   }
   return undefined;
 }
+
+/** The module path a go.mod declares (`module example.com/router`), or undefined when it declares none. */
+export function goModulePath(goMod: string): string | undefined {
+  const match = /^[ \t]*module[ \t]+(?:"([^"\s]+)"|([^\s"/][^\s"]*))[ \t]*(?:\/\/.*)?$/m.exec(goMod);
+  return match?.[1] ?? match?.[2];
+}
+
+/**
+ * The workspace folder a Go import path names ('.' for the root), or undefined for the standard
+ * library and modules from elsewhere. `modules` maps each folder holding a go.mod to the module path
+ * it declares: the import resolves below the nearest go.mod above the importing file when the path
+ * starts with that module's path, else below the workspace's other module with the longest path it
+ * starts with (a repository of several modules). `github.com/go-chi/chi/v5/middleware` imported
+ * under the go.mod of `github.com/go-chi/chi/v5` names `middleware`.
+ */
+export function goImportFolder(
+  fromFile: string,
+  importPath: string,
+  modules: ReadonlyMap<string, string>,
+): string | undefined {
+  if (modules.size === 0) return undefined;
+  const below = (folder: string, modulePath: string): string | undefined => {
+    if (importPath === modulePath) return folder;
+    if (!importPath.startsWith(`${modulePath}/`)) return undefined;
+    const rest = importPath.slice(modulePath.length + 1);
+    const joined = path.posix.normalize(folder === '.' ? rest : `${folder}/${rest}`);
+    return joined.startsWith('..') ? undefined : joined;
+  };
+  for (let folder = path.posix.dirname(fromFile); ; folder = path.posix.dirname(folder)) {
+    const modulePath = modules.get(folder);
+    if (modulePath !== undefined) {
+      const target = below(folder, modulePath);
+      if (target !== undefined) return target;
+      break;
+    }
+    if (folder === '.') break;
+  }
+  let best: { folder: string; length: number } | undefined;
+  for (const [folder, modulePath] of modules) {
+    const target = below(folder, modulePath);
+    if (target !== undefined && (best === undefined || modulePath.length > best.length))
+      best = { folder: target, length: modulePath.length };
+  }
+  return best?.folder;
+}

@@ -1,4 +1,5 @@
-import { resolveImport } from '../project/import-resolution.js';
+import path from 'node:path';
+import { goImportFolder, resolveImport } from '../project/import-resolution.js';
 import type { CodeSymbol, FileAnalysis } from '../syntax/symbols.js';
 import { isApplicationCode } from './application-code.js';
 import { compressGraph, pageRankCompressed } from './page-rank.js';
@@ -63,10 +64,16 @@ export interface FileRanking {
   importedBy: Map<string, number>;
 }
 
+/** Go files that make up a package (its tests are not part of what an import reaches). */
+function isGoPackageFile(file: string): boolean {
+  return file.endsWith('.go') && !file.endsWith('_test.go');
+}
+
 /**
  * The import and symbol-reference graph of a file list, ranked with PageRank (the approach of
- * aider's repo map). Edges: resolved imports (weight 1) and identifier references to names
- * defined outside tests and fixtures, in at most 5 files (weight 0.5·√count / definers).
+ * aider's repo map). Edges: resolved imports (weight 1; a Go import names a package, a folder,
+ * and shares the 1 among the package's files) and identifier references to names defined
+ * outside tests and fixtures, in at most 5 files (weight 0.5·√count / definers).
  *
  * Kept between calls: when the file list is the same and only a few analyses changed, only the
  * edges that can differ are recomputed (those of the changed files and of the files that use a
@@ -85,6 +92,13 @@ export class ReferenceGraph {
   /** Name → indices of the files using it as an identifier. */
   #users = new Map<string, Set<number>>();
   #importTargets: number[][] = [];
+  /** Per file, the weight of each import target (by position), or undefined when each weighs 1. */
+  #importWeights: (number[] | undefined)[] = [];
+  /** Folder → module path of each go.mod (see goImportFolder), and a key of the whole map. */
+  #goModules: ReadonlyMap<string, string> = new Map();
+  #goModulesKey = '';
+  /** Folder → indices of the Go package files in it, ascending (built with the file list). */
+  #goPackages = new Map<string, number[]>();
   #importedBy: number[] = [];
   #edges: (Map<number, number> | undefined)[] = [];
   #fileSet: ReadonlySet<string> = new Set();
@@ -97,22 +111,31 @@ export class ReferenceGraph {
 
   /**
    * Ranks `files` (with the analyses of the parsable ones). `pathsKey`, when the caller has one
-   * (IndexSnapshot.pathsKey), identifies the list without hashing every path.
+   * (IndexSnapshot.pathsKey), identifies the list without hashing every path. `goModules` maps
+   * each folder holding a go.mod to the module path it declares, for Go imports.
    */
   rank(
     files: readonly string[],
     analyses: ReadonlyMap<string, FileAnalysis>,
     pathsKey?: string,
+    goModules: ReadonlyMap<string, string> = new Map(),
   ): FileRanking {
     const listKey = pathsKey === undefined ? fileListKey(files) : `key:${pathsKey}`;
+    const goModulesKey = JSON.stringify([...goModules]);
     const changed: number[] = [];
     if (listKey === this.#listKey && files.length === this.#files.length) {
       for (let index = 0; index < files.length; index++)
         if (analyses.get(files[index]!) !== this.#analyses[index]) changed.push(index);
     }
-    if (listKey !== this.#listKey || changed.length > files.length * INCREMENTAL_SHARE)
+    if (
+      listKey !== this.#listKey ||
+      goModulesKey !== this.#goModulesKey ||
+      changed.length > files.length * INCREMENTAL_SHARE
+    ) {
+      this.#goModules = goModules;
+      this.#goModulesKey = goModulesKey;
       this.#rebuild(files, analyses, listKey);
-    else if (changed.length > 0) this.#patch(changed, analyses);
+    } else if (changed.length > 0) this.#patch(changed, analyses);
     return this.#result();
   }
 
@@ -126,8 +149,18 @@ export class ReferenceGraph {
     this.#users = new Map();
     this.#importedBy = new Array<number>(files.length).fill(0);
     this.#importTargets = new Array(files.length);
+    this.#importWeights = new Array(files.length);
     const fileSet = new Set(files);
     this.#fileSet = fileSet;
+    this.#goPackages = new Map();
+    for (let index = 0; index < files.length; index++) {
+      const file = files[index]!;
+      if (!isGoPackageFile(file)) continue;
+      const folder = path.posix.dirname(file);
+      const list = this.#goPackages.get(folder);
+      if (list === undefined) this.#goPackages.set(folder, [index]);
+      else list.push(index);
+    }
     for (let index = 0; index < files.length; index++) {
       const analysis = this.#analyses[index];
       for (const name of definedNames(files[index]!, this.#scope, analysis)) {
@@ -136,7 +169,7 @@ export class ReferenceGraph {
         else list.push(index);
       }
       this.#addUses(index, analysis);
-      this.#importTargets[index] = this.#resolveImports(index, analysis, fileSet);
+      this.#setImports(index, analysis, fileSet);
       for (const target of this.#importTargets[index]!) this.#importedBy[target]!++;
     }
     this.#edges = new Array(files.length);
@@ -169,10 +202,15 @@ export class ReferenceGraph {
       for (const name of before?.identifiers.keys() ?? []) this.#users.get(name)?.delete(index);
       this.#addUses(index, after);
       const targetsBefore = this.#importTargets[index]!;
+      const weightsBefore = this.#importWeights[index];
       for (const target of targetsBefore) this.#importedBy[target]!--;
-      this.#importTargets[index] = this.#resolveImports(index, after, fileSet);
+      this.#setImports(index, after, fileSet);
       for (const target of this.#importTargets[index]!) this.#importedBy[target]!++;
-      if (!sameNumbers(targetsBefore, this.#importTargets[index]!)) this.#ranking = undefined;
+      if (
+        !sameNumbers(targetsBefore, this.#importTargets[index]!) ||
+        !sameNumbers(weightsBefore ?? [], this.#importWeights[index] ?? [])
+      )
+        this.#ranking = undefined;
       this.#analyses[index] = after;
     }
     const recompute = new Set(changed);
@@ -195,14 +233,32 @@ export class ReferenceGraph {
     }
   }
 
-  #resolveImports(index: number, analysis: FileAnalysis | undefined, fileSet: ReadonlySet<string>): number[] {
+  /** Resolves the imports of file `index` into its import targets and their weights. */
+  #setImports(index: number, analysis: FileAnalysis | undefined, fileSet: ReadonlySet<string>): void {
     const targets: number[] = [];
+    let weights: number[] | undefined;
     const file = this.#files[index]!;
-    for (const specifier of analysis?.imports ?? []) {
-      const target = resolveImport(file, specifier, fileSet);
-      if (target !== undefined && target !== file) targets.push(this.#indexOf.get(target)!);
+    if (file.endsWith('.go')) {
+      weights = [];
+      for (const importPath of analysis?.imports ?? []) {
+        const folder = goImportFolder(file, importPath, this.#goModules);
+        const packageFiles = folder === undefined ? undefined : this.#goPackages.get(folder);
+        if (packageFiles === undefined) continue;
+        // A package's file importing its own package path (never valid Go) links nothing to itself.
+        const others = packageFiles.filter((target) => target !== index);
+        for (const target of others) {
+          targets.push(target);
+          weights.push(1 / packageFiles.length);
+        }
+      }
+    } else {
+      for (const specifier of analysis?.imports ?? []) {
+        const target = resolveImport(file, specifier, fileSet);
+        if (target !== undefined && target !== file) targets.push(this.#indexOf.get(target)!);
+      }
     }
-    return targets;
+    this.#importTargets[index] = targets;
+    this.#importWeights[index] = weights;
   }
 
   #computeEdges(index: number): void {
@@ -212,7 +268,12 @@ export class ReferenceGraph {
       return;
     }
     const edges = new Map<number, number>();
-    for (const target of this.#importTargets[index]!) edges.set(target, (edges.get(target) ?? 0) + 1);
+    const targets = this.#importTargets[index]!;
+    const weights = this.#importWeights[index];
+    for (let position = 0; position < targets.length; position++) {
+      const target = targets[position]!;
+      edges.set(target, (edges.get(target) ?? 0) + (weights === undefined ? 1 : weights[position]!));
+    }
     for (const [name, count] of analysis.identifiers) {
       const definedIn = this.#definers.get(name);
       if (definedIn === undefined || definedIn.length > MAX_DEFINERS_PER_NAME) continue;

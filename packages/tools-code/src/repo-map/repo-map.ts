@@ -9,6 +9,7 @@ import { throwIfCancelled } from '../errors.js';
 import { detectProjectProfile } from '../project/project-profile.js';
 import { isTestFile } from '../project/test-files.js';
 import type { RepoMapSection } from '../schemas.js';
+import { goModulesOf } from './go-modules.js';
 import { ReferenceGraph } from './reference-graph.js';
 import { assetsSection } from './sections/assets.js';
 import { entrypointsSection } from './sections/entrypoints.js';
@@ -152,7 +153,11 @@ export async function buildRepoMap(
   }
   let ranking = cache.get(scopeKey, fingerprint);
   if (ranking === undefined && (include.has('next_files') || include.has('modules'))) {
-    ranking = { fingerprint, ...cache.graph(scopeKey).rank(files, snapshot.analyses, snapshot.pathsKey) };
+    const goModules = await goModulesOf(context.workspace, files, listed, scope);
+    ranking = {
+      fingerprint,
+      ...cache.graph(scopeKey).rank(files, snapshot.analyses, snapshot.pathsKey, goModules),
+    };
     cache.set(scopeKey, ranking);
   }
   const rankOf = (file: string) => ranking?.ranks.get(file) ?? 0;
