@@ -164,7 +164,7 @@ describe('Go extraction', () => {
     expect(analysis.syntaxProblems).toEqual([]);
   });
 
-  it('collects import paths and counts identifiers outside comments and strings', async () => {
+  it('collects import paths and counts identifiers outside comments, strings and standard-library names', async () => {
     const analysis = await analyze(
       [
         'package sample',
@@ -172,22 +172,28 @@ describe('Go extraction', () => {
         'import (',
         '\t"fmt"',
         '\tmw "example.com/router/middleware"',
+        '\trand "math/rand/v2"',
         ')',
         'import `net/http`',
         '',
         '// Handler is mentioned in this comment only.',
-        'func Serve(w http.ResponseWriter) {',
-        '\tfmt.Fprintln(w, "Chain in a string")',
-        '\tmw.Chain()',
+        'func Serve(w http.ResponseWriter, r Request) {',
+        '\tfmt.Fprintln(w, "Chain in a string", rand.IntN(3))',
+        '\tmw.Chain(r.Context)',
         '}',
         '',
       ].join('\n'),
     );
-    expect(analysis.imports).toEqual(['fmt', 'example.com/router/middleware', 'net/http']);
-    expect(analysis.identifiers.get('Chain')).toBe(1);
-    expect(analysis.identifiers.get('ResponseWriter')).toBe(1);
-    expect(analysis.identifiers.get('Fprintln')).toBe(1);
-    expect(analysis.identifiers.has('Handler')).toBe(false);
+    expect(analysis.imports).toEqual(['fmt', 'example.com/router/middleware', 'math/rand/v2', 'net/http']);
+    expect(Object.fromEntries(analysis.identifiers)).toEqual({
+      Serve: 1,
+      w: 2,
+      r: 2,
+      Request: 1,
+      mw: 1,
+      Chain: 1,
+      Context: 1,
+    });
   });
 
   it('reports a syntax error in a Go file', async () => {

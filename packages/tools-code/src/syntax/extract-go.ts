@@ -48,16 +48,48 @@ function receiverTypeName(method: Node): string | undefined {
 const TYPE_KINDS: Record<string, SymbolKindName> = { struct_type: 'struct', interface_type: 'interface' };
 
 /**
+ * The name a standard-library import is used by in the file (`http` for "net/http", `rand` for
+ * "math/rand/v2", the alias when one is given), or undefined for any other import. Go reserves
+ * import paths whose first element has no dot for the standard library.
+ */
+function standardLibraryQualifier(importPath: string, alias: string | undefined): string | undefined {
+  const segments = importPath.split('/');
+  if (segments[0]!.includes('.')) return undefined;
+  if (alias !== undefined) return alias === '_' || alias === '.' ? undefined : alias;
+  const last = segments[segments.length - 1]!;
+  return /^v[0-9]+$/.test(last) && segments.length > 1 ? segments[segments.length - 2] : last;
+}
+
+/**
  * Extracts Go's package-level functions, methods (their receiver's type as container), types
  * (structs with their fields, interfaces with their methods), constants and variables, the import
  * paths, and the identifiers used. Names in function bodies (local types, constants, variables)
  * are not symbols. A package-level name that starts with an upper-case letter is exported.
+ *
+ * A name qualified by a standard-library package (`http.Handler`, `context.Context`) is not
+ * counted as used: it is that package's, and counting it linked every Go file of go-chi/chi to
+ * the one example that declares a `Handler` of its own (the reference graph links by name).
  */
 export function extractGo(tree: Tree, analysis: FileAnalysis): void {
   const context = new ExtractionContext(analysis);
+  /** Names the file uses standard-library packages by (imports come first in a Go file). */
+  const standardQualifiers = new Set<string>();
+  /** The walk has just passed such a name, and maybe the `.` after it: the next name is that package's. */
+  let qualified = false;
   walkTree(tree, (cursor, type) => {
+    if (qualified) {
+      if (type === '.') return undefined;
+      qualified = false;
+      if (type === 'field_identifier' || type === 'type_identifier') return false;
+    }
     switch (type) {
       case 'identifier':
+      case 'package_identifier': {
+        const text = cursor.nodeText;
+        if (standardQualifiers.has(text)) qualified = true;
+        else if (type === 'identifier') context.countIdentifier(text);
+        return false;
+      }
       case 'type_identifier':
       case 'field_identifier':
         context.countIdentifier(cursor.nodeText);
@@ -71,8 +103,12 @@ export function extractGo(tree: Tree, analysis: FileAnalysis): void {
       case 'imaginary_literal':
         return false;
       case 'import_spec': {
-        const importPath = stringLiteralValue(cursor.currentNode.childForFieldName('path'));
-        if (importPath !== undefined && importPath !== '') analysis.imports.push(importPath);
+        const node = cursor.currentNode;
+        const importPath = stringLiteralValue(node.childForFieldName('path'));
+        if (importPath === undefined || importPath === '') return false;
+        analysis.imports.push(importPath);
+        const qualifier = standardLibraryQualifier(importPath, node.childForFieldName('name')?.text);
+        if (qualifier !== undefined) standardQualifiers.add(qualifier);
         return false;
       }
       case 'function_declaration': {
