@@ -21,6 +21,11 @@ export interface LanguageInfo {
   grammar?: GrammarName;
   /** True for languages whose files are code (counted in profiles and repo maps). */
   code: boolean;
+  /**
+   * True when the syntax engine reads only keys from its files (JSON, YAML): nothing that links
+   * files (no definitions, uses or imports), so a repo map's ranking needs none of them parsed.
+   */
+  keysOnly?: true;
 }
 
 const languagesByExtension: Record<string, LanguageInfo> = {
@@ -37,8 +42,8 @@ const languagesByExtension: Record<string, LanguageInfo> = {
   '.less': { languageId: 'less', name: 'Less', code: true },
   '.html': { languageId: 'html', name: 'HTML', grammar: 'html', code: true },
   '.htm': { languageId: 'html', name: 'HTML', grammar: 'html', code: true },
-  '.json': { languageId: 'json', name: 'JSON', grammar: 'json', code: false },
-  '.jsonc': { languageId: 'jsonc', name: 'JSON', grammar: 'json', code: false },
+  '.json': { languageId: 'json', name: 'JSON', grammar: 'json', code: false, keysOnly: true },
+  '.jsonc': { languageId: 'jsonc', name: 'JSON', grammar: 'json', code: false, keysOnly: true },
   '.py': { languageId: 'python', name: 'Python', grammar: 'python', code: true },
   '.pyi': { languageId: 'python', name: 'Python', grammar: 'python', code: true },
   '.md': { languageId: 'markdown', name: 'Markdown', code: false },
@@ -59,8 +64,8 @@ const languagesByExtension: Record<string, LanguageInfo> = {
   '.vue': { languageId: 'vue', name: 'Vue', code: true },
   '.svelte': { languageId: 'svelte', name: 'Svelte', code: true },
   '.sh': { languageId: 'shellscript', name: 'Shell', code: true },
-  '.yaml': { languageId: 'yaml', name: 'YAML', grammar: 'yaml', code: false },
-  '.yml': { languageId: 'yaml', name: 'YAML', grammar: 'yaml', code: false },
+  '.yaml': { languageId: 'yaml', name: 'YAML', grammar: 'yaml', code: false, keysOnly: true },
+  '.yml': { languageId: 'yaml', name: 'YAML', grammar: 'yaml', code: false, keysOnly: true },
   '.toml': { languageId: 'toml', name: 'TOML', code: false },
 };
 

@@ -6,9 +6,11 @@ import {
 } from '@assistant-kit/tool-core';
 import type { CodeContext } from '../engine/code-context.js';
 import { throwIfCancelled } from '../errors.js';
+import { languageOfPath } from '../languages.js';
 import { detectProjectProfile } from '../project/project-profile.js';
 import { isTestFile } from '../project/test-files.js';
 import type { RepoMapSection } from '../schemas.js';
+import type { FileAnalysis } from '../syntax/symbols.js';
 import { goModulesOf } from './go-modules.js';
 import { ReferenceGraph } from './reference-graph.js';
 import { assetsSection } from './sections/assets.js';
@@ -121,6 +123,8 @@ export async function buildRepoMap(
     ...(scope === undefined ? {} : { scope }),
     signal: options.signal,
     analyze,
+    // Files that hold only keys link nothing: the modules section parses the few it lists.
+    parseKeyFiles: false,
   });
   throwIfCancelled(options.signal);
   const derived = <Value>(name: string, compute: () => Value) =>
@@ -187,6 +191,19 @@ export async function buildRepoMap(
     importedBy: (file) => ranking?.importedBy.get(file) ?? 0,
     // The scope's graph is the one the ranking came from: both are kept and dropped together.
     usesOfName: (file, name) => (ranking === undefined ? 0 : cache.graph(scopeKey).usesOfName(file, name)),
+    analysesOf: async (listedFiles) => {
+      const analyses = new Map<string, FileAnalysis>();
+      const keyFiles: string[] = [];
+      for (const file of listedFiles) {
+        const analysis = snapshot.analyses.get(file);
+        if (analysis !== undefined) analyses.set(file, analysis);
+        else if (analyze && languageOfPath(file)?.keysOnly === true) keyFiles.push(file);
+      }
+      if (keyFiles.length === 0) return analyses;
+      for (const [file, analysis] of await context.syntax.analysesOf(snapshot, keyFiles, options.signal))
+        analyses.set(file, analysis);
+      return analyses;
+    },
     testFiles,
     derived,
     profile,

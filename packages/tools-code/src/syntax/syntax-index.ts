@@ -95,6 +95,13 @@ export interface RefreshOptions {
   filter?: (relative: string) => boolean;
   /** False lists files without parsing any (for callers that need no symbols). */
   analyze?: boolean;
+  /**
+   * False leaves the files whose analysis holds only keys (JSON, YAML: `LanguageInfo.keysOnly`)
+   * unparsed and out of the snapshot's analyses, for a caller that reads their keys for a few
+   * files only (the repo map, whose ranking needs none of them): {@link SyntaxIndex.analysesOf}
+   * gives those it asks for. Default true.
+   */
+  parseKeyFiles?: boolean;
 }
 
 /** Parses between two yields to the event loop when parsing in this thread. */
@@ -102,6 +109,11 @@ const PARSES_PER_SLICE = 32;
 
 function needsParse(file: Pick<WalkedFile, 'relative' | 'size'>): boolean {
   return file.size <= MAX_PARSED_FILE_BYTES && hasSyntaxSupport(languageOfPath(file.relative));
+}
+
+/** A file a refresh with `parseKeyFiles: false` leaves unparsed (see RefreshOptions). */
+function isKeyFile(file: Pick<WalkedFile, 'relative'>): boolean {
+  return languageOfPath(file.relative)?.keysOnly === true;
 }
 
 /**
@@ -140,6 +152,8 @@ export class SyntaxIndex {
   /** Walked listings with a racy stamp so far: each one's key is its own (see #walkedListingKey). */
   #racyListings = 0;
   #lastSnapshot: { key: string; snapshot: IndexSnapshot } | undefined;
+  /** When the listing of each snapshot began (see {@link analysesOf}). */
+  readonly #observedAtOf = new WeakMap<IndexSnapshot, number>();
   static #instances = 0;
   readonly #instance = ++SyntaxIndex.#instances;
   readonly #kept: KeptState | undefined;
@@ -201,6 +215,7 @@ export class SyntaxIndex {
     // Before the listing, so before every read of a file it lists (see tool-core isRacyStamp).
     const observedAt = this.#clock();
     const analyze = options.analyze ?? true;
+    const parseKeyFiles = options.parseKeyFiles ?? true;
     // Read before the listing, so the parse that starts during it skips every file kept.
     const restored = analyze ? await this.#restoredKept() : undefined;
     const early = analyze ? this.#parseWhileListing(observedAt, restored, options) : undefined;
@@ -219,17 +234,31 @@ export class SyntaxIndex {
         : listing.files.filter((file) => options.filter!(file.relative));
     const wholeWorkspace = options.scope === undefined && options.filter === undefined && !listing.truncated;
     if (analyze) this.#takeBackKept(files, wholeWorkspace, restored);
-    const key = JSON.stringify([listing.version, options.scope ?? '.', options.maxFiles ?? null, analyze]);
+    const key = JSON.stringify([
+      listing.version,
+      options.scope ?? '.',
+      options.maxFiles ?? null,
+      analyze,
+      parseKeyFiles,
+    ]);
     if (
       options.filter === undefined &&
       listing.version !== undefined &&
       this.#lastSnapshot?.key === key &&
       this.#lastSnapshot.snapshot.fingerprint.endsWith(`:${this.#generation}`)
     ) {
-      return { ...this.#lastSnapshot.snapshot, reparsed: 0 };
+      const again = { ...this.#lastSnapshot.snapshot, reparsed: 0 };
+      const listedAt = this.#observedAtOf.get(this.#lastSnapshot.snapshot);
+      if (listedAt !== undefined) this.#observedAtOf.set(again, listedAt);
+      return again;
     }
     let reparsed = parsedWhileListing;
-    if (analyze) reparsed += await this.#parseStale(files, observedAt, options.signal);
+    if (analyze)
+      reparsed += await this.#parseStale(
+        parseKeyFiles ? files : files.filter((file) => !isKeyFile(file)),
+        observedAt,
+        options.signal,
+      );
     if (
       analyze &&
       this.#kept?.writable === true &&
@@ -241,6 +270,7 @@ export class SyntaxIndex {
     const analyses = new Map<string, FileAnalysis>();
     if (analyze) {
       for (const file of files) {
+        if (!parseKeyFiles && isKeyFile(file)) continue;
         const analysis = this.#cache.get(file.relative)?.analysis;
         if (analysis !== undefined) analyses.set(file.relative, analysis);
       }
@@ -271,7 +301,34 @@ export class SyntaxIndex {
       pathsKey,
     };
     if (options.filter === undefined && listing.version !== undefined) this.#lastSnapshot = { key, snapshot };
+    this.#observedAtOf.set(snapshot, observedAt);
     return snapshot;
+  }
+
+  /**
+   * The analyses of some files of `snapshot`, parsing those not current in the cache as the
+   * refresh that made it would have (for the files a refresh with `parseKeyFiles: false` left
+   * unparsed). Paths the snapshot does not list, or that have no grammar, have no analysis.
+   */
+  async analysesOf(
+    snapshot: IndexSnapshot,
+    relatives: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<Map<string, FileAnalysis>> {
+    const wanted = new Set(relatives);
+    const files = snapshot.files.filter((file) => wanted.has(file.relative));
+    const observedAt = this.#observedAtOf.get(snapshot) ?? this.#clock();
+    // Not counted as a change of the index (#generation): no snapshot's fingerprint covers what
+    // this parses. A snapshot without key files has no analysis of theirs; one with them was
+    // made by a refresh that parsed every file of its listing, so a file stale here belongs to
+    // another listing (another version, or a walk, whose fingerprint hashes the stamps).
+    await this.#parseStale(files, observedAt, signal, false);
+    const analyses = new Map<string, FileAnalysis>();
+    for (const file of files) {
+      const analysis = this.#isStale(file) ? undefined : this.#cache.get(file.relative)?.analysis;
+      if (analysis !== undefined) analyses.set(file.relative, analysis);
+    }
+    return analyses;
   }
 
   /** Stops the file watchers, and writes the analyses a refresh left to keep. */
@@ -363,6 +420,7 @@ export class SyntaxIndex {
       offer: (file) => {
         if (!file.relative.startsWith(prefix) || ++inScope > cap) return;
         if (options.filter !== undefined && !options.filter(file.relative)) return;
+        if (options.parseKeyFiles === false && isKeyFile(file)) return;
         // A tree that gave up part-way is walked again: a file is handed over once. A file
         // another refresh is parsing is left to it (see #parsing).
         if (!needsParse(file) || !this.#isStale(file) || this.#parsing.has(file.relative)) return;
@@ -517,6 +575,7 @@ export class SyntaxIndex {
     files: readonly WalkedFile[],
     observedAt: number,
     signal: AbortSignal | undefined,
+    countsAsChange = true,
   ): Promise<number> {
     await this.#verifyRacy(files, observedAt, signal);
     let stale = files.filter((file) => this.#isStale(file));
@@ -534,11 +593,12 @@ export class SyntaxIndex {
     }
     if (stale.length === 0) return 0;
     const parsable = stale.filter(needsParse);
-    for (const file of stale) if (!needsParse(file)) this.#store(file, undefined, observedAt);
+    for (const file of stale)
+      if (!needsParse(file)) this.#store(file, undefined, observedAt, undefined, countsAsChange);
     const parse = this.#claimParse();
     for (const file of parsable) parse.claim(file.relative);
     try {
-      await this.#parseEach(parsable, observedAt, signal);
+      await this.#parseEach(parsable, observedAt, signal, countsAsChange);
     } finally {
       parse.release();
     }
@@ -550,6 +610,7 @@ export class SyntaxIndex {
     parsable: readonly WalkedFile[],
     observedAt: number,
     signal: AbortSignal | undefined,
+    countsAsChange: boolean,
   ): Promise<void> {
     const done = new Array<boolean>(parsable.length).fill(false);
     if (workerCountFor(parsable.length, this.#maxWorkers) > 0) {
@@ -559,7 +620,7 @@ export class SyntaxIndex {
         this.#maxWorkers,
         (index, analysis, hash) => {
           done[index] = true;
-          this.#store(parsable[index]!, analysis, observedAt, hash);
+          this.#store(parsable[index]!, analysis, observedAt, hash, countsAsChange);
         },
         signal,
         (file) => this.#hashUntil(file as WalkedFile),
@@ -576,6 +637,7 @@ export class SyntaxIndex {
         text === undefined ? undefined : await analyzeText(file.relative, text),
         observedAt,
         hashIfRacy(file, readAt, text),
+        countsAsChange,
       );
       if (++sinceYield >= PARSES_PER_SLICE) {
         sinceYield = 0;
@@ -588,13 +650,15 @@ export class SyntaxIndex {
    * Caches a file's analysis. Only a file from a listing (with its status change time, and the
    * time the listing began) may be kept between sessions. `hash` is the {@link contentHash} of the
    * text analysed, given only when the file's stamp cannot vouch for it (see
-   * {@link CachedAnalysis.racyContent}, {@link hashIfRacy}).
+   * {@link CachedAnalysis.racyContent}, {@link hashIfRacy}). `countsAsChange` false leaves
+   * {@link #generation} as it is (see {@link analysesOf}).
    */
   #store(
     file: { relative: string; mtimeMs: number; size: number; ctimeMs?: number },
     analysis: FileAnalysis | undefined,
     observedAt?: number,
     hash?: string,
+    countsAsChange = true,
   ): void {
     const cached: CachedAnalysis = { mtimeMs: file.mtimeMs, size: file.size, analysis };
     if (file.ctimeMs !== undefined) {
@@ -603,7 +667,7 @@ export class SyntaxIndex {
     }
     if (hash !== undefined) cached.racyContent = hash;
     this.#cache.set(file.relative, cached);
-    this.#generation++;
+    if (countsAsChange) this.#generation++;
     this.#parsedSinceKept++;
   }
 

@@ -6,7 +6,7 @@ import type { SectionInput } from './section.js';
 
 /** The modules section: the modules (top folders), most central first, with their most referenced symbols. */
 export async function modulesSection(input: SectionInput): Promise<void> {
-  const { options, scope, files, snapshot, rankOf, structured, sections } = input;
+  const { options, scope, files, rankOf, structured, sections } = input;
   const { modules, languagesOf } = input.derived('modules', () => groupIntoModules(files, scope));
   // A module ranks by its application code, and lists it before its tests and fixtures: summed
   // over every file, a parser's 13,000 fixture inputs put it first and filled its listing.
@@ -18,7 +18,15 @@ export async function modulesSection(input: SectionInput): Promise<void> {
   );
   const listingOrder = (a: string, b: string) =>
     Number(isApplicationCode(b, scope)) - Number(isApplicationCode(a, scope)) || rankOf(b) - rankOf(a);
-  const ordered = [...modules].sort((a, b) => moduleRank.get(b[0])! - moduleRank.get(a[0])!);
+  const ordered = [...modules]
+    .sort((a, b) => moduleRank.get(b[0])! - moduleRank.get(a[0])!)
+    .map(([name, moduleFiles]) => [name, [...moduleFiles].sort(listingOrder)] as const);
+  // The map's refresh leaves files that hold only keys (JSON, YAML) unparsed, since its ranking
+  // reads nothing of theirs: the few it lists are parsed now, for their top-level keys.
+  const listedFiles = ordered
+    .flatMap(([, moduleFiles]) => moduleFiles)
+    .slice(0, Math.max(0, options.maxFiles));
+  const analyses = await input.analysesOf(listedFiles);
   let filesLeft = options.maxFiles;
   let symbolsLeft = options.maxSymbols;
   const lines = ['## modules'];
@@ -29,9 +37,9 @@ export async function modulesSection(input: SectionInput): Promise<void> {
       `${name === '.' ? '(root)' : `${name}/`} ${moduleFiles.length} files${languages.length > 0 ? `, ${languages.join(', ')}` : ''}`,
     );
     const fileRecords: unknown[] = [];
-    for (const file of [...moduleFiles].sort(listingOrder)) {
+    for (const file of moduleFiles) {
       if (filesLeft <= 0) break;
-      const symbols = symbolsToList(snapshot.analyses.get(file)?.symbols ?? [], (name) =>
+      const symbols = symbolsToList(analyses.get(file)?.symbols ?? [], (name) =>
         input.usesOfName(file, name),
       );
       const shown = symbols.slice(0, Math.max(0, Math.min(symbolsLeft, 12)));

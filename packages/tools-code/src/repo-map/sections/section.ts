@@ -1,6 +1,7 @@
 import type { CodeContext } from '../../engine/code-context.js';
 import type { detectProjectProfile } from '../../project/project-profile.js';
 import type { RepoMapSection } from '../../schemas.js';
+import type { FileAnalysis } from '../../syntax/symbols.js';
 import type { RepoMapOptions } from '../repo-map.js';
 
 type Snapshot = Awaited<ReturnType<CodeContext['syntax']['refresh']>>;
@@ -25,6 +26,11 @@ export interface SectionInput {
    * ranking was needed).
    */
   usesOfName(file: string, name: string): number;
+  /**
+   * The analyses of `files` (listed ones): the snapshot's, and, for files that hold only keys
+   * (JSON, YAML), which the map's refresh leaves unparsed, parsed now.
+   */
+  analysesOf(files: readonly string[]): Promise<ReadonlyMap<string, FileAnalysis>>;
   testFiles: readonly string[];
   /** A fact computed from the listed paths alone, reused while the same paths are listed. */
   derived<Value>(name: string, compute: () => Value): Value;
