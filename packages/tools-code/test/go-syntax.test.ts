@@ -121,6 +121,11 @@ describe('Go through the syntax engine (go-router fixture, no Go language server
       'router.go': 'imported by 1',
     });
   });
+
+  it("lists the command's route in the map's routes section", async () => {
+    const { data } = await callOk(session, 'repo_map', { include: ['routes'] });
+    expect(data.routes).toEqual([{ method: 'GET', path: '/health', file: 'cmd/server/main.go', line: 15 }]);
+  });
 });
 
 describe('Go extraction', () => {
@@ -194,6 +199,41 @@ describe('Go extraction', () => {
       Chain: 1,
       Context: 1,
     });
+  });
+
+  it('reads routes as chi, gin, echo, net/http and gorilla declare them, and no other call', async () => {
+    const analysis = await analyze(
+      [
+        'package main',
+        '',
+        'func main() {',
+        '\tr.Get("/health", health)',
+        '\tr.Post("/items", func(w http.ResponseWriter, r *http.Request) {})',
+        '\tr.Method("PATCH", "/items/{id}", h)',
+        '\tr.MethodFunc("get", `/raw`, h)',
+        '\tg.GET("/gin", h)',
+        '\te.Any("/echo", h)',
+        '\tmux.HandleFunc("GET /items/{id}", h)',
+        '\thttp.HandleFunc("/legacy", h)',
+        '\trouter.Handle("/static/", files).Methods("GET")',
+        '\tm.Get("/no-handler")',
+        '\tquery.Get("page", 1)',
+        '\tr.Method("FETCH", "/unknown-method", h)',
+        '\tr.Route("/api", func(r chi.Router) {})',
+        '}',
+      ].join('\n'),
+    );
+    expect(analysis.routes).toEqual([
+      { method: 'GET', path: '/health', line: 4 },
+      { method: 'POST', path: '/items', line: 5 },
+      { method: 'PATCH', path: '/items/{id}', line: 6 },
+      { method: 'GET', path: '/raw', line: 7 },
+      { method: 'GET', path: '/gin', line: 8 },
+      { method: 'ANY', path: '/echo', line: 9 },
+      { method: 'GET', path: '/items/{id}', line: 10 },
+      { method: 'ANY', path: '/legacy', line: 11 },
+      { method: 'GET', path: '/static/', line: 12 },
+    ]);
   });
 
   it('reports a syntax error in a Go file', async () => {

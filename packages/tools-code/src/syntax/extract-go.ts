@@ -47,6 +47,73 @@ function receiverTypeName(method: Node): string | undefined {
 
 const TYPE_KINDS: Record<string, SymbolKindName> = { struct_type: 'struct', interface_type: 'interface' };
 
+const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'CONNECT', 'TRACE'];
+
+/**
+ * Methods that declare a route with the path first and a handler after: chi's `r.Get`, gin's and
+ * echo's `r.GET`, `Any`, and net/http's, chi's and gorilla's `Handle`/`HandleFunc` (whose pattern
+ * may start with a method since Go 1.22: `"GET /items/{id}"`). A Map, so a name like an Object
+ * property is no route method.
+ */
+const ROUTE_METHODS = new Map<string, string>([
+  ...HTTP_METHODS.flatMap((method) => [
+    [method, method] as const,
+    [`${method[0]}${method.slice(1).toLowerCase()}`, method] as const,
+  ]),
+  ['Any', 'ANY'],
+  ['Handle', 'ANY'],
+  ['HandleFunc', 'ANY'],
+]);
+
+/** chi's `r.Method("GET", "/x", h)` and `r.MethodFunc(…)`: the method first, then the path. */
+const METHOD_FIRST = new Set(['Method', 'MethodFunc']);
+
+/** gorilla/mux's `r.HandleFunc("/x", h).Methods("GET")`: the method the chained call names. */
+function gorillaMethod(call: Node): string | undefined {
+  const selector = call.parent;
+  if (selector?.type !== 'selector_expression' || selector.childForFieldName('field')?.text !== 'Methods')
+    return undefined;
+  const chained = selector.parent;
+  if (chained?.type !== 'call_expression') return undefined;
+  const first = chained
+    .childForFieldName('arguments')
+    ?.namedChildren.find((child) => child?.type !== 'comment');
+  const method = stringLiteralValue(first ?? null)?.toUpperCase();
+  return method !== undefined && HTTP_METHODS.includes(method) ? method : undefined;
+}
+
+/**
+ * `mux.Get("/path", handler)` and the like (see ROUTE_METHODS): records the route. Every other
+ * call returns at once, before its arguments are asked for.
+ */
+function recordRoute(call: Node, analysis: FileAnalysis): void {
+  const callee = call.childForFieldName('function');
+  if (callee?.type !== 'selector_expression') return;
+  const name = callee.childForFieldName('field')?.text ?? '';
+  const methodFirst = METHOD_FIRST.has(name);
+  let method = ROUTE_METHODS.get(name);
+  if (method === undefined && !methodFirst) return;
+  const argumentList = call.childForFieldName('arguments');
+  if (argumentList === null) return;
+  const values = argumentList.namedChildren.filter((child) => child !== null && child.type !== 'comment');
+  // A handler must follow the path.
+  if (values.length < (methodFirst ? 3 : 2)) return;
+  if (methodFirst) {
+    method = stringLiteralValue(values[0]!)?.toUpperCase();
+    if (method === undefined || !HTTP_METHODS.includes(method)) return;
+  }
+  let routePath = stringLiteralValue(values[methodFirst ? 1 : 0]!);
+  if (routePath === undefined) return;
+  const withMethod = /^([A-Z]+)\s+(\/.*)$/.exec(routePath);
+  if (withMethod !== null && method === 'ANY' && HTTP_METHODS.includes(withMethod[1]!)) {
+    method = withMethod[1]!;
+    routePath = withMethod[2]!;
+  }
+  if (!routePath.startsWith('/')) return;
+  if (method === 'ANY') method = gorillaMethod(call) ?? method;
+  analysis.routes.push({ method: method!, path: routePath, line: call.startPosition.row + 1 });
+}
+
 /**
  * The name a standard-library import is used by in the file (`http` for "net/http", `rand` for
  * "math/rand/v2", the alias when one is given), or undefined for any other import. Go reserves
@@ -130,6 +197,9 @@ export function extractGo(tree: Tree, analysis: FileAnalysis): void {
           leaveReceiver?.();
         };
       }
+      case 'call_expression':
+        recordRoute(cursor.currentNode, analysis);
+        return undefined;
       case 'func_literal':
         return context.enterAnonymousFunction();
       case 'type_spec':

@@ -21,8 +21,9 @@ export interface KeptAnalysis {
  * Bumped whenever what the extractors produce changes without a version change of this package
  * (the analyser's identity also names this package's version and the grammars' versions).
  * 3: Go and YAML files are analysed (an older document holds "no analysis" for them).
+ * 4: Go routes (a document of format 3 holds none).
  */
-const KEPT_FORMAT = 3;
+const KEPT_FORMAT = 4;
 
 /** Packages whose versions shape the analyses: this one, the parser and every grammar's. */
 const ANALYSER_PACKAGES = ['@assistant-kit/tools-code', 'web-tree-sitter', ...GRAMMAR_PACKAGES];
