@@ -201,7 +201,7 @@ describe('Go extraction', () => {
     });
   });
 
-  it('reads routes as chi, gin, echo, net/http and gorilla declare them, and no other call', async () => {
+  it('reads routes as chi, gin, echo, net/http and gorilla declare them, prefixes joined, and no other call', async () => {
     const analysis = await analyze(
       [
         'package main',
@@ -219,7 +219,18 @@ describe('Go extraction', () => {
         '\tm.Get("/no-handler")',
         '\tquery.Get("page", 1)',
         '\tr.Method("FETCH", "/unknown-method", h)',
-        '\tr.Route("/api", func(r chi.Router) {})',
+        '\tr.Route("/api", func(r chi.Router) {',
+        '\t\tr.Get("/", list)',
+        '\t\tr.Route("/{id}", func(r chi.Router) {',
+        '\t\t\tr.Put("/", update)',
+        '\t\t})',
+        '\t\tr.Get("/search", search)',
+        '\t})',
+        '\tr.Get("/after", h)',
+        '\tv1 := engine.Group("/v1")',
+        '\tadmin := v1.Group("/admin/")',
+        '\tadmin.POST("/users", h)',
+        '\tv1.GET("/login", h)',
         '}',
       ].join('\n'),
     );
@@ -233,6 +244,12 @@ describe('Go extraction', () => {
       { method: 'GET', path: '/items/{id}', line: 10 },
       { method: 'ANY', path: '/legacy', line: 11 },
       { method: 'GET', path: '/static/', line: 12 },
+      { method: 'GET', path: '/api', line: 17 },
+      { method: 'PUT', path: '/api/{id}', line: 19 },
+      { method: 'GET', path: '/api/search', line: 21 },
+      { method: 'GET', path: '/after', line: 23 },
+      { method: 'POST', path: '/v1/admin/users', line: 26 },
+      { method: 'GET', path: '/v1/login', line: 27 },
     ]);
   });
 

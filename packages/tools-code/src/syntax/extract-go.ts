@@ -83,13 +83,78 @@ function gorillaMethod(call: Node): string | undefined {
 }
 
 /**
- * `mux.Get("/path", handler)` and the like (see ROUTE_METHODS): records the route. Every other
- * call returns at once, before its arguments are asked for.
+ * `prefix` and `path` as one path: `/articles` and `/{id}` make `/articles/{id}`, and `/articles`
+ * and `/` make `/articles` (chi serves its sub-router's `/` there, as a request names it).
  */
-function recordRoute(call: Node, analysis: FileAnalysis): void {
+function joinRoutePath(prefix: string, routePath: string): string {
+  if (prefix === '') return routePath;
+  const base = prefix.replace(/\/+$/, '');
+  return routePath === '/' && base !== '' ? base : `${base}${routePath}`;
+}
+
+/**
+ * Route prefixes a file sets: chi's `r.Route("/articles", func(r chi.Router) { … })` for the
+ * routes declared inside the function, and gin's and echo's `v1 := r.Group("/v1")` for the routes
+ * declared on `v1` (by name, in the whole file). Routes mounted elsewhere (`Mount`, a group passed
+ * to another function) keep their own path.
+ */
+class RoutePrefixes {
+  readonly #nested: string[] = [];
+  readonly #groups = new Map<string, string>();
+
+  /** The prefix of routes declared on `receiver` (the expression before `.Get`) here. */
+  of(receiver: Node | null): string {
+    const nested = this.#nested.at(-1) ?? '';
+    const group = receiver?.type === 'identifier' ? this.#groups.get(receiver.text) : undefined;
+    return group ?? nested;
+  }
+
+  /** `r.Route("/x", func…)`: the prefix holds while the walk is inside the call. */
+  enterRoute(callee: Node, values: readonly Node[]): (() => void) | undefined {
+    if (values.length < 2 || values[1]!.type !== 'func_literal') return undefined;
+    const routePath = stringLiteralValue(values[0]!);
+    if (routePath === undefined || !routePath.startsWith('/')) return undefined;
+    this.#nested.push(joinRoutePath(this.of(callee.childForFieldName('operand')), routePath));
+    return () => {
+      this.#nested.pop();
+    };
+  }
+
+  /** `v1 := r.Group("/v1")` (or `=`): routes on `v1` take the prefix. */
+  noteGroup(assignment: Node): void {
+    const left = assignment.childForFieldName('left')?.namedChildren;
+    const right = assignment.childForFieldName('right')?.namedChildren;
+    if (left?.length !== 1 || right?.length !== 1 || left[0]?.type !== 'identifier') return;
+    const call = right[0];
+    if (call?.type !== 'call_expression') return;
+    const callee = call.childForFieldName('function');
+    if (callee?.type !== 'selector_expression' || callee.childForFieldName('field')?.text !== 'Group') return;
+    const first = call
+      .childForFieldName('arguments')
+      ?.namedChildren.find((child) => child?.type !== 'comment');
+    const routePath = stringLiteralValue(first ?? null);
+    if (routePath === undefined || !routePath.startsWith('/')) return;
+    this.#groups.set(left[0]!.text, joinRoutePath(this.of(callee.childForFieldName('operand')), routePath));
+  }
+}
+
+/**
+ * `mux.Get("/path", handler)` and the like (see ROUTE_METHODS): records the route, after the
+ * prefixes it is declared under. Returns what to do on leaving the call when it is chi's
+ * `Route`, whose function's routes take its path as prefix. Every other call returns at once,
+ * before its arguments are asked for.
+ */
+function recordRoute(call: Node, analysis: FileAnalysis, prefixes: RoutePrefixes): (() => void) | undefined {
   const callee = call.childForFieldName('function');
   if (callee?.type !== 'selector_expression') return;
   const name = callee.childForFieldName('field')?.text ?? '';
+  if (name === 'Route') {
+    const values = call.childForFieldName('arguments')?.namedChildren ?? [];
+    return prefixes.enterRoute(
+      callee,
+      values.filter((child) => child !== null && child.type !== 'comment'),
+    );
+  }
   const methodFirst = METHOD_FIRST.has(name);
   let method = ROUTE_METHODS.get(name);
   if (method === undefined && !methodFirst) return;
@@ -111,7 +176,12 @@ function recordRoute(call: Node, analysis: FileAnalysis): void {
   }
   if (!routePath.startsWith('/')) return;
   if (method === 'ANY') method = gorillaMethod(call) ?? method;
-  analysis.routes.push({ method: method!, path: routePath, line: call.startPosition.row + 1 });
+  analysis.routes.push({
+    method: method!,
+    path: joinRoutePath(prefixes.of(callee.childForFieldName('operand')), routePath),
+    line: call.startPosition.row + 1,
+  });
+  return undefined;
 }
 
 /**
@@ -143,6 +213,7 @@ export function extractGo(tree: Tree, analysis: FileAnalysis): void {
   const standardQualifiers = new Set<string>();
   /** The walk has just passed such a name, and maybe the `.` after it: the next name is that package's. */
   let qualified = false;
+  const prefixes = new RoutePrefixes();
   walkTree(tree, (cursor, type) => {
     if (qualified) {
       if (type === '.') return undefined;
@@ -198,7 +269,10 @@ export function extractGo(tree: Tree, analysis: FileAnalysis): void {
         };
       }
       case 'call_expression':
-        recordRoute(cursor.currentNode, analysis);
+        return recordRoute(cursor.currentNode, analysis, prefixes);
+      case 'short_var_declaration':
+      case 'assignment_statement':
+        prefixes.noteGroup(cursor.currentNode);
         return undefined;
       case 'func_literal':
         return context.enterAnonymousFunction();
