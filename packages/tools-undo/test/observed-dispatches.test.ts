@@ -367,7 +367,8 @@ async function applyDirect(directory: string, file: number, content: number | nu
 describe("workspace_diff since 'last' says which checkpoint it compares with (issue 14)", () => {
   eachTestInAFreshFolder('undo-last-');
 
-  it('names a checkpoint of an earlier session as such, and one of this session as such', async () => {
+  /** A dispatch in one session, then `workspace_diff` in the next, before and after its own dispatch. */
+  async function diffAcrossSessions(): Promise<void> {
     await write(root, 'a.txt', 'a0\n');
     await open(root);
     await family.checkpoints.beginDispatch('earlier', { observedWrites: true });
@@ -388,6 +389,10 @@ describe("workspace_diff since 'last' says which checkpoint it compares with (is
     const after = (await runtime.call('workspace_diff', {})).content[0] as { text: string };
     expect(after.text).toContain('end of dispatch-2: now');
     expect(after.text).toContain('in this session');
+  }
+
+  it('names a checkpoint of an earlier session as such, and one of this session as such', async () => {
+    await diffAcrossSessions();
   });
 
   it('tells the sessions apart by what each recorded, not by the clock', async () => {
@@ -395,23 +400,7 @@ describe("workspace_diff since 'last' says which checkpoint it compares with (is
     // recorded (or after the clock stepped back) must still call that checkpoint an earlier one.
     vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-29T05:00:00.000Z') });
     try {
-      await write(root, 'a.txt', 'a0\n');
-      await open(root);
-      await family.checkpoints.beginDispatch('earlier', { observedWrites: true });
-      await toolWrite('a.txt', 'a1\n');
-      await family.checkpoints.endDispatch();
-      await family.close();
-
-      await open(root);
-      const runtime = new ToolRuntime({ workspace, tools: family.tools });
-      const before = (await runtime.call('workspace_diff', {})).content[0] as { text: string };
-      expect(before.text).toContain('before this session began; this session has recorded no checkpoint yet');
-      await family.checkpoints.beginDispatch('now', { observedWrites: true });
-      await toolWrite('a.txt', 'a3\n');
-      await family.checkpoints.endDispatch();
-      const after = (await runtime.call('workspace_diff', {})).content[0] as { text: string };
-      expect(after.text).toContain('end of dispatch-2: now');
-      expect(after.text).toContain('in this session');
+      await diffAcrossSessions();
     } finally {
       vi.useRealTimers();
     }

@@ -1,6 +1,6 @@
 import type { Tree } from 'web-tree-sitter';
 import { ExtractionContext, stringLiteralValue } from './extraction-context.js';
-import { MAX_JSON_KEY_DEPTH, MAX_JSON_KEYS } from './strict-json-keys.js';
+import { KeyDepth } from './key-depth.js';
 import type { FileAnalysis } from './symbols.js';
 import { walkTree } from './tree-walk.js';
 
@@ -11,18 +11,9 @@ import { walkTree } from './tree-walk.js';
  */
 export function extractJson(tree: Tree, analysis: FileAnalysis): void {
   const context = new ExtractionContext(analysis);
-  let depth = 0;
+  const depth = new KeyDepth(analysis);
   walkTree(tree, (cursor, type) => {
-    if (type === 'object') {
-      depth++;
-      if (depth > MAX_JSON_KEY_DEPTH || analysis.symbols.length >= MAX_JSON_KEYS) {
-        depth--;
-        return false;
-      }
-      return () => {
-        depth--;
-      };
-    }
+    if (type === 'object') return depth.enterMapping();
     if (type !== 'pair') return type === 'string' || type === 'number' ? false : undefined;
     const node = cursor.currentNode;
     const key = node.childForFieldName('key');

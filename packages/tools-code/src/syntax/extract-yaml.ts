@@ -1,6 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { ExtractionContext } from './extraction-context.js';
-import { MAX_JSON_KEY_DEPTH, MAX_JSON_KEYS } from './strict-json-keys.js';
+import { KeyDepth } from './key-depth.js';
 import type { FileAnalysis } from './symbols.js';
 import { walkTree } from './tree-walk.js';
 
@@ -83,23 +83,15 @@ function nameOf(mapping: Node): string | undefined {
  */
 export function extractYaml(tree: Tree, analysis: FileAnalysis): void {
   const context = new ExtractionContext(analysis);
-  let depth = 0;
+  const depth = new KeyDepth(analysis);
   /** Per block sequence around the cursor: the index of its last item seen. */
   const indexes: number[] = [];
   walkTree(tree, (cursor, type) => {
     if (LEAVES.has(type)) return false;
     switch (type) {
       case 'block_mapping':
-      case 'flow_mapping': {
-        depth++;
-        if (depth > MAX_JSON_KEY_DEPTH || analysis.symbols.length >= MAX_JSON_KEYS) {
-          depth--;
-          return false;
-        }
-        return () => {
-          depth--;
-        };
-      }
+      case 'flow_mapping':
+        return depth.enterMapping();
       case 'block_mapping_pair':
       case 'flow_pair': {
         const node = cursor.currentNode;
@@ -120,7 +112,7 @@ export function extractYaml(tree: Tree, analysis: FileAnalysis): void {
         const mapping = itemMapping(node);
         if (mapping === undefined) return undefined;
         // The item is listed only where its keys are.
-        if (depth + 1 > MAX_JSON_KEY_DEPTH || analysis.symbols.length >= MAX_JSON_KEYS) return false;
+        if (!depth.roomForAnotherLevel) return false;
         const label = nameOf(mapping) ?? `[${index}]`;
         context.addSymbol(null, 'item', node, { name: label });
         return context.enterContainer(label, 'item');
