@@ -210,6 +210,17 @@ export function runnerInvocation(
 const PYTEST_REPORT_SCRIPT =
   'report=$(mktemp) || exit 2; "$@" --junitxml="$report"; code=$?; cat "$report" >&2; rm -f "$report"; exit $code';
 
+/**
+ * The command a person would type for `argv`: a pytest run wrapped in the shell that keeps its
+ * JUnit report (see PYTEST_REPORT_SCRIPT) is shown as pytest itself, with `--junitxml=$(mktemp)`
+ * where the wrapper adds the report. `suffix` is shell text, appended unquoted.
+ */
+export function commandAsTyped(argv: readonly string[]): { argv: readonly string[]; suffix: string } {
+  if (argv[0] === 'sh' && argv[1] === '-c' && argv[2] === PYTEST_REPORT_SCRIPT)
+    return { argv: argv.slice(4), suffix: ' --junitxml=$(mktemp)' };
+  return { argv, suffix: '' };
+}
+
 /** The base argv of a runner found in a project (JavaScript runners from its node_modules/.bin). */
 export function runnerBaseArgv(runner: TestRunner): string[] {
   switch (runner) {

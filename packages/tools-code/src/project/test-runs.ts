@@ -19,7 +19,7 @@ import {
 } from './project-profile.js';
 import { parseTestCounts } from './test-output.js';
 import { type ReportFormat, readTestReport } from './test-reports.js';
-import { isTestRunner, runnerOfScript, type TestRunner } from './test-runners.js';
+import { commandAsTyped, isTestRunner, runnerOfScript, type TestRunner } from './test-runners.js';
 
 /** Default and maximum run time of run_tests. */
 export const DEFAULT_TEST_TIMEOUT_SECONDS = 300;
@@ -30,11 +30,14 @@ export const MAX_TEST_TIMEOUT_SECONDS = 3_600;
 /** Characters of runner output kept in run_tests results (head and tail). */
 export const TEST_OUTPUT_CHARACTER_CAP = 20_000;
 
+/** The command as a person would type it at the workspace root: environment, argv, and the folder it runs in. */
 export function formatCommand(command: Pick<CheckCommand, 'argv' | 'cwd' | 'env'>): string {
   const quote = (part: string) => (/^[\w@%+=:,./-]+$/.test(part) ? part : `'${part.replace(/'/g, "'\\''")}'`);
   // The environment the check sets is part of what runs (PYTHONPATH for an uninstalled project).
   const assignments = Object.entries(command.env ?? {}).map(([name, value]) => `${name}=${quote(value)}`);
-  const argv = [...assignments, ...command.argv.map(quote)].join(' ');
+  // The shell that keeps pytest's report is how it runs, not what a person would type.
+  const typed = commandAsTyped(command.argv);
+  const argv = `${[...assignments, ...typed.argv.map(quote)].join(' ')}${typed.suffix}`;
   return command.cwd === '.' ? argv : `(cd ${command.cwd} && ${argv})`;
 }
 
