@@ -1,4 +1,7 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildWrittenFiles, missingBuildWrittenModule } from '../src/project/build-written-files.js';
 import { callError, callOk, type FixtureSession, openFixtureProject } from './helpers/fixture-projects.js';
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 60_000 });
@@ -103,6 +106,55 @@ describe('a mocha project (js-mocha)', () => {
       failed: 0,
       skipped: 1,
     });
+  });
+});
+
+describe('a Python project whose build writes its version module (py-scm-version)', () => {
+  // pytest's own checkout: `from _pytest._version import version` fails until setuptools-scm has
+  // written the file, and "No module named '_pytest._version'" reads like a missing dependency.
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openFixtureProject('py-scm-version', { modules: 'none' });
+  });
+  afterAll(() => session?.close());
+
+  it('says which file the build writes when the run cannot import it, then runs once it exists', async () => {
+    const failed = await callOk(session, 'run_tests', { command_id: 'pytest' });
+    expect(failed.data).toMatchObject({ status: 'failed' });
+    const note =
+      "Note: src/semverkit/_version.py is not in the workspace: the project's build writes it (pyproject.toml [tool.setuptools_scm] write_to)";
+    expect(failed.text.split('\n')[1]).toMatch(new RegExp(`^${note.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    expect(failed.data.notes).toEqual([failed.text.split('\n')[1]]);
+
+    await writeFile(path.join(session.root, 'src/semverkit/_version.py'), 'version = "1.4.0"\n');
+    const passed = await callOk(session, 'run_tests', { command_id: 'pytest' });
+    expect(passed.data).toMatchObject({ status: 'passed', passed: 2, failed: 0 });
+    expect(passed.data.notes).toBeUndefined();
+  });
+});
+
+describe('the files a Python build writes', () => {
+  it('reads setuptools-scm and hatch-vcs settings, and refuses paths out of the project', () => {
+    expect(
+      buildWrittenFiles(
+        '[tool.setuptools_scm]\nversion_file = "src/a/_version.py"\nwrite_to = "old.py"\n\n[tool.hatch.build.hooks.vcs]\nversion-file = "./b/_version.py"\n',
+      ),
+    ).toEqual([
+      { path: 'src/a/_version.py', setting: 'pyproject.toml [tool.setuptools_scm] version_file' },
+      { path: 'b/_version.py', setting: 'pyproject.toml [tool.hatch.build.hooks.vcs] version-file' },
+    ]);
+    expect(buildWrittenFiles('[tool.setuptools_scm]\nwrite_to = "../elsewhere/_version.py"\n')).toEqual([]);
+    expect(buildWrittenFiles('[tool.other]\nwrite_to = "x.py"\n')).toEqual([]);
+  });
+
+  it('names a missing one only when the output cannot import it', async () => {
+    const written = [{ path: 'src/a/_version.py', setting: 's' }];
+    const absent = async () => false;
+    expect(await missingBuildWrittenModule("No module named 'a._version'", written, absent)).toBe(written[0]);
+    expect(await missingBuildWrittenModule("No module named 'a.other'", written, absent)).toBeUndefined();
+    expect(
+      await missingBuildWrittenModule("No module named 'a._version'", written, async () => true),
+    ).toBeUndefined();
   });
 });
 

@@ -10,7 +10,7 @@
 export type PythonConfigurations = ReadonlyMap<string, string>;
 
 /** The TOML table `[name]`'s body, up to the next table header. */
-function tomlTable(text: string, name: string): string | undefined {
+export function tomlTable(text: string, name: string): string | undefined {
   const header = new RegExp(`^\\[${name.replace(/\./g, '\\.')}\\]\\s*$`, 'm').exec(text);
   if (header === null) return undefined;
   const rest = text.slice(header.index + header[0].length);

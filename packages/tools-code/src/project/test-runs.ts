@@ -174,12 +174,16 @@ export async function mochaSelectionArgv(
   return argv;
 }
 
-/** The result of a run: counts from the runner's report, failures, and the output (cut output kept). */
+/**
+ * The result of a run: counts from the runner's report, failures, and the output (cut output
+ * kept). `notes` follow the first line (what the output alone does not say).
+ */
 export async function runResult(
   planned: PlannedRun,
   result: ProcessResult,
   timeoutSeconds: number,
   keepOutput: ToolCallContext['keepOutput'],
+  notes: readonly string[] = [],
 ) {
   const report =
     planned.format === undefined
@@ -227,7 +231,12 @@ export async function runResult(
       (failure) =>
         `  ✗ ${failure.name}${failure.message === undefined ? '' : `\n    ${failure.message.split('\n').slice(0, 6).join('\n    ')}`}`,
     );
-  const text = [header, ...(failureLines.length > 0 ? ['Failed tests:', ...failureLines] : []), output.text]
+  const text = [
+    header,
+    ...notes,
+    ...(failureLines.length > 0 ? ['Failed tests:', ...failureLines] : []),
+    output.text,
+  ]
     .filter((part) => part !== '')
     .join('\n');
   return textResult(text, {
@@ -252,6 +261,7 @@ export async function runResult(
         }),
     failures: failures.slice(0, 50),
     skipped_steps: planned.skippedSteps,
+    ...(notes.length === 0 ? {} : { notes }),
     output: output.text,
     output_truncated: output.truncated || result.truncated,
   });

@@ -1,7 +1,8 @@
-import { defineTool, invalidArguments } from '@assistant-kit/tool-core';
+import { defineTool, invalidArguments, type Workspace } from '@assistant-kit/tool-core';
 import type { CodeContext } from '../engine/code-context.js';
 import { boundedCount, codeError } from '../errors.js';
-import type { CheckCommand } from '../project/project-profile.js';
+import { buildWrittenFiles, missingBuildWrittenModule } from '../project/build-written-files.js';
+import { type CheckCommand, readWorkspaceText } from '../project/project-profile.js';
 import { findRelatedTests } from '../project/related-tests.js';
 import { runnerInvocation, type TestRunner } from '../project/test-runners.js';
 import {
@@ -190,7 +191,41 @@ export function runTestsTool(context: CodeContext) {
         outputCap: 2_000_000,
         keepFullOutput: keepOutput,
       });
-      return runResult(planned, result, timeoutSeconds, keepOutput);
+      return runResult(
+        planned,
+        result,
+        timeoutSeconds,
+        keepOutput,
+        await notesOnPythonImports(workspace, planned, result),
+      );
     },
   });
+}
+
+/**
+ * A Python run that failed because a module the project's build writes is missing (a checkout
+ * never built: setuptools-scm's version file) says so, with the setting that names the file.
+ */
+async function notesOnPythonImports(
+  workspace: Workspace,
+  planned: PlannedRun,
+  result: { exitCode: number | null; stdout: string; stderr: string },
+): Promise<string[]> {
+  if (result.exitCode === 0 || (planned.runner !== 'pytest' && planned.runner !== 'unittest')) return [];
+  const output = `${result.stdout}\n${result.stderr}`;
+  if (!output.includes('No module named')) return [];
+  const inFolder = (relative: string) => (planned.cwd === '.' ? relative : `${planned.cwd}/${relative}`);
+  const pyproject = await readWorkspaceText(workspace, inFolder('pyproject.toml'));
+  if (pyproject === undefined) return [];
+  const missing = await missingBuildWrittenModule(output, buildWrittenFiles(pyproject), async (relative) => {
+    try {
+      return (await workspace.resolve(inFolder(relative))).kind !== 'missing';
+    } catch {
+      return true;
+    }
+  });
+  if (missing === undefined) return [];
+  return [
+    `Note: ${inFolder(missing.path)} is not in the workspace: the project's build writes it (${missing.setting}), and this checkout was never built or installed, so its package cannot be imported from source. Write that file (a version module) or build the project, then run the tests again.`,
+  ];
 }
