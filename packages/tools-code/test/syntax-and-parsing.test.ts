@@ -59,6 +59,22 @@ describe('import resolution', () => {
     expect(resolveImport('tools/cli.py', '.report', files)).toBe('tools/report.py');
     expect(resolveImport('src/a.ts', '../../outside', files)).toBeUndefined();
   });
+
+  it("resolves a Python module's absolute import of a sibling only outside a package", () => {
+    const files = new Set([
+      'src/_pytest/__init__.py',
+      'src/_pytest/main.py',
+      'src/_pytest/warnings.py',
+      'scripts/release.py',
+      'scripts/towncrier.py',
+    ]);
+    // In a package, `import warnings` is the standard library's; `from . import warnings` is not.
+    expect(resolveImport('src/_pytest/main.py', 'warnings', files)).toBeUndefined();
+    expect(resolveImport('src/_pytest/main.py', '.warnings', files)).toBe('src/_pytest/warnings.py');
+    expect(resolveImport('src/_pytest/main.py', '_pytest.warnings', files)).toBe('src/_pytest/warnings.py');
+    // A script's folder is on sys.path when it runs.
+    expect(resolveImport('scripts/release.py', 'towncrier', files)).toBe('scripts/towncrier.py');
+  });
 });
 
 describe('test file conventions', () => {

@@ -49,7 +49,13 @@ function resolvePythonImport(
     for (let level = 1; level < leadingDots; level++) base = path.posix.dirname(base);
     roots.push(base === '.' ? '' : base);
   } else {
-    roots.push('', 'src', directory === '.' ? '' : directory);
+    roots.push('', 'src');
+    // An absolute import finds a sibling module only where the folder itself is on sys.path: a
+    // script's or a test's folder, never a package's. In pytest's src/_pytest/ (a package),
+    // `import warnings` and `import pathlib` are the standard library's, not _pytest/warnings.py
+    // and _pytest/pathlib.py, which the map counted as imported by every file that did so.
+    const folder = directory === '.' ? '' : directory;
+    if (!files.has(folder === '' ? '__init__.py' : `${folder}/__init__.py`)) roots.push(folder);
   }
   for (const root of roots) {
     const joined = modulePath === '' ? root : root === '' ? modulePath : `${root}/${modulePath}`;
