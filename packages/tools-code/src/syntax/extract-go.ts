@@ -122,6 +122,9 @@ class RoutePrefixes {
 
   /** `v1 := r.Group("/v1")` (or `=`): routes on `v1` take the prefix. */
   noteGroup(assignment: Node): void {
+    // Most assignments are no group: their text (a slice of the source) says so without asking
+    // the tree for their parts.
+    if (!assignment.text.includes('.Group(')) return;
     const left = assignment.childForFieldName('left')?.namedChildren;
     const right = assignment.childForFieldName('right')?.namedChildren;
     if (left?.length !== 1 || right?.length !== 1 || left[0]?.type !== 'identifier') return;
