@@ -25,7 +25,7 @@ interface PackageManifest {
 const CONDITIONS = ['source', 'development', 'import', 'module', 'require', 'node', 'default', 'types'];
 
 /** Strips comments and trailing commas, as TypeScript accepts them in its config files. */
-function parseJsonc(text: string): Record<string, unknown> | undefined {
+export function parseJsonc(text: string): Record<string, unknown> | undefined {
   const withoutComments = text.replace(/"(?:[^"\\]|\\.)*"|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (match) =>
     match.startsWith('"') ? match : '',
   );

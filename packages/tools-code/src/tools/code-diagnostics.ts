@@ -8,6 +8,7 @@ import { globMatcher } from '../files/glob.js';
 import { languageOfPath } from '../languages.js';
 import { severityName } from '../lsp/conversions.js';
 import { joinCapped } from '../output/format.js';
+import { unreadTypeScriptSettings } from '../project/typescript-settings.js';
 import { CodeDiagnosticsParameters } from '../schemas.js';
 import { hasSyntaxSupport } from '../syntax/analyze-file.js';
 
@@ -172,6 +173,19 @@ export function codeDiagnosticsTool(context: CodeContext) {
         }),
       );
       throwIfCancelled(signal);
+      // Files TypeScript checked under a config whose `extends` it could not read: with its
+      // defaults in place of the project's settings, its errors may come from that alone.
+      const typeScriptChecked = opened
+        .filter(({ document, server }) => server === 'typescript' && !unanswered.includes(document.relative))
+        .map(({ document }) => document.relative);
+      const unreadSettings =
+        typeScriptChecked.length === 0
+          ? []
+          : await unreadTypeScriptSettings(
+              context.workspace,
+              typeScriptChecked,
+              new Set(snapshot.files.map((file) => file.relative)),
+            );
       problems.sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line || a.character - b.character);
       const counts = { error: 0, warning: 0, information: 0, hint: 0 };
       for (const problem of problems) counts[problem.severity]++;
@@ -179,8 +193,17 @@ export function codeDiagnosticsTool(context: CodeContext) {
         unanswered.length === 0
           ? ''
           : `INCOMPLETE: ${unanswered.length} of ${checked.length} files got no answer from their language server (type errors there are unknown; only syntax was checked): ${unanswered.slice(0, 5).join(', ')}${unanswered.length > 5 ? ', …' : ''}. `;
+      const unreadText =
+        unreadSettings.length === 0
+          ? ''
+          : `INCOMPLETE: TypeScript could not read the project's settings (${unreadSettings
+              .slice(0, 3)
+              .map((setting) => `${setting.config} extends "${setting.extends}", ${setting.reason}`)
+              .join(
+                '; ',
+              )}${unreadSettings.length > 3 ? '; …' : ''}), so it checked with its defaults and errors below may come from that alone; install the project's dependencies for a faithful check. `;
       const lines = [
-        `${incomplete}${checked.length} files checked: ${counts.error} errors, ${counts.warning} warnings, ${counts.information + counts.hint} notes; ${unresolved.length} unresolved.`,
+        `${unreadText}${incomplete}${checked.length} files checked: ${counts.error} errors, ${counts.warning} warnings, ${counts.information + counts.hint} notes; ${unresolved.length} unresolved.`,
         ...problems.map(
           (problem) =>
             `${problem.path}:${problem.line}:${problem.character} ${problem.severity} [${problem.source}${problem.code === undefined ? '' : ` ${problem.code}`}] ${problem.message.split('\n')[0]}`,
@@ -202,8 +225,9 @@ export function codeDiagnosticsTool(context: CodeContext) {
         unresolved: unresolved.slice(0, 1_000),
         unresolved_total: unresolved.length,
         ...(notes.length > 0 ? { notes } : {}),
-        complete: unanswered.length === 0,
+        complete: unanswered.length === 0 && unreadSettings.length === 0,
         ...(unanswered.length > 0 ? { unanswered } : {}),
+        ...(unreadSettings.length > 0 ? { unread_settings: unreadSettings } : {}),
         truncated: body.truncated,
       });
     },
