@@ -145,6 +145,33 @@ describe('syntax extraction', () => {
     expect(python!.routes).toEqual([{ method: 'GET', path: '/b', line: 5 }]);
   });
 
+  it("puts an object type alias's members in the type, as an interface's, not at the top", async () => {
+    const script = await analyzeText(
+      'hooks.ts',
+      'export type State = {\n  request: Request;\n  retry: () => void;\n};\nexport interface Options {\n  timeout: number;\n}\nexport type Hook = (state: State) => void;\n',
+    );
+    expect(
+      script!.symbols.map((symbol) => `${symbol.kind} ${symbol.container ?? '-'}.${symbol.name}`),
+    ).toEqual([
+      'type -.State',
+      'property State.request',
+      'property State.retry',
+      'interface -.Options',
+      'property Options.timeout',
+      'type -.Hook',
+    ]);
+  });
+
+  it("lists an object's methods under its variable, and none of an object inside a function", async () => {
+    const script = await analyzeText(
+      'constants.ts',
+      "export const api = {\n  get(url: string) {\n    return url;\n  },\n};\nexport const supportsStreams = (() => {\n  const init = {\n    get duplex() {\n      return 'half';\n    },\n  };\n  return init.duplex === 'half';\n})();\n",
+    );
+    expect(
+      script!.symbols.map((symbol) => `${symbol.kind} ${symbol.container ?? '-'}.${symbol.name}`),
+    ).toEqual(['constant -.api', 'method api.get', 'constant -.supportsStreams']);
+  });
+
   it('reports syntax errors with positions', async () => {
     const analysis = await analyzeText('bad.json', '{"a": }\n');
     expect(analysis!.syntaxProblems.length).toBeGreaterThan(0);

@@ -118,9 +118,13 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
         return context.enterContainer(name?.text ?? '<interface>', 'interface');
       }
       case 'type_alias_declaration': {
+        // The members of an object type (`type State = { request: Request }`) are the type's, as
+        // an interface's are: top-level, ky's `request` and `options` were taken for names its
+        // hooks file defined, and linked it to every file using an `options`.
         const node = cursor.currentNode;
-        context.addSymbol(node.childForFieldName('name'), 'type', node, { exported: isExported(node) });
-        return undefined;
+        const name = node.childForFieldName('name');
+        context.addSymbol(name, 'type', node, { exported: isExported(node) });
+        return context.enterContainer(name?.text ?? '<type>', 'type');
       }
       case 'enum_declaration': {
         const node = cursor.currentNode;
@@ -138,6 +142,10 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
       case 'method_signature':
       case 'abstract_method_signature': {
         const node = cursor.currentNode;
+        // A method of an object literal inside a function is local, as the function's variables
+        // are: ky's `get duplex() {…}` in a feature test was listed as a top-level definition.
+        if (context.functionDepth > 0 && node.parent?.type === 'object')
+          return context.enterAnonymousFunction();
         const name = node.childForFieldName('name');
         const kind: SymbolKindName = name?.text === 'constructor' ? 'constructor' : 'method';
         context.addSymbol(name, kind, node);
@@ -170,6 +178,8 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
           context.countIdentifier(name.text);
           return context.enterContainer(name.text, kind, kind === 'function');
         }
+        // An object's methods (`const api = { get() {…} }`) are the object's.
+        if (value?.type === 'object') return context.enterContainer(name.text, kind);
         return undefined;
       }
       case 'arrow_function':

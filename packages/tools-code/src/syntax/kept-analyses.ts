@@ -22,8 +22,11 @@ export interface KeptAnalysis {
  * (the analyser's identity also names this package's version and the grammars' versions).
  * 3: Go and YAML files are analysed (an older document holds "no analysis" for them).
  * 4: Go routes (a document of format 3 holds none).
+ * 5: members of a TypeScript object type alias sit in the type, an object's methods in its
+ *    variable, and methods of object literals inside functions are not listed (format 4 put them
+ *    all at the top).
  */
-const KEPT_FORMAT = 4;
+const KEPT_FORMAT = 5;
 
 /** Packages whose versions shape the analyses: this one, the parser and every grammar's. */
 const ANALYSER_PACKAGES = ['@assistant-kit/tools-code', 'web-tree-sitter', ...GRAMMAR_PACKAGES];
