@@ -162,14 +162,14 @@ describe('syntax extraction', () => {
     ]);
   });
 
-  it("lists an object's methods under its variable, and none of an object inside a function", async () => {
+  it("lists an object's methods under its variable, and no member of an object or a type inside a function", async () => {
     const script = await analyzeText(
       'constants.ts',
-      "export const api = {\n  get(url: string) {\n    return url;\n  },\n};\nexport const supportsStreams = (() => {\n  const init = {\n    get duplex() {\n      return 'half';\n    },\n  };\n  return init.duplex === 'half';\n})();\n",
+      "export const api = {\n  get(url: string) {\n    return url;\n  },\n};\nexport const supportsStreams = (() => {\n  const init = {\n    get duplex() {\n      return 'half';\n    },\n  };\n  return init.duplex === 'half';\n})();\nexport function hasBytes(value: unknown) {\n  return typeof (value as { bytes?: unknown; read(): void }).bytes === 'function';\n}\n",
     );
     expect(
       script!.symbols.map((symbol) => `${symbol.kind} ${symbol.container ?? '-'}.${symbol.name}`),
-    ).toEqual(['constant -.api', 'method api.get', 'constant -.supportsStreams']);
+    ).toEqual(['constant -.api', 'method api.get', 'constant -.supportsStreams', 'function -.hasBytes']);
   });
 
   it('reports syntax errors with positions', async () => {

@@ -146,6 +146,8 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
         // are: ky's `get duplex() {…}` in a feature test was listed as a top-level definition.
         if (context.functionDepth > 0 && node.parent?.type === 'object')
           return context.enterAnonymousFunction();
+        // Likewise the members of a type written in a function (`x as { read(): void }`).
+        if (context.functionDepth > 0 && type !== 'method_definition') return undefined;
         const name = node.childForFieldName('name');
         const kind: SymbolKindName = name?.text === 'constructor' ? 'constructor' : 'method';
         context.addSymbol(name, kind, node);
@@ -156,6 +158,8 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
       case 'public_field_definition':
       case 'field_definition':
       case 'property_signature': {
+        // The members of a type written in a function are local (see method_signature).
+        if (type === 'property_signature' && context.functionDepth > 0) return undefined;
         const node = cursor.currentNode;
         const name = node.childForFieldName('name') ?? node.childForFieldName('property');
         const value = node.childForFieldName('value');
