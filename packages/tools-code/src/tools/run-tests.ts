@@ -205,6 +205,7 @@ export function runTestsTool(context: CodeContext) {
 /**
  * A Python run that failed because a module the project's build writes is missing (a checkout
  * never built: setuptools-scm's version file) says so, with the setting that names the file.
+ * Only a file the output failed to import and the workspace lacks is named.
  */
 async function notesOnPythonImports(
   workspace: Workspace,
@@ -226,6 +227,6 @@ async function notesOnPythonImports(
   });
   if (missing === undefined) return [];
   return [
-    `Note: ${inFolder(missing.path)} is not in the workspace: the project's build writes it (${missing.setting}), and this checkout was never built or installed, so its package cannot be imported from source. Write that file (a version module) or build the project, then run the tests again.`,
+    `Note: ${inFolder(missing.path)} is not in the workspace: the project's build writes it (${missing.setting}), so until it exists the package cannot be imported from source. Write that file (a version module) or build the project, then run the tests again.`,
   ];
 }
