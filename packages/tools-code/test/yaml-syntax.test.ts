@@ -99,6 +99,16 @@ describe('YAML through the syntax engine (ansible-site fixture)', () => {
     ]);
   });
 
+  it('counts a variable used inside a template expression, not the same word in prose', async () => {
+    const { data } = await callOk(session, 'code_find_references', { symbol: 'http_port' });
+    expect(
+      data.locations.map((location: Structured) => `${location.path}:${location.line}:${location.character}`),
+    ).toEqual(['group_vars/all.yml:2:1', 'site.yml:6:5', 'site.yml:22:52']);
+    // "port" is a word of the message's prose, outside the braces.
+    const port = await callOk(session, 'code_find_references', { symbol: 'port' });
+    expect(port.data.locations).toEqual([]);
+  });
+
   it('lists plays and top-level keys in the repo map, not the tasks inside them', async () => {
     const { text } = await callOk(session, 'repo_map', { include: ['modules'] });
     expect(text).toContain('  site.yml: item Install web servers, item Set up the database\n');

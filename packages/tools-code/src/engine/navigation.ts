@@ -216,9 +216,35 @@ function isWholeYamlScalar(node: Node, name: string): boolean {
   return false;
 }
 
+const YAML_SCALARS = new Set([
+  'string_scalar',
+  'plain_scalar',
+  'double_quote_scalar',
+  'single_quote_scalar',
+  'block_scalar',
+]);
+
+/**
+ * A whole word inside a template expression of a YAML scalar: Ansible's and Helm's `{{ … }}` and
+ * `{% … %}`, GitHub Actions' `${{ … }}`. Those are uses of the names they hold (an Ansible
+ * variable is used as `msg: "port {{ http_port }}"`), unlike a word of prose in a task's name.
+ */
+function isInYamlTemplateExpression(node: Node, offset: number): boolean {
+  if (!YAML_SCALARS.has(node.type)) return false;
+  const text = node.text;
+  const at = offset - node.startIndex;
+  const opened = Math.max(text.lastIndexOf('{{', at), text.lastIndexOf('{%', at));
+  if (opened === -1) return false;
+  const closedBefore = Math.max(text.lastIndexOf('}}', at), text.lastIndexOf('%}', at));
+  if (closedBefore > opened) return false;
+  const closer = text.startsWith('{{', opened) ? '}}' : '%}';
+  return text.indexOf(closer, at) !== -1;
+}
+
 /**
  * References by name from syntax trees: whole-word occurrences that parse as identifiers (in
- * JSON and YAML, a key or a whole string that is the name). Code files no grammar covers, or too large to
+ * JSON and YAML, a key or a whole string that is the name; in YAML, also a word inside a template
+ * expression, `{{ http_port }}`). Code files no grammar covers, or too large to
  * parse, that mention the name are returned as `unanalysed`, never skipped in silence: on a Go
  * repository every Go file was, and the answer claimed the one JSON match it found was all.
  */
@@ -266,7 +292,7 @@ export async function syntaxReferences(
         const node = tree.rootNode.descendantForIndex(offset, offset + bare.length);
         if (node === null) continue;
         if (grammar === 'yaml') {
-          if (!isWholeYamlScalar(node, bare)) continue;
+          if (!isWholeYamlScalar(node, bare) && !isInYamlTemplateExpression(node, offset)) continue;
         } else {
           if (!IDENTIFIER_LIKE.test(node.type) || node.type === 'comment') continue;
           if (node.type === 'string_content' && (grammar !== 'json' || node.text !== bare)) continue;
