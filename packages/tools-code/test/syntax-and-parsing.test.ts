@@ -132,6 +132,20 @@ describe('syntax extraction', () => {
     expect(python!.routes).toEqual([{ method: 'POST', path: '/items', line: 1 }]);
   });
 
+  it("reads a Python route's methods, GET when none are given, as Flask and FastAPI serve it", async () => {
+    const python = await analyzeText(
+      'blog.py',
+      '@bp.route("/")\ndef index():\n    pass\n\n@bp.route("/<int:id>/update", methods=("GET", "POST"))\ndef update(id):\n    pass\n\n@app.api_route("/items", methods=["put"])\ndef put():\n    pass\n\n@app.route("/any", methods=ALLOWED)\ndef any_method():\n    pass\n',
+    );
+    expect(python!.routes).toEqual([
+      { method: 'GET', path: '/', line: 1 },
+      { method: 'GET', path: '/<int:id>/update', line: 5 },
+      { method: 'POST', path: '/<int:id>/update', line: 5 },
+      { method: 'PUT', path: '/items', line: 9 },
+      { method: 'ANY', path: '/any', line: 13 },
+    ]);
+  });
+
   it('takes no method named like an Object property for a route method', async () => {
     const script = await analyzeText(
       'server.js',

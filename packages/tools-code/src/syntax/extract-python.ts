@@ -10,21 +10,40 @@ const ROUTE_DECORATORS = new Map<string, string>([
   ['put', 'PUT'],
   ['patch', 'PATCH'],
   ['delete', 'DELETE'],
-  ['route', 'ANY'],
-  ['api_route', 'ANY'],
+  ['route', 'methods'],
+  ['api_route', 'methods'],
   ['websocket', 'WEBSOCKET'],
 ]);
+
+/**
+ * The methods of `@app.route("/x", methods=["GET", "POST"])`: Flask, Quart, Sanic, Bottle and
+ * FastAPI's `api_route` all serve GET alone when `methods` is not given.
+ */
+function routeMethods(argumentList: Node | null): string[] {
+  for (const argument of argumentList?.namedChildren ?? []) {
+    if (argument?.type !== 'keyword_argument' || argument.childForFieldName('name')?.text !== 'methods')
+      continue;
+    const value = argument.childForFieldName('value');
+    const methods = (value?.namedChildren ?? [])
+      .map((item) => stringLiteralValue(item)?.toUpperCase())
+      .filter((method): method is string => method !== undefined && /^[A-Z]+$/.test(method));
+    return methods.length > 0 ? [...new Set(methods)] : ['ANY'];
+  }
+  return ['GET'];
+}
 
 function recordDecoratorRoute(decorator: Node, analysis: FileAnalysis): void {
   const call = decorator.namedChildren.find((child) => child?.type === 'call');
   const callee = call?.childForFieldName('function');
   if (callee?.type !== 'attribute') return;
   const method = ROUTE_DECORATORS.get(callee.childForFieldName('attribute')?.text ?? '');
-  const first = call?.childForFieldName('arguments')?.namedChildren[0] ?? null;
+  const argumentList = call?.childForFieldName('arguments') ?? null;
+  const first = argumentList?.namedChildren[0] ?? null;
   const routePath = stringLiteralValue(first);
-  if (method !== undefined && routePath?.startsWith('/')) {
-    analysis.routes.push({ method, path: routePath, line: decorator.startPosition.row + 1 });
-  }
+  if (method === undefined || !routePath?.startsWith('/')) return;
+  const line = decorator.startPosition.row + 1;
+  for (const each of method === 'methods' ? routeMethods(argumentList) : [method])
+    analysis.routes.push({ method: each, path: routePath, line });
 }
 
 /** Extracts classes, functions, methods, module-level names, imports and decorator routes of Python. */
