@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Workspace } from '@assistant-kit/tool-core';
+import { inFolder } from '../files/relative-folders.js';
 import { resolveImport } from './import-resolution.js';
 import { readWorkspaceText } from './project-profile.js';
 
@@ -35,10 +36,6 @@ export function parseJsonc(text: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-}
-
-function joinFolder(folder: string, relative: string): string {
-  return path.posix.normalize(folder === '.' ? relative : `${folder}/${relative}`).replace(/^\.\//, '');
 }
 
 function isInside(folder: string, file: string): boolean {
@@ -120,7 +117,7 @@ export class ModuleResolver {
         const baseUrl = typeof options?.baseUrl === 'string' ? options.baseUrl : '.';
         aliases.push({
           folder,
-          baseFolder: joinFolder(folder, baseUrl) || '.',
+          baseFolder: inFolder(folder, baseUrl) || '.',
           aliases: Object.entries(paths).map(([pattern, targets]) => [
             pattern,
             Array.isArray(targets)
@@ -198,7 +195,7 @@ export class ModuleResolver {
 
   /** A file named relative to `folder`, probing extensions and index files and mapping build output to sources. */
   #fileAt(folder: string, target: string): string | undefined {
-    const joined = joinFolder(folder, target);
+    const joined = inFolder(folder, target);
     const probe = (candidate: string) =>
       this.#files.has(candidate) ? candidate : resolveImport('probe', `./${candidate}`, this.#files);
     const found = probe(joined);

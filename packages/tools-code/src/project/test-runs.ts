@@ -9,6 +9,7 @@ import {
 } from '@assistant-kit/tool-core';
 import type { CodeContext } from '../engine/code-context.js';
 import { codeError } from '../errors.js';
+import { foldersUp, inFolder } from '../files/relative-folders.js';
 import { walkWorkspace } from '../files/workspace-walker.js';
 import {
   type CheckCommand,
@@ -122,16 +123,13 @@ export async function runnerOfCheck(
 export async function locateBinary(context: CodeContext, cwd: string, argv: string[]): Promise<string[]> {
   const program = argv[0] ?? '';
   if (!program.startsWith('node_modules/.bin/')) return argv;
-  let folder = cwd;
-  for (;;) {
-    const candidate = folder === '.' ? program : `${folder}/${program}`;
+  for (const folder of foldersUp(cwd)) {
+    const candidate = inFolder(folder, program);
     const present = await context.workspace.resolve(candidate).then(
       (resolved) => resolved.kind === 'file',
       (error: unknown) => isToolError(error, 'PATH_OUTSIDE_WORKSPACE'),
     );
     if (present) return [path.posix.relative(cwd, candidate) || program, ...argv.slice(1)];
-    if (folder === '.') break;
-    folder = path.posix.dirname(folder);
   }
   throw codeError(
     'RUNNER_UNAVAILABLE',

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { Workspace } from '@assistant-kit/tool-core';
+import { foldersUp, inFolder } from '../files/relative-folders.js';
 import { parseJsonc } from './module-resolver.js';
-import { readWorkspaceText } from './project-profile.js';
+import { type ListedVersion, readWorkspaceText } from './project-profile.js';
 
 /**
  * Settings TypeScript could not read for a check: a tsconfig's `extends` that names a package the
@@ -21,18 +22,6 @@ export interface UnreadSetting {
 
 const CONFIG_NAMES = ['tsconfig.json', 'jsconfig.json'];
 
-/** The folders from `folder` up to the workspace root ('.'), nearest first. */
-function foldersUp(folder: string): string[] {
-  const folders: string[] = [];
-  for (let current = folder; ; current = path.posix.dirname(current)) {
-    folders.push(current);
-    if (current === '.' || current === '') break;
-  }
-  return folders;
-}
-
-const inFolder = (folder: string, name: string) => (folder === '.' ? name : `${folder}/${name}`);
-
 /**
  * The unread settings of the configs that govern `files` (each file's nearest tsconfig.json or
  * jsconfig.json among the listed paths, as tsserver finds it), each config read once.
@@ -40,7 +29,7 @@ const inFolder = (folder: string, name: string) => (folder === '.' ? name : `${f
 export async function unreadTypeScriptSettings(
   workspace: Workspace,
   files: readonly string[],
-  listed: ReadonlySet<string>,
+  listed: ReadonlyMap<string, ListedVersion>,
 ): Promise<UnreadSetting[]> {
   const exists = async (relative: string) => {
     try {
@@ -67,7 +56,8 @@ export async function unreadTypeScriptSettings(
   }
   const unread: UnreadSetting[] = [];
   for (const config of configs) {
-    const text = await readWorkspaceText(workspace, config);
+    // At the version listed: a later call reads it again only once it changed.
+    const text = await readWorkspaceText(workspace, config, listed.get(config));
     const parsed = text === undefined ? undefined : parseJsonc(text);
     const entries = parsed?.extends;
     const specifiers = (Array.isArray(entries) ? entries : [entries]).filter(
@@ -76,7 +66,7 @@ export async function unreadTypeScriptSettings(
     const folder = path.posix.dirname(config);
     for (const specifier of specifiers) {
       if (specifier.startsWith('.') || specifier.startsWith('/')) {
-        const target = path.posix.normalize(inFolder(folder, specifier));
+        const target = inFolder(folder, specifier);
         if (target.startsWith('..') || specifier.startsWith('/')) continue;
         if (!(await exists(target)) && !(await exists(`${target}.json`)))
           unread.push({ config, extends: specifier, reason: 'not found' });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Workspace } from '@assistant-kit/tool-core';
+import { foldersUp, inFolder } from '../files/relative-folders.js';
 import { goModulePath } from '../project/import-resolution.js';
 import { type ListedVersion, readWorkspaceText } from '../project/project-profile.js';
 
@@ -18,12 +19,8 @@ export async function goModulesOf(
   const modules = new Map<string, string>();
   if (!files.some((file) => file.endsWith('.go'))) return modules;
   const goMods = files.filter((file) => file === 'go.mod' || file.endsWith('/go.mod'));
-  if (scope !== undefined) {
-    for (let folder = path.posix.dirname(scope); ; folder = path.posix.dirname(folder)) {
-      goMods.push(folder === '.' ? 'go.mod' : `${folder}/go.mod`);
-      if (folder === '.') break;
-    }
-  }
+  if (scope !== undefined)
+    for (const folder of foldersUp(path.posix.dirname(scope))) goMods.push(inFolder(folder, 'go.mod'));
   for (const goMod of goMods) {
     const text = await readWorkspaceText(workspace, goMod, listed.get(goMod));
     const modulePath = text === undefined ? undefined : goModulePath(text);

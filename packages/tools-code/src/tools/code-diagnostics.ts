@@ -184,7 +184,7 @@ export function codeDiagnosticsTool(context: CodeContext) {
           : await unreadTypeScriptSettings(
               context.workspace,
               typeScriptChecked,
-              new Set(snapshot.files.map((file) => file.relative)),
+              new Map(snapshot.files.map((file) => [file.relative, file])),
             );
       problems.sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line || a.character - b.character);
       const counts = { error: 0, warning: 0, information: 0, hint: 0 };

@@ -1,6 +1,7 @@
 import { defineTool, invalidArguments, type Workspace } from '@assistant-kit/tool-core';
 import type { CodeContext } from '../engine/code-context.js';
 import { boundedCount, codeError } from '../errors.js';
+import { inFolder } from '../files/relative-folders.js';
 import { buildWrittenFiles, missingBuildWrittenModule } from '../project/build-written-files.js';
 import { type CheckCommand, readWorkspaceText } from '../project/project-profile.js';
 import { findRelatedTests } from '../project/related-tests.js';
@@ -215,18 +216,18 @@ async function notesOnPythonImports(
   if (result.exitCode === 0 || (planned.runner !== 'pytest' && planned.runner !== 'unittest')) return [];
   const output = `${result.stdout}\n${result.stderr}`;
   if (!output.includes('No module named')) return [];
-  const inFolder = (relative: string) => (planned.cwd === '.' ? relative : `${planned.cwd}/${relative}`);
-  const pyproject = await readWorkspaceText(workspace, inFolder('pyproject.toml'));
+  const inProject = (relative: string) => inFolder(planned.cwd, relative);
+  const pyproject = await readWorkspaceText(workspace, inProject('pyproject.toml'));
   if (pyproject === undefined) return [];
   const missing = await missingBuildWrittenModule(output, buildWrittenFiles(pyproject), async (relative) => {
     try {
-      return (await workspace.resolve(inFolder(relative))).kind !== 'missing';
+      return (await workspace.resolve(inProject(relative))).kind !== 'missing';
     } catch {
       return true;
     }
   });
   if (missing === undefined) return [];
   return [
-    `Note: ${inFolder(missing.path)} is not in the workspace: the project's build writes it (${missing.setting}), so until it exists the package cannot be imported from source. Write that file (a version module) or build the project, then run the tests again.`,
+    `Note: ${inProject(missing.path)} is not in the workspace: the project's build writes it (${missing.setting}), so until it exists the package cannot be imported from source. Write that file (a version module) or build the project, then run the tests again.`,
   ];
 }
