@@ -1,4 +1,8 @@
+import type { Workspace } from '@assistant-kit/tool-core';
+import { inFolder } from '../files/relative-folders.js';
+import { readWorkspaceText } from './project-profile.js';
 import { tomlTable } from './python-source-roots.js';
+import type { PlannedRun } from './test-runs.js';
 
 /**
  * Files a Python project's build writes and its checkout lacks: setuptools-scm's and hatch-vcs's
@@ -50,4 +54,33 @@ export async function missingBuildWrittenModule(
     if (file !== undefined && !(await exists(file.path))) return file;
   }
   return undefined;
+}
+
+/**
+ * A Python run that failed because a module the project's build writes is missing (a checkout
+ * never built: setuptools-scm's version file) says so, with the setting that names the file.
+ * Only a file the output failed to import and the workspace lacks is named.
+ */
+export async function buildWrittenModuleNotes(
+  workspace: Workspace,
+  planned: Pick<PlannedRun, 'runner' | 'cwd'>,
+  result: { exitCode: number | null; stdout: string; stderr: string },
+): Promise<string[]> {
+  if (result.exitCode === 0 || (planned.runner !== 'pytest' && planned.runner !== 'unittest')) return [];
+  const output = `${result.stdout}\n${result.stderr}`;
+  if (!output.includes('No module named')) return [];
+  const inProject = (relative: string) => inFolder(planned.cwd, relative);
+  const pyproject = await readWorkspaceText(workspace, inProject('pyproject.toml'));
+  if (pyproject === undefined) return [];
+  const missing = await missingBuildWrittenModule(output, buildWrittenFiles(pyproject), async (relative) => {
+    try {
+      return (await workspace.resolve(inProject(relative))).kind !== 'missing';
+    } catch {
+      return true;
+    }
+  });
+  if (missing === undefined) return [];
+  return [
+    `Note: ${inProject(missing.path)} is not in the workspace: the project's build writes it (${missing.setting}), so until it exists the package cannot be imported from source. Write that file (a version module) or build the project, then run the tests again.`,
+  ];
 }

@@ -1,9 +1,8 @@
-import { defineTool, invalidArguments, type Workspace } from '@assistant-kit/tool-core';
+import { defineTool, invalidArguments } from '@assistant-kit/tool-core';
 import type { CodeContext } from '../engine/code-context.js';
 import { boundedCount, codeError } from '../errors.js';
-import { inFolder } from '../files/relative-folders.js';
-import { buildWrittenFiles, missingBuildWrittenModule } from '../project/build-written-files.js';
-import { type CheckCommand, readWorkspaceText } from '../project/project-profile.js';
+import { buildWrittenModuleNotes } from '../project/build-written-files.js';
+import type { CheckCommand } from '../project/project-profile.js';
 import { findRelatedTests } from '../project/related-tests.js';
 import { runnerInvocation, type TestRunner } from '../project/test-runners.js';
 import {
@@ -197,37 +196,8 @@ export function runTestsTool(context: CodeContext) {
         result,
         timeoutSeconds,
         keepOutput,
-        await notesOnPythonImports(workspace, planned, result),
+        await buildWrittenModuleNotes(workspace, planned, result),
       );
     },
   });
-}
-
-/**
- * A Python run that failed because a module the project's build writes is missing (a checkout
- * never built: setuptools-scm's version file) says so, with the setting that names the file.
- * Only a file the output failed to import and the workspace lacks is named.
- */
-async function notesOnPythonImports(
-  workspace: Workspace,
-  planned: PlannedRun,
-  result: { exitCode: number | null; stdout: string; stderr: string },
-): Promise<string[]> {
-  if (result.exitCode === 0 || (planned.runner !== 'pytest' && planned.runner !== 'unittest')) return [];
-  const output = `${result.stdout}\n${result.stderr}`;
-  if (!output.includes('No module named')) return [];
-  const inProject = (relative: string) => inFolder(planned.cwd, relative);
-  const pyproject = await readWorkspaceText(workspace, inProject('pyproject.toml'));
-  if (pyproject === undefined) return [];
-  const missing = await missingBuildWrittenModule(output, buildWrittenFiles(pyproject), async (relative) => {
-    try {
-      return (await workspace.resolve(inProject(relative))).kind !== 'missing';
-    } catch {
-      return true;
-    }
-  });
-  if (missing === undefined) return [];
-  return [
-    `Note: ${inProject(missing.path)} is not in the workspace: the project's build writes it (${missing.setting}), so until it exists the package cannot be imported from source. Write that file (a version module) or build the project, then run the tests again.`,
-  ];
 }
