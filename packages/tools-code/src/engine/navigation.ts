@@ -6,6 +6,7 @@ import { languageOfPath } from '../languages.js';
 import { protocol } from '../lsp/protocol.js';
 import { joinCapped } from '../output/format.js';
 import { LineIndex } from '../positions.js';
+import { yamlScalarValue } from '../syntax/extract-yaml.js';
 import { parserFor } from '../syntax/tree-sitter-loader.js';
 import type { CodeContext, EngineName } from './code-context.js';
 import type { SourceLocation } from './language-service.js';
@@ -210,10 +211,7 @@ export const IDENTIFIER_LIKE =
  * module, `apt:`, or a value such as `needs: build`), never a word inside a longer one.
  */
 function isWholeYamlScalar(node: Node, name: string): boolean {
-  if (node.type === 'string_scalar') return node.text === name;
-  if (node.type === 'double_quote_scalar' || node.type === 'single_quote_scalar')
-    return node.text.slice(1, -1) === name;
-  return false;
+  return node.type !== 'plain_scalar' && yamlScalarValue(node) === name;
 }
 
 const YAML_SCALARS = new Set([

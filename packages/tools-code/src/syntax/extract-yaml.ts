@@ -30,18 +30,28 @@ function scalarText(node: Node | null): { node: Node; text: string } | undefined
     break;
   }
   if (scalar === undefined) return undefined;
+  const text = yamlScalarValue(scalar);
+  return text === undefined ? undefined : { node: scalar, text };
+}
+
+/**
+ * The value of a one-line YAML scalar node (plain, or quoted with its quoting undone), or
+ * undefined for any other node. Shared with syntax-tree references, which match whole scalars.
+ */
+export function yamlScalarValue(scalar: Node): string | undefined {
   const text = scalar.text;
   switch (scalar.type) {
     case 'plain_scalar':
-      return { node: scalar, text };
+    case 'string_scalar':
+      return text;
     case 'single_quote_scalar':
-      return { node: scalar, text: text.slice(1, -1).replaceAll("''", "'") };
+      return text.slice(1, -1).replaceAll("''", "'");
     case 'double_quote_scalar':
       try {
         // YAML's escapes are a superset of JSON's; the common ones read the same.
-        return { node: scalar, text: JSON.parse(text) as string };
+        return JSON.parse(text) as string;
       } catch {
-        return { node: scalar, text: text.slice(1, -1) };
+        return text.slice(1, -1);
       }
     default:
       return undefined;
