@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { foldersUp } from '../files/relative-folders.js';
 
 const SCRIPT_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 const PROBE_EXTENSIONS = [...SCRIPT_EXTENSIONS, '.css', '.scss', '.html', '.json', '.vue', '.svelte'];
@@ -92,14 +93,10 @@ export function goImportFolder(
     const joined = path.posix.normalize(folder === '.' ? rest : `${folder}/${rest}`);
     return joined.startsWith('..') ? undefined : joined;
   };
-  for (let folder = path.posix.dirname(fromFile); ; folder = path.posix.dirname(folder)) {
-    const modulePath = modules.get(folder);
-    if (modulePath !== undefined) {
-      const target = below(folder, modulePath);
-      if (target !== undefined) return target;
-      break;
-    }
-    if (folder === '.') break;
+  const nearest = foldersUp(path.posix.dirname(fromFile)).find((folder) => modules.has(folder));
+  if (nearest !== undefined) {
+    const target = below(nearest, modules.get(nearest)!);
+    if (target !== undefined) return target;
   }
   let best: { folder: string; length: number } | undefined;
   for (const [folder, modulePath] of modules) {
