@@ -10,7 +10,13 @@ import { yamlScalarValue } from '../syntax/extract-yaml.js';
 import { parserFor } from '../syntax/tree-sitter-loader.js';
 import type { CodeContext, EngineName } from './code-context.js';
 import type { SourceLocation } from './language-service.js';
-import { openMentioningFiles, type UnanalysedFile, unanalysedNote } from './reference-scope.js';
+import {
+  openMentioningFiles,
+  type UnanalysedFile,
+  unanalysedNote,
+  unlinkedMentions,
+  unlinkedMentionsNote,
+} from './reference-scope.js';
 import {
   findDeclarations,
   MAX_OUTLINE_BYTES,
@@ -35,6 +41,8 @@ export interface Answer {
   notes: string[];
   /** Files that mention the symbol but the language server could not analyse. */
   unanalysed?: number;
+  /** Files the server analysed that mention the symbol and hold no location (inferred languages only). */
+  unlinked?: string[];
 }
 
 export function asArray(answer: Location | Location[] | LocationLink[] | null): (Location | LocationLink)[] {
@@ -358,6 +366,13 @@ export async function findReferences(
           signal,
         );
         const matchesGlob = globMatcher(request.glob);
+        const unlinked = unlinkedMentions(
+          path.relative,
+          scope,
+          locations.map((location) => location.path),
+        ).filter(matchesGlob);
+        const unlinkedNote = unlinkedMentionsNote(request.symbol, unlinked);
+        if (unlinkedNote !== undefined) notes.push(unlinkedNote);
         return {
           // Sorted: servers answer in an order that depends on which files they happened to load.
           locations: locations
@@ -368,6 +383,7 @@ export async function findReferences(
           server,
           notes,
           unanalysed: scope.unanalysed.length,
+          unlinked,
         };
       } catch (error) {
         if (
@@ -405,10 +421,14 @@ export function renderAnswer(title: string, answer: Answer, limit: number) {
     lines.push(`[${answer.locations.length - kept.length} more omitted: raise max_results]`);
   for (const note of answer.notes) lines.push(`Note: ${note}`);
   const body = joinCapped(lines);
+  const unlinked = answer.unlinked ?? [];
   const incomplete =
-    answer.unanalysed === undefined || answer.unanalysed === 0
+    (answer.unanalysed === undefined || answer.unanalysed === 0
       ? ''
-      : `; incomplete: ${answer.unanalysed} file${answer.unanalysed === 1 ? '' : 's'} mentioning it not analysed`;
+      : `; incomplete: ${answer.unanalysed} file${answer.unanalysed === 1 ? '' : 's'} mentioning it not analysed`) +
+    (unlinked.length === 0
+      ? ''
+      : `; possibly incomplete: ${unlinked.length} other file${unlinked.length === 1 ? '' : 's'} mention${unlinked.length === 1 ? 's' : ''} it with nothing linked, see the note`);
   return textResult(
     `${answer.locations.length} ${title} (engine: ${engineText}${incomplete})\n${body.text}`,
     {
@@ -429,6 +449,9 @@ export function renderAnswer(title: string, answer: Answer, limit: number) {
       truncated: answer.locations.length > kept.length || body.truncated,
       ...(answer.notes.length > 0 ? { notes: answer.notes } : {}),
       ...(answer.unanalysed === undefined ? {} : { unanalysed: answer.unanalysed }),
+      ...(unlinked.length === 0
+        ? {}
+        : { unlinked_mentions: unlinked.slice(0, 100), unlinked_mentions_total: unlinked.length }),
     },
   );
 }

@@ -19,6 +19,8 @@ export interface ReferenceScope {
   mentioning: number;
   /** Of those, the files opened in the server so its projects include them. */
   opened: number;
+  /** The files opened: each mentions the name and the server looked at it. */
+  openedFiles: string[];
   /** Files that mention the name but were not analysed by the server. */
   unanalysed: UnanalysedFile[];
 }
@@ -39,7 +41,7 @@ export async function openMentioningFiles(
 ): Promise<ReferenceScope> {
   const server = context.languages.serverFor(queryPath);
   const bare = name.replace(/^[#.]/, '');
-  const scope: ReferenceScope = { mentioning: 0, opened: 0, unanalysed: [] };
+  const scope: ReferenceScope = { mentioning: 0, opened: 0, openedFiles: [], unanalysed: [] };
   if (bare === '') return scope;
   const snapshot = await context.syntax.refresh({ signal, analyze: false });
   for (const file of snapshot.files) {
@@ -78,6 +80,7 @@ export async function openMentioningFiles(
     try {
       await context.languages.open(file.relative);
       scope.opened++;
+      scope.openedFiles.push(file.relative);
     } catch (error) {
       if (isToolError(error) && error.code === 'CANCELLED') throw error;
       scope.unanalysed.push({
@@ -113,4 +116,38 @@ export function unanalysedNote(
   const hint = by === 'from syntax trees' ? '; search_files finds every mention by text' : '';
   const files = unanalysed.length === 1 ? '1 file that mentions' : `${unanalysed.length} files that mention`;
   return `${files} "${name}" could not be analysed ${by}: ${shown}${more}${hint}.`;
+}
+
+/**
+ * Languages whose server knows a value's type only by inference. There a use through an object
+ * assembled at run time is not linked to its definition: on Express, tsserver found 1 reference of
+ * `app.handle` (its definition) and a rename would have changed only that line, while
+ * `lib/express.js` calls `app.handle(req, res, next)` on an object filled by `mixin`. In TypeScript
+ * the types say which files can refer to a name, so no such check is made.
+ */
+const INFERRED_LANGUAGE_IDS = new Set(['javascript', 'javascriptreact', 'python']);
+
+/**
+ * The files that mention the name as a word, were analysed, and hold none of the answer's
+ * locations, when the query file's language is typed by inference only (else none): uses the
+ * server may have missed. An answer from such a server is not called complete while any remain.
+ */
+export function unlinkedMentions(
+  queryPath: string,
+  scope: ReferenceScope,
+  linkedPaths: Iterable<string>,
+): string[] {
+  const languageId = languageOfPath(queryPath)?.languageId;
+  if (languageId === undefined || !INFERRED_LANGUAGE_IDS.has(languageId)) return [];
+  const linked = new Set(linkedPaths);
+  return scope.openedFiles.filter((file) => !linked.has(file)).sort();
+}
+
+/** One line for a result: the files {@link unlinkedMentions} found, and why they are named. */
+export function unlinkedMentionsNote(name: string, files: readonly string[]): string | undefined {
+  if (files.length === 0) return undefined;
+  const shown = files.slice(0, 10).join(', ');
+  const more = files.length > 10 ? ` and ${files.length - 10} more` : '';
+  const subject = files.length === 1 ? '1 other file mentions' : `${files.length} other files mention`;
+  return `${subject} "${name}" and the language server linked nothing in ${files.length === 1 ? 'it' : 'them'}: ${shown}${more}. The server links a use only when it can infer the object's type, so a call on an object it cannot type (one assembled at run time, an untyped parameter) is missed, though such a file may also name another symbol of the same name; search_files finds every mention by text.`;
 }

@@ -32,6 +32,38 @@ const FUNCTION_VALUE_TYPES = new Set([
   'generator_function',
 ]);
 
+/**
+ * Whether a variable's value is what `require` returned (`require('x')`, `require('x').y`,
+ * `require('debug')('app')`): the variable is an import, as `import x from 'x'` is, not a definition
+ * of the file's. Taken for definitions, Express's `var debug = require('debug')` and
+ * `var View = require('./view')` filled its map's module lines and linked every file using a `View`
+ * to the file that required it, beside the one that defines it.
+ */
+function isRequireValue(value: Node | null): boolean {
+  let node = value;
+  for (let depth = 0; node !== null && depth < 8; depth++) {
+    if (node.type === 'call_expression') {
+      const callee = node.childForFieldName('function');
+      if (callee?.type === 'identifier' && callee.text === 'require') return true;
+      node = callee;
+    } else if (node.type === 'member_expression') node = node.childForFieldName('object');
+    else return false;
+  }
+  return false;
+}
+
+/**
+ * The owner of a method assigned outside any class: `app` in `app.handle = function () {}`, `Router`
+ * in `Router.prototype.handle = function () {}`. Deeper or computed objects own nothing listed.
+ */
+function assignedMethodOwner(object: Node | null): string | undefined {
+  if (object?.type === 'identifier') return object.text;
+  if (object?.type !== 'member_expression') return undefined;
+  const owner = object.childForFieldName('object');
+  const property = object.childForFieldName('property');
+  return owner?.type === 'identifier' && property?.text === 'prototype' ? owner.text : undefined;
+}
+
 function isExported(declaration: Node): boolean {
   let parent = declaration.parent;
   if (parent?.type === 'lexical_declaration' || parent?.type === 'variable_declaration')
@@ -174,6 +206,7 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
         const name = node.childForFieldName('name');
         if (name?.type !== 'identifier') return undefined;
         const value = node.childForFieldName('value');
+        if (isRequireValue(value)) return undefined;
         let kind: SymbolKindName = node.parent?.firstChild?.text === 'const' ? 'constant' : 'variable';
         if (value !== null && FUNCTION_VALUE_TYPES.has(value.type)) kind = 'function';
         else if (value?.type === 'class') kind = 'class';
@@ -214,19 +247,38 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
         return undefined;
       }
       case 'assignment_expression': {
-        // CommonJS: module.exports.name = function () {} / exports.name = ...
         if (context.functionDepth > 0) return undefined;
         const node = cursor.currentNode;
         const left = node.childForFieldName('left');
         if (left?.type !== 'member_expression') return undefined;
-        const object = left.childForFieldName('object')?.text;
-        if (object !== 'exports' && object !== 'module.exports') return undefined;
+        const objectNode = left.childForFieldName('object');
+        const object = objectNode?.text;
         const property = left.childForFieldName('property');
         const value = node.childForFieldName('right');
-        const kind: SymbolKindName =
-          value !== null && FUNCTION_VALUE_TYPES.has(value.type) ? 'function' : 'variable';
-        context.addSymbol(property, kind, node, { exported: true });
-        return undefined;
+        const isFunction = value !== null && FUNCTION_VALUE_TYPES.has(value.type);
+        // CommonJS: module.exports.name = function () {} / exports.name = ...
+        if (object === 'exports' || object === 'module.exports') {
+          context.addSymbol(property, isFunction ? 'function' : 'variable', node, { exported: true });
+          return undefined;
+        }
+        // module.exports = function mixin() {}: the module's one export is the named function.
+        if (object === 'module' && property?.text === 'exports') {
+          if (isFunction || value?.type === 'class') {
+            const name = value?.childForFieldName('name') ?? null;
+            context.addSymbol(name, isFunction ? 'function' : 'class', node, { exported: true });
+          }
+          return undefined;
+        }
+        // Methods assigned to an object or a prototype, the shape of most CommonJS libraries:
+        // Express's whole API (`app.handle = function handle() {}`, `res.send = …`) was missing
+        // from its outlines and its map. Listed as tree-sitter's own JavaScript tags list them.
+        const owner =
+          isFunction && property?.type === 'property_identifier'
+            ? assignedMethodOwner(objectNode)
+            : undefined;
+        if (owner === undefined || property === null) return undefined;
+        context.addSymbol(property, 'method', node, { container: owner });
+        return context.enterContainer(property.text, 'method', true);
       }
       default:
         return undefined;

@@ -21,7 +21,7 @@ export class ExtractionContext {
     nameNode: Node | null,
     kind: SymbolKindName,
     declaration: Node,
-    options: { name?: string; exported?: boolean } = {},
+    options: { name?: string; exported?: boolean; container?: string } = {},
   ): CodeSymbol | undefined {
     const anchor = nameNode ?? declaration;
     const name = options.name ?? nameNode?.text;
@@ -33,8 +33,8 @@ export class ExtractionContext {
       character: anchor.startPosition.column + 1,
       endLine: declaration.endPosition.row + 1,
     };
-    const container = this.container;
-    if (container !== undefined) symbol.container = container.name;
+    const container = options.container ?? this.container?.name;
+    if (container !== undefined) symbol.container = container;
     if (options.exported) symbol.exported = true;
     this.analysis.symbols.push(symbol);
     return symbol;

@@ -26,8 +26,10 @@ export interface KeptAnalysis {
  *    variable, and methods of object literals inside functions are not listed (format 4 put them
  *    all at the top).
  * 6: a Python `route` decorator's methods (format 5 said ANY).
+ * 7: JavaScript methods assigned to an object or a prototype are listed, and variables bound to what
+ *    `require` returned are not (format 6 had the reverse).
  */
-const KEPT_FORMAT = 6;
+const KEPT_FORMAT = 7;
 
 /** Packages whose versions shape the analyses: this one, the parser and every grammar's. */
 const ANALYSER_PACKAGES = ['@assistant-kit/tools-code', 'web-tree-sitter', ...GRAMMAR_PACKAGES];

@@ -1,6 +1,6 @@
 import { invalidArguments, isToolError, type ToolResult } from '@assistant-kit/tool-core';
 import type { WorkspaceEdit } from 'vscode-languageserver-protocol';
-import { openMentioningFiles } from '../../engine/reference-scope.js';
+import { openMentioningFiles, unlinkedMentions } from '../../engine/reference-scope.js';
 import { codeError } from '../../errors.js';
 import { prepareFileEdits, textEditsByUri } from '../workspace-edit.js';
 import type { DocumentOperationInput } from './operation.js';
@@ -41,11 +41,21 @@ export async function previewRenameOperation(input: DocumentOperationInput): Pro
   }
   if (edit === null)
     throw codeError('RENAME_NOT_POSSIBLE', 'The server found nothing to rename at that position.');
+  const files = await prepareFileEdits(context.workspace, textEditsByUri(edit));
+  const unlinked = unlinkedMentions(
+    relative,
+    scope,
+    files.map((file) => file.path),
+  );
   return previewResult(
     input,
     'rename',
-    await prepareFileEdits(context.workspace, textEditsByUri(edit)),
+    files,
     { new_name: newName },
-    { name: renamedWord, unanalysed: scope.unanalysed },
+    {
+      name: renamedWord,
+      unanalysed: scope.unanalysed,
+      unlinked,
+    },
   );
 }

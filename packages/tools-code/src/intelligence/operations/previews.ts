@@ -2,7 +2,7 @@ import { textResult } from '@assistant-kit/tool-core';
 import type { Diagnostic, Range } from 'vscode-languageserver-protocol';
 import type { CodeContext } from '../../engine/code-context.js';
 import type { OpenedDocument } from '../../engine/language-service.js';
-import { type UnanalysedFile, unanalysedNote } from '../../engine/reference-scope.js';
+import { type UnanalysedFile, unanalysedNote, unlinkedMentionsNote } from '../../engine/reference-scope.js';
 import { readText } from '../../engine/symbol-queries.js';
 import { codeError } from '../../errors.js';
 import { joinCapped } from '../../output/format.js';
@@ -84,12 +84,18 @@ export async function previewResult(
   kind: PreviewKind,
   files: PreviewedFileEdit[],
   extra: Record<string, unknown>,
-  coverage?: { name: string; unanalysed: readonly UnanalysedFile[] },
+  coverage?: { name: string; unanalysed: readonly UnanalysedFile[]; unlinked?: readonly string[] },
 ) {
   const { context, tokens, allowApply, relative, base } = input;
   const originals = await originalsOf(context, files);
   const unanalysed = coverage?.unanalysed ?? [];
-  const coverageNote = coverage === undefined ? undefined : unanalysedNote(coverage.name, unanalysed);
+  const unlinked = coverage?.unlinked ?? [];
+  const coverageNotes =
+    coverage === undefined
+      ? []
+      : [unanalysedNote(coverage.name, unanalysed), unlinkedMentionsNote(coverage.name, unlinked)].filter(
+          (note) => note !== undefined,
+        );
   const coverageFields =
     coverage === undefined
       ? {}
@@ -97,26 +103,26 @@ export async function previewResult(
           complete: unanalysed.length === 0,
           unanalysed: unanalysed.slice(0, 100),
           unanalysed_total: unanalysed.length,
+          ...(unlinked.length === 0
+            ? {}
+            : { unlinked_mentions: unlinked.slice(0, 100), unlinked_mentions_total: unlinked.length }),
         };
   const editCount = files.reduce((sum, file) => sum + file.edits.length, 0);
   const label = kind === 'rename' ? 'Rename' : 'Format';
   if (files.length === 0) {
-    return textResult(
-      `${label} preview: nothing would change.${coverageNote === undefined ? '' : ` ${coverageNote}`}`,
-      {
-        ...base,
-        ...extra,
-        ...coverageFields,
-        files: [],
-        changed: false,
-      },
-    );
+    return textResult([`${label} preview: nothing would change.`, ...coverageNotes].join(' '), {
+      ...base,
+      ...extra,
+      ...coverageFields,
+      files: [],
+      changed: false,
+    });
   }
   const token = tokens.issue({ kind, path: relative, files });
   const applyOperation = kind === 'rename' ? 'apply_rename' : 'apply_format';
   const lines = [
-    `${label} preview${unanalysed.length > 0 ? ' (INCOMPLETE)' : ''}: ${editCount} edit${editCount === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}${unanalysed.length > 0 ? `; ${unanalysed.length === 1 ? '1 more file mentions' : `${unanalysed.length} more files mention`} "${coverage?.name}" and ${unanalysed.length === 1 ? 'was' : 'were'} not analysed: applying could leave ${unanalysed.length === 1 ? 'it' : 'them'} broken` : ''}.`,
-    ...(coverageNote === undefined ? [] : [coverageNote]),
+    `${label} preview${unanalysed.length > 0 ? ' (INCOMPLETE)' : unlinked.length > 0 ? ' (POSSIBLY INCOMPLETE)' : ''}: ${editCount} edit${editCount === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}${unanalysed.length > 0 ? `; ${unanalysed.length === 1 ? '1 more file mentions' : `${unanalysed.length} more files mention`} "${coverage?.name}" and ${unanalysed.length === 1 ? 'was' : 'were'} not analysed: applying could leave ${unanalysed.length === 1 ? 'it' : 'them'} broken` : ''}${unlinked.length > 0 ? `; ${unlinked.length === 1 ? '1 more file mentions' : `${unlinked.length} more files mention`} "${coverage?.name}" where the server found nothing to rename: read ${unlinked.length === 1 ? 'it' : 'them'} before applying` : ''}.`,
+    ...coverageNotes,
     ...previewText(files, originals),
     allowApply
       ? `To apply: operation ${applyOperation} with path ${relative} and edit_token ${token}`

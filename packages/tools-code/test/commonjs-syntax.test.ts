@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { analyzeText } from '../src/syntax/analyze-file.js';
+import {
+  callOk,
+  type FixtureSession,
+  openFixtureProject,
+  openWrittenProject,
+  type Structured,
+} from './helpers/fixture-projects.js';
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
+// On expressjs/express, the outline of lib/application.js listed 17 symbols, all `require`
+// bindings and helpers: none of the 22 methods of the application (`app.handle = function
+// handle() {}`), and the map's module lines were `variable debug, variable http, …`. tsserver found
+// 1 reference of `app.handle` (its definition), and a rename preview said "1 edit in 1 file" while
+// lib/express.js calls `app.handle(req, res, next)` on an object filled by a mixin. The
+// js-commonjs-app fixture has the same shapes.
+describe('CommonJS methods assigned to objects and prototypes (js-commonjs-app fixture)', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openFixtureProject('js-commonjs-app', { modules: 'none' });
+  });
+  afterAll(() => session?.close());
+
+  it('outlines the methods assigned to an object, and not the variables require returned', async () => {
+    const { text } = await callOk(session, 'file_outline', { path: 'lib/application.js' });
+    expect(text).toBe(
+      [
+        'lib/application.js (JavaScript, 33 lines, 6 symbols, engine: syntax)',
+        'L7  variable app',
+        'L9  variable defaultEnvironment',
+        'L11  method app.init',
+        'L17  method app.handle',
+        'L23  method app.set',
+        'L28  method app.get',
+      ].join('\n'),
+    );
+  });
+
+  it('lists prototype methods under their constructor', async () => {
+    const { text, data } = await callOk(session, 'file_outline', { path: 'lib/router.js' });
+    expect(text).toBe(
+      [
+        'lib/router.js (JavaScript, 20 lines, 3 symbols, engine: syntax)',
+        'L3  function Router',
+        'L7    method route',
+        'L11    method handle',
+      ].join('\n'),
+    );
+    expect((data.symbols as Structured[])[2]).toMatchObject({
+      name: 'handle',
+      kind: 'method',
+      container: 'Router',
+      line: 11,
+      character: 18,
+      end_line: 17,
+    });
+  });
+
+  it('names the function a module exports whole', async () => {
+    const { text } = await callOk(session, 'file_outline', { path: 'lib/mixin.js' });
+    expect(text).toBe(
+      ['lib/mixin.js (JavaScript, 9 lines, 1 symbols, engine: syntax)', 'L3  function mixin (exported)'].join(
+        '\n',
+      ),
+    );
+  });
+
+  it("lists the application's methods in the map's module lines", async () => {
+    const { data } = await callOk(session, 'repo_map', {});
+    const modules = data.modules as { listed: { path: string; symbols: Structured[] }[] }[];
+    const files = modules.flatMap((module) => module.listed);
+    const application = files.find((file) => file.path === 'lib/application.js');
+    expect(application?.symbols.map((symbol) => `${symbol.container ?? ''}.${symbol.name}`)).toEqual([
+      '.app',
+      '.defaultEnvironment',
+      'app.init',
+      'app.handle',
+      'app.set',
+      'app.get',
+    ]);
+  });
+
+  it('names the files where the language server linked no use of an inferred-type method', async () => {
+    const { text, data } = await callOk(session, 'code_find_references', {
+      symbol: 'handle',
+      path: 'lib/application.js',
+    });
+    expect(data.engine).toBe('language_server');
+    expect(text.split('\n')[0]).toBe(
+      '1 reference (engine: language server typescript; possibly incomplete: 3 other files mention it with nothing linked, see the note)',
+    );
+    expect(data.unlinked_mentions).toEqual(['lib/app-factory.js', 'lib/router.js', 'test/app.handle.js']);
+    expect(text).toContain('search_files finds every mention by text');
+  });
+
+  it('a rename preview says the files it may have missed before it offers the token', async () => {
+    const { text, data } = await callOk(session, 'code_intelligence', {
+      operation: 'preview_rename',
+      path: 'lib/application.js',
+      symbol: 'handle',
+      new_name: 'dispatch',
+    });
+    expect(text.split('\n')[0]).toBe(
+      'Rename preview (POSSIBLY INCOMPLETE): 1 edit in 1 file; 3 more files mention "handle" where the server found nothing to rename: read them before applying.',
+    );
+    expect(data.unlinked_mentions_total).toBe(3);
+  });
+});
+
+describe('what a JavaScript file defines', () => {
+  const symbolsOf = async (text: string) =>
+    (await analyzeText('lib/sample.js', text))!.symbols.map(
+      (symbol) => `${symbol.kind} ${symbol.container ?? ''}.${symbol.name}`,
+    );
+
+  it('a variable bound to what require returned is an import, not a definition', async () => {
+    const analysis = (await analyzeText(
+      'lib/sample.js',
+      [
+        "var debug = require('debug')('app');",
+        "var View = require('./view');",
+        "var join = require('path').join;",
+        "const { resolve } = require('path');",
+        'var local = compute(1);',
+      ].join('\n'),
+    ))!;
+    expect(analysis.symbols.map((symbol) => symbol.name)).toEqual(['local']);
+    expect(analysis.imports).toEqual(['debug', './view', 'path', 'path']);
+  });
+
+  it('methods assigned at the top level belong to their object; inside a function they are local', async () => {
+    expect(
+      await symbolsOf(
+        [
+          'res.send = function send(body) { helper.inner = function () {}; };',
+          'Layer.prototype.match = (path) => path === this.path;',
+          'a.b.c = function deep() {};',
+          'res.locals = {};',
+          'exports.version = "1";',
+          'function setup() { app.late = function () {}; }',
+        ].join('\n'),
+      ),
+    ).toEqual(['method res.send', 'method Layer.match', 'variable .version', 'function .setup']);
+  });
+});
+
+// In TypeScript the types say which files can refer to a name: no file is named as possibly missed.
+describe('references in TypeScript', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openWrittenProject('ts-references', {
+      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true }, include: ['src'] }),
+      'src/app.ts': 'export const app = { handle(): void {} };\n',
+      'src/other.ts': 'const router = { handle: 1 };\nexport const value = router.handle;\n',
+    });
+  });
+  afterAll(() => session?.close());
+
+  it('does not call the answer possibly incomplete for a file naming another symbol', async () => {
+    const { text, data } = await callOk(session, 'code_find_references', {
+      symbol: 'handle',
+      path: 'src/app.ts',
+    });
+    expect(text.split('\n')[0]).toBe('1 reference (engine: language server typescript)');
+    expect(data.unlinked_mentions).toBeUndefined();
+  });
+});
