@@ -295,7 +295,10 @@ describe('a vitest project with a tsconfig path alias (ts-vitest)', () => {
     expect(
       parse.data.tests.map((test: { path: string; reasons: string[] }) => [test.path, test.reasons]),
     ).toEqual([
-      ['test/parse.test.ts', ['imports src/parse.ts through src/index.ts', 'named like src/parse.ts']],
+      [
+        'test/parse.test.ts',
+        ['imports src/parse.ts through src/index.ts', 'uses parseDuration', 'named like src/parse.ts'],
+      ],
     ]);
   });
 

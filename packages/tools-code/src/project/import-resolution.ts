@@ -20,12 +20,19 @@ export function resolveImport(
   if (extension === '.py' || extension === '.pyi') return resolvePythonImport(directory, specifier, files);
   const linkLike = ['.html', '.htm', '.css', '.scss', '.md', '.markdown'].includes(extension);
   let base: string;
-  if (specifier.startsWith('./') || specifier.startsWith('../')) base = path.posix.join(directory, specifier);
+  // `.` and `..` name a folder, as `./` does: Express's tests `require('..')`, its root index.js.
+  if (isRelativeSpecifier(specifier)) base = path.posix.join(directory, specifier);
   else if (specifier.startsWith('/')) base = specifier.slice(1);
   else if (linkLike) base = path.posix.join(directory, specifier);
   else return undefined;
-  base = path.posix.normalize(base);
+  // A trailing slash names the folder (`require('../')`), as the bare name does.
+  base = path.posix.normalize(base).replace(/(.)\/$/, '$1');
   if (base.startsWith('..')) return undefined;
+  if (base === '.' || base === '') {
+    // The workspace's own root folder: only its index file can be meant.
+    for (const probe of PROBE_EXTENSIONS) if (files.has(`index${probe}`)) return `index${probe}`;
+    return linkLike && files.has('index.html') ? 'index.html' : undefined;
+  }
   if (files.has(base)) return base;
   const withoutScriptExtension = base.replace(/\.(m|c)?jsx?$/, '');
   for (const candidateBase of withoutScriptExtension === base ? [base] : [withoutScriptExtension, base]) {
@@ -35,6 +42,11 @@ export function resolveImport(
   }
   if (linkLike && files.has(`${base}/index.html`)) return `${base}/index.html`;
   return undefined;
+}
+
+/** `./x`, `../x`, `.` and `..`: a specifier Node resolves from the importing file's folder. */
+export function isRelativeSpecifier(specifier: string): boolean {
+  return /^\.{1,2}(\/|$)/.test(specifier);
 }
 
 function resolvePythonImport(

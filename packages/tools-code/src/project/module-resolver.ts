@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Workspace } from '@assistant-kit/tool-core';
 import { inFolder } from '../files/relative-folders.js';
-import { resolveImport } from './import-resolution.js';
+import { isRelativeSpecifier, resolveImport } from './import-resolution.js';
 import { readWorkspaceText } from './project-profile.js';
 
 /** `compilerOptions.paths` of one tsconfig/jsconfig, with the folder its targets are relative to. */
@@ -147,8 +147,18 @@ export class ModuleResolver {
 
   /** The workspace file `specifier` (written in `fromFile`) names, or undefined. */
   resolve(fromFile: string, specifier: string): string | undefined {
+    if (isRelativeSpecifier(specifier) && !/\.pyi?$/.test(fromFile)) {
+      // A folder with a package.json is loaded through its `main` before its index file, as Node
+      // loads it (`require('..')` from a package's tests).
+      const folder = path.posix
+        .normalize(path.posix.join(path.posix.dirname(fromFile), specifier))
+        .replace(/(.)\/$/, '$1');
+      const manifest = this.#packages.find((entry) => entry.folder === folder);
+      const main = manifest?.main === undefined ? undefined : this.#fileAt(manifest.folder, manifest.main);
+      return main ?? resolveImport(fromFile, specifier, this.#files);
+    }
     const direct = resolveImport(fromFile, specifier, this.#files);
-    if (direct !== undefined || /^\.{1,2}\//.test(specifier)) return direct;
+    if (direct !== undefined) return direct;
     if (/\.pyi?$/.test(fromFile)) return undefined;
     if (specifier.startsWith('#')) {
       const manifest = this.#packages.find((entry) => isInside(entry.folder, fromFile) && entry.imports);

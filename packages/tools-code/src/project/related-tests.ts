@@ -36,6 +36,12 @@ export interface RelatedTestsResult {
   symbolFiles: string[];
 }
 
+/** A source's name is distinctive when at most this share of the test files use it. */
+const DISTINCTIVE_SHARE = 0.1;
+
+/** Symbols that name no code a test could call (document keys, headings, selectors). */
+const NON_CODE_KINDS = new Set(['key', 'item', 'heading', 'selector', 'id']);
+
 /** Import hops followed from a test: direct imports, then through index or re-exporting files. */
 const MAX_IMPORT_DEPTH = 3;
 
@@ -159,8 +165,42 @@ export async function findRelatedTests(
       declared.some((symbol) => symbol.container === undefined && identifiers.has(symbol.name))
     );
   };
+  /** How many test files use each name (counted once per name asked about). */
+  const testsUsing = new Map<string, number>();
+  const testsUsingName = (name: string): number => {
+    let count = testsUsing.get(name);
+    if (count === undefined) {
+      count = tests.filter((test) => snapshot.analyses.get(test)?.identifiers.has(name)).length;
+      testsUsing.set(name, count);
+    }
+    return count;
+  };
+  /**
+   * The names of `source` (its members included) that few tests use: Express's tests all reach
+   * lib/response.js through the package's index, and `res.sendStatus`'s name singles out the
+   * two that call it, where `res` or `status` is in nearly all of them.
+   */
+  const distinctiveNamesOf = (source: string): string[] => {
+    const names = new Set(
+      (snapshot.analyses.get(source)?.symbols ?? [])
+        .filter(
+          (symbol) =>
+            symbol.name.length >= 4 &&
+            !NON_CODE_KINDS.has(symbol.kind) &&
+            // A module's own variables (`var resolve = path.resolve`) are its helpers, not its API.
+            (symbol.exported || (symbol.kind !== 'variable' && symbol.kind !== 'constant')),
+        )
+        .map((symbol) => symbol.name),
+    );
+    const bound = Math.max(2, Math.floor(tests.length * DISTINCTIVE_SHARE));
+    return [...names].filter((name) => {
+      const count = testsUsingName(name);
+      return count > 0 && count <= bound;
+    });
+  };
   for (const source of sources) {
     if (isTestFile(source)) add(source, 'is a test', 10);
+    const distinctive = distinctiveNamesOf(source);
     const stem = testStem(source);
     const sourceDirectory = path.posix.dirname(source);
     for (const test of tests) {
@@ -169,12 +209,18 @@ export async function findRelatedTests(
       const reached = reachOf(test).get(source);
       // Through an index file (which re-exports many modules), a test covers the source only when it
       // uses a name the source declares; through an ordinary module, it exercises it.
-      if (reached !== undefined && (!reached.throughIndex || usesNameOf(test, source)))
+      if (reached !== undefined && (!reached.throughIndex || usesNameOf(test, source))) {
         add(
           test,
           reached.via === undefined ? `imports ${source}` : `imports ${source} through ${reached.via}`,
           reached.depth === 1 ? 5 : reached.throughIndex ? 4 : 3,
         );
+        // Among the tests that reach it through other files (often all of a package's tests, as
+        // Express's reach every module through its index), those using its rarer names come first.
+        const identifiers = reached.via === undefined ? undefined : snapshot.analyses.get(test)?.identifiers;
+        const used = distinctive.filter((name) => identifiers?.has(name));
+        if (used.length > 0) add(test, `uses ${used.slice(0, 3).join(', ')}`, Math.min(used.length, 3));
+      }
       if (testStem(test) === stem) add(test, `named like ${source}`, 3);
       if (test.endsWith('_test.go') && path.posix.dirname(test) === sourceDirectory && source.endsWith('.go'))
         add(test, `same Go package as ${source}`, 2);

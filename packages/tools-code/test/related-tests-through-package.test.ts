@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { resolveImport } from '../src/project/import-resolution.js';
+import {
+  callOk,
+  type FixtureSession,
+  openWrittenProject,
+  type Structured,
+} from './helpers/fixture-projects.js';
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
+describe('a folder named by `.` or `..`', () => {
+  const files = new Set(['index.js', 'lib/index.js', 'lib/response.js', 'test/res.js']);
+  it('is its index file, as Node loads it', () => {
+    expect(resolveImport('test/res.js', '..', files)).toBe('index.js');
+    expect(resolveImport('test/res.js', '../', files)).toBe('index.js');
+    expect(resolveImport('lib/response.js', '.', files)).toBe('lib/index.js');
+    expect(resolveImport('lib/response.js', './', files)).toBe('lib/index.js');
+    expect(resolveImport('test/res.js', '../lib/', files)).toBe('lib/index.js');
+    expect(resolveImport('index.js', '..', files)).toBeUndefined();
+  });
+});
+
+// On expressjs/express, code_related_tests lib/response.js found 1 test file, through an example:
+// its tests load the package with `require('..')` or `require('../')`, which were not resolved, so
+// no test reached lib/response.js. Resolved, all 64 reach it through index.js and lib/express.js;
+// those that use its rarer names (`res.sendStatus`, `res.jsonp`) now come first.
+describe('tests that load their package by its folder', () => {
+  let session: FixtureSession;
+  const test = (name: string, body: string, specifier = '..') =>
+    [`var app = require('${specifier}');`, `describe('${name}', function () {`, body, '});', ''].join('\n');
+  beforeAll(async () => {
+    const tests: Record<string, string> = {};
+    for (let index = 0; index < 10; index++)
+      tests[`test/app.case${index}.js`] = test(
+        `case ${index}`,
+        '  app(function (req, res) { res.status(200); });',
+      );
+    session = await openWrittenProject('package-folder', {
+      'package.json': JSON.stringify({ name: 'web', main: 'lib/main.js', scripts: { test: 'mocha test/' } }),
+      // Node loads a folder with a package.json through its main, never this file.
+      'index.js': "module.exports = require('./lib/unused');\n",
+      'lib/unused.js': 'module.exports = function unused() {};\n',
+      'lib/main.js': "module.exports = require('./response');\n",
+      'lib/response.js': [
+        'var res = {};',
+        'res.status = function status(code) { this.statusCode = code; return this; };',
+        'res.sendStatus = function sendStatus(code) { return this.status(code); };',
+        'module.exports = res;',
+        '',
+      ].join('\n'),
+      ...tests,
+      'test/res.sendStatus.js': test(
+        'res.sendStatus',
+        '  app(function (req, res) { res.sendStatus(204); });',
+        '../',
+      ),
+    });
+  });
+  afterAll(() => session?.close());
+
+  it("reaches the source through the package's main, and ranks the test using its rare name first", async () => {
+    const { data, text } = await callOk(session, 'code_related_tests', { path: 'lib/response.js' });
+    const tests = data.tests as Structured[];
+    expect(tests).toHaveLength(11);
+    expect(tests[0]).toMatchObject({
+      path: 'test/res.sendStatus.js',
+      reasons: ['imports lib/response.js through lib/main.js', 'uses sendStatus'],
+    });
+    expect(
+      tests
+        .slice(1)
+        .every((entry) => (entry.reasons as string[])[0] === 'imports lib/response.js through lib/main.js'),
+    ).toBe(true);
+    expect(text).not.toContain('unused');
+  });
+});
