@@ -4,6 +4,7 @@ import { sameFileVersion } from '../files/folder-scan.js';
 import type { WalkedFile } from '../files/workspace-walker.js';
 import { languageOfPath } from '../languages.js';
 import { pythonSourceRoots } from './python-source-roots.js';
+import { selectionOptions } from './runner-options.js';
 import { isTestFile } from './test-files.js';
 import { runnerBaseArgv, runnerOfScript, scriptSteps, type TestRunner } from './test-runners.js';
 
@@ -290,6 +291,7 @@ async function computeProjectProfile(
     argv: string[],
     evidence: string,
     source: string,
+    env: Record<string, string> = {},
   ) => {
     const id = scoped(
       framework === 'node:test'
@@ -301,7 +303,15 @@ async function computeProjectProfile(
     );
     if (commands.some((command) => command.command_id === id)) return;
     frameworks.push({ name: framework, cwd: folder, evidence });
-    commands.push({ command_id: id, kind: 'test', argv, cwd: folder, framework, source });
+    commands.push({
+      command_id: id,
+      kind: 'test',
+      argv,
+      cwd: folder,
+      framework,
+      source,
+      ...(Object.keys(env).length === 0 ? {} : { env }),
+    });
   };
 
   for (const manifest of manifests) {
@@ -365,18 +375,54 @@ async function computeProjectProfile(
         ['ava', /^ava\.config\.[cm]?js$/, 'ava'],
         ['tap', /^\.taprc$/, 'tap'],
       ];
+      /**
+       * The runner as the package's scripts start it (the `test` script first), without the tests
+       * they list: a run of some tests keeps `--require test/support/env --check-leaks` (Express),
+       * `--import tsx`, or the script's `NODE_ENV=test`.
+       */
+      const scriptInvocation = (runner: TestRunner) => {
+        const bodies = [scripts.test, ...Object.values(scripts)].filter(
+          (value): value is string => typeof value === 'string',
+        );
+        const body = bodies.find((value) => runnerOfScript(value)?.runner === runner);
+        const started = body === undefined ? undefined : runnerOfScript(body);
+        if (started === undefined) return { argv: runnerBaseArgv(runner), env: {}, note: '' };
+        const carried = selectionOptions(runner, started.argv);
+        if (carried === undefined || 'unknownOption' in carried)
+          return {
+            argv: runnerBaseArgv(runner),
+            env: started.env,
+            note:
+              carried === undefined
+                ? ''
+                : ` (its options are not carried: ${carried.unknownOption} is an option of unknown arity)`,
+          };
+        const program = runner === 'node:test' ? [started.argv[0]!] : runnerBaseArgv(runner);
+        return { argv: [...program, ...carried.options], env: started.env, note: '' };
+      };
       for (const [runner, configPattern, key] of candidates) {
         const evidence = evidenceOf(runner, configPattern, key);
-        if (evidence !== undefined) addFramework(runner, folder, runnerBaseArgv(runner), evidence, manifest);
+        if (evidence === undefined) continue;
+        const invocation = scriptInvocation(runner);
+        addFramework(
+          runner,
+          folder,
+          invocation.argv,
+          `${evidence}${invocation.note}`,
+          manifest,
+          invocation.env,
+        );
       }
       if (scriptRunners.has('node:test')) {
-        const body = Object.values(scripts).find(
-          (value) => typeof value === 'string' && runnerOfScript(value)?.runner === 'node:test',
-        ) as string;
-        const argv = runnerOfScript(body)!.argv;
-        // The script's node options (--import tsx…) without the files it lists.
-        const options = argv.filter((part, index) => index === 0 || part.startsWith('-'));
-        addFramework('node:test', folder, options, `${manifest} runs node --test`, manifest);
+        const invocation = scriptInvocation('node:test');
+        addFramework(
+          'node:test',
+          folder,
+          invocation.argv,
+          `${manifest} runs node --test${invocation.note}`,
+          manifest,
+          invocation.env,
+        );
       }
       if ('typescript' in dependencies && relativeSet.has(inFolder('tsconfig.json'))) {
         commands.push({

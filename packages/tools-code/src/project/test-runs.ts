@@ -18,9 +18,16 @@ import {
   type ProjectProfile,
   readWorkspaceText,
 } from './project-profile.js';
+import { selectionOptions } from './runner-options.js';
 import { parseTestCounts } from './test-output.js';
 import { type ReportFormat, readTestReport } from './test-reports.js';
-import { commandAsTyped, isTestRunner, runnerOfScript, type TestRunner } from './test-runners.js';
+import {
+  commandAsTyped,
+  isTestRunner,
+  runnerBaseArgv,
+  runnerOfScript,
+  type TestRunner,
+} from './test-runners.js';
 
 /** Default and maximum run time of run_tests. */
 export const DEFAULT_TEST_TIMEOUT_SECONDS = 300;
@@ -113,6 +120,30 @@ export async function runnerOfCheck(
   }
   const body = await scriptBody(context, command);
   return body === undefined ? undefined : runnerOfScript(body);
+}
+
+/**
+ * The argv a check's runner starts from when it runs some tests: a package script's runner with
+ * the script's options and without the tests the script lists. Express's `npm:test` is `mocha
+ * --require test/support/env --reporter spec --check-leaks test/ test/acceptance/`: passed on as
+ * it was, mocha ran its 1,256 tests for "the tests related to test/app.router.js" (it adds files to
+ * the folders it was given). Refused when the script's options cannot be read.
+ */
+export function selectedRunBase(
+  command: CheckCommand,
+  runner: { runner: TestRunner; argv: string[] },
+): string[] {
+  if (!command.command_id.startsWith('npm:')) return runner.argv;
+  const carried = selectionOptions(runner.runner, runner.argv);
+  if (carried === undefined) return runner.argv;
+  if ('unknownOption' in carried)
+    throw invalidArguments(
+      `${command.command_id} passes ${runner.runner} ${carried.unknownOption}, an option this tool does not know, followed by an argument that may be its value or a test folder, so the script cannot be limited to some tests. Run ${command.command_id} without path, paths or symbol, or use the ${runner.runner} check.`,
+      [{ path: '/command_id', message: 'names a script whose options cannot be read' }],
+      { details: { command_id: command.command_id, option: carried.unknownOption } },
+    );
+  const program = runner.runner === 'node:test' ? [runner.argv[0]!] : runnerBaseArgv(runner.runner);
+  return [...program, ...carried.options];
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   type PlannedRun,
   runnerOfCheck,
   runResult,
+  selectedRunBase,
 } from '../project/test-runs.js';
 import { RunTestsParameters } from '../schemas.js';
 
@@ -93,7 +94,7 @@ export function runTestsTool(context: CodeContext) {
             check = {
               ...check,
               command_id: command.command_id,
-              base_argv: runner.argv,
+              base_argv: selectedRunBase(command, runner),
               env: { ...command.env, ...runner.env },
             };
         }

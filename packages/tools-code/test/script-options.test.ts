@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { selectionOptions } from '../src/project/runner-options.js';
+import { runnerOfScript } from '../src/project/test-runners.js';
+import {
+  callError,
+  callOk,
+  type FixtureSession,
+  openFixtureProject,
+  openWrittenProject,
+  type Structured,
+} from './helpers/fixture-projects.js';
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
+const carried = (script: string) => {
+  const started = runnerOfScript(script)!;
+  return selectionOptions(started.runner, started.argv);
+};
+
+describe("a test script's options in a run of some of its tests", () => {
+  it("keeps the runner's options and drops the tests the script lists, its reporter and watch mode", () => {
+    // Express's own test script.
+    expect(
+      carried('mocha --require test/support/env --reporter spec --check-leaks test/ test/acceptance/'),
+    ).toEqual({ options: ['--require', 'test/support/env', '--check-leaks'] });
+    expect(carried('mocha -R dot -t 5000 --spec "test/**/*.spec.js" -b')).toEqual({
+      options: ['-t', '5000', '-b'],
+    });
+    // node --test: the value of --import is kept with it.
+    expect(carried('tsc && node --import tsx --test test/*.ts')).toEqual({
+      options: ['--import', 'tsx', '--test'],
+    });
+    expect(carried('vitest run --coverage.enabled=true --reporter=dot --pool forks src')).toEqual({
+      options: ['--pool', 'forks'],
+    });
+    expect(carried('jest --runInBand --coverage --testTimeout 10000 __tests__')).toEqual({
+      options: ['--runInBand', '--testTimeout', '10000'],
+    });
+    expect(carried('ava --serial --timeout=2m test/*.js')).toEqual({ options: ['--serial', '--timeout=2m'] });
+  });
+
+  it('carries nothing when an unknown option may take the next argument', () => {
+    expect(carried('mocha --made-up-option value test/')).toEqual({ unknownOption: '--made-up-option' });
+    // Followed by an option, or self-contained, an unknown option is kept.
+    expect(carried('mocha --made-up-flag --check-leaks --other=1 test/')).toEqual({
+      options: ['--made-up-flag', '--check-leaks', '--other=1'],
+    });
+  });
+});
+
+// On expressjs/express, run_tests path=test/app.router.js ran `mocha --reporter json
+// test/app.router.js` without the script's `--require test/support/env --check-leaks` (NODE_ENV
+// was not "test", so every expected error was printed), and with command_id npm:test it ran all
+// 1,256 tests under "tests related to test/app.router.js": mocha adds files to the folders the
+// script lists.
+describe("run_tests keeps the test script's options (js-commonjs-app, mocha --require …)", () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openFixtureProject('js-commonjs-app');
+  });
+  afterAll(() => session?.close());
+
+  it("runs one test file with the script's --require and --check-leaks", async () => {
+    const { data } = await callOk(session, 'run_tests', { path: 'test/app.handle.js' });
+    expect(data).toMatchObject({ command_id: 'mocha', status: 'passed', passed: 2, failed: 0 });
+    expect(data.argv).toEqual([
+      'node_modules/.bin/mocha',
+      '--require',
+      'test/support/env',
+      '--check-leaks',
+      '--reporter',
+      'json',
+      'test/app.handle.js',
+    ]);
+  });
+
+  it('limits the script itself to the selected file when its command_id is given', async () => {
+    const { data } = await callOk(session, 'run_tests', {
+      path: 'test/app.handle.js',
+      command_id: 'npm:test',
+    });
+    expect(data).toMatchObject({ command_id: 'npm:test', status: 'passed', passed: 2, failed: 0 });
+    expect(data.files).toEqual(['test/app.handle.js']);
+  });
+
+  it('runs the whole script without a selection', async () => {
+    const { data } = await callOk(session, 'run_tests', {});
+    expect(data).toMatchObject({ command_id: 'npm:test', status: 'passed', passed: 3, failed: 0 });
+  });
+});
+
+describe('a script whose options cannot be read', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openFixtureProject('js-commonjs-app');
+  });
+  afterAll(() => session?.close());
+
+  it('is refused for a selected run, naming the option', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const path = await import('node:path');
+    await writeFile(
+      path.join(session.root, 'package.json'),
+      JSON.stringify({ name: 'x', scripts: { test: 'mocha --made-up-option value test/' } }),
+    );
+    const error = await callError(session, 'run_tests', {
+      path: 'test/app.handle.js',
+      command_id: 'npm:test',
+    });
+    expect(error.code).toBe('INVALID_ARGUMENTS');
+    expect(error.message).toContain('--made-up-option');
+  });
+});
+
+describe("the profile's runner command", () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openWrittenProject('node-test-import', {
+      'package.json': JSON.stringify({
+        name: 'node-test-import',
+        scripts: { test: 'tsc && NODE_ENV=test node --import tsx --test test/' },
+      }),
+      'test/sum.test.ts': "import test from 'node:test';\ntest('sums', () => {});\n",
+    });
+  });
+  afterAll(() => session?.close());
+
+  it("keeps an option's value and the script's environment (node --import tsx --test)", async () => {
+    const { data } = await callOk(session, 'code_project_profile', {});
+    const command = (data.commands as Structured[]).find((entry) => entry.command_id === 'node-test');
+    // The value of --import was dropped before: `node --import --test` cannot start.
+    expect(command).toMatchObject({ argv: ['node', '--import', 'tsx', '--test'], env: { NODE_ENV: 'test' } });
+  });
+});
