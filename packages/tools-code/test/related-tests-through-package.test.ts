@@ -46,6 +46,8 @@ describe('tests that load their package by its folder', () => {
         'var res = {};',
         'res.status = function status(code) { this.statusCode = code; return this; };',
         'res.sendStatus = function sendStatus(code) { return this.status(code); };',
+        // A class's constructor is named in every class: never a reason to relate a test.
+        'class Headers { constructor() {} }',
         'module.exports = res;',
         '',
       ].join('\n'),
@@ -55,6 +57,7 @@ describe('tests that load their package by its folder', () => {
         '  app(function (req, res) { res.sendStatus(204); });',
         '../',
       ),
+      'test/app.constructed.js': test('constructed', '  app(function (req, res) { res.constructor; });'),
     });
   });
   afterAll(() => session?.close());
@@ -62,7 +65,7 @@ describe('tests that load their package by its folder', () => {
   it("reaches the source through the package's main, and ranks the test using its rare name first", async () => {
     const { data, text } = await callOk(session, 'code_related_tests', { path: 'lib/response.js' });
     const tests = data.tests as Structured[];
-    expect(tests).toHaveLength(11);
+    expect(tests).toHaveLength(12);
     expect(tests[0]).toMatchObject({
       path: 'test/res.sendStatus.js',
       reasons: ['imports lib/response.js through lib/main.js', 'uses sendStatus'],

@@ -187,6 +187,8 @@ export async function findRelatedTests(
           (symbol) =>
             symbol.name.length >= 4 &&
             !NON_CODE_KINDS.has(symbol.kind) &&
+            // `constructor` names every class's, not this file's.
+            symbol.kind !== 'constructor' &&
             // A module's own variables (`var resolve = path.resolve`) are its helpers, not its API.
             (symbol.exported || (symbol.kind !== 'variable' && symbol.kind !== 'constant')),
         )
