@@ -135,6 +135,22 @@ describe('what a JavaScript file defines', () => {
     expect(analysis.imports).toEqual(['debug', './view', 'path', 'path']);
   });
 
+  it("another module's member under its own name is an import; a name exported as it is declared is one symbol", async () => {
+    const analysis = (await analyzeText(
+      'lib/sample.js',
+      [
+        "var path = require('node:path');",
+        'var extname = path.extname;',
+        'var join = path.resolve;',
+        'var pets = exports.pets = [];',
+      ].join('\n'),
+    ))!;
+    expect(analysis.symbols.map((symbol) => [symbol.name, symbol.exported ?? false])).toEqual([
+      ['join', false],
+      ['pets', true],
+    ]);
+  });
+
   it('methods assigned at the top level belong to their object; inside a function they are local', async () => {
     expect(
       await symbolsOf(

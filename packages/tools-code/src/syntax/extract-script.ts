@@ -206,7 +206,13 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
         const name = node.childForFieldName('name');
         if (name?.type !== 'identifier') return undefined;
         const value = node.childForFieldName('value');
-        if (isRequireValue(value)) return undefined;
+        // `var extname = path.extname`: another module's member under its own name, an import
+        // as much as `require` is. Express's response.js "defined" extname, resolve and basename.
+        if (
+          isRequireValue(value) ||
+          (value?.type === 'member_expression' && value.childForFieldName('property')?.text === name.text)
+        )
+          return undefined;
         let kind: SymbolKindName = node.parent?.firstChild?.text === 'const' ? 'constant' : 'variable';
         if (value !== null && FUNCTION_VALUE_TYPES.has(value.type)) kind = 'function';
         else if (value?.type === 'class') kind = 'class';
@@ -258,7 +264,16 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
         const isFunction = value !== null && FUNCTION_VALUE_TYPES.has(value.type);
         // CommonJS: module.exports.name = function () {} / exports.name = ...
         if (object === 'exports' || object === 'module.exports') {
-          context.addSymbol(property, isFunction ? 'function' : 'variable', node, { exported: true });
+          // `var pets = exports.pets = []` declares one name, exported, not two.
+          const declared = analysis.symbols.at(-1);
+          if (
+            declared !== undefined &&
+            declared.name === property?.text &&
+            declared.line === node.startPosition.row + 1 &&
+            declared.container === undefined
+          )
+            declared.exported = true;
+          else context.addSymbol(property, isFunction ? 'function' : 'variable', node, { exported: true });
           return undefined;
         }
         // module.exports = function mixin() {}: the module's one export is the named function.

@@ -27,7 +27,8 @@ export interface KeptAnalysis {
  *    all at the top).
  * 6: a Python `route` decorator's methods (format 5 said ANY).
  * 7: JavaScript methods assigned to an object or a prototype are listed, and variables bound to what
- *    `require` returned are not (format 6 had the reverse).
+ *    `require` returned or to another module's member of the same name (`var x = y.x`) are not
+ *    (format 6 had the reverse); `var x = exports.x = …` is one symbol, exported.
  */
 const KEPT_FORMAT = 7;
 

@@ -12,10 +12,14 @@ export async function nextFilesSection(input: SectionInput): Promise<void> {
   const ranked = mostCentral(candidates, rankOf, options.maxResults);
   const next = ranked.map((file) => {
     const importedBy = input.importedBy(file);
-    const symbols = (snapshot.analyses.get(file)?.symbols ?? [])
-      .filter((symbol) => symbol.container === undefined)
-      .map((symbol) => symbol.name)
-      .slice(0, 5);
+    // Each name once: a Python constant set in `try` and again in `except` is one definition.
+    const symbols = [
+      ...new Set(
+        (snapshot.analyses.get(file)?.symbols ?? [])
+          .filter((symbol) => symbol.container === undefined)
+          .map((symbol) => symbol.name),
+      ),
+    ].slice(0, 5);
     const reason = [
       importedBy > 0 ? `imported by ${importedBy}` : undefined,
       symbols.length > 0 ? `defines ${symbols.join(', ')}` : undefined,
