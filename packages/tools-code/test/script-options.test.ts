@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { selectionOptions } from '../src/project/runner-options.js';
+import { isInTestPaths, selectionOptions } from '../src/project/runner-options.js';
 import { runnerOfScript } from '../src/project/test-runners.js';
 import {
   callError,
@@ -22,21 +22,31 @@ describe("a test script's options in a run of some of its tests", () => {
     // Express's own test script.
     expect(
       carried('mocha --require test/support/env --reporter spec --check-leaks test/ test/acceptance/'),
-    ).toEqual({ options: ['--require', 'test/support/env', '--check-leaks'] });
+    ).toEqual({
+      options: ['--require', 'test/support/env', '--check-leaks'],
+      testPaths: ['test/', 'test/acceptance/'],
+    });
     expect(carried('mocha -R dot -t 5000 --spec "test/**/*.spec.js" -b')).toEqual({
       options: ['-t', '5000', '-b'],
+      testPaths: [],
     });
     // node --test: the value of --import is kept with it.
     expect(carried('tsc && node --import tsx --test test/*.ts')).toEqual({
       options: ['--import', 'tsx', '--test'],
+      testPaths: ['test/*.ts'],
     });
     expect(carried('vitest run --coverage.enabled=true --reporter=dot --pool forks src')).toEqual({
       options: ['--pool', 'forks'],
+      testPaths: ['src'],
     });
     expect(carried('jest --runInBand --coverage --testTimeout 10000 __tests__')).toEqual({
       options: ['--runInBand', '--testTimeout', '10000'],
+      testPaths: ['__tests__'],
     });
-    expect(carried('ava --serial --timeout=2m test/*.js')).toEqual({ options: ['--serial', '--timeout=2m'] });
+    expect(carried('ava --serial --timeout=2m test/*.js')).toEqual({
+      options: ['--serial', '--timeout=2m'],
+      testPaths: ['test/*.js'],
+    });
   });
 
   it('carries nothing when an unknown option may take the next argument', () => {
@@ -44,6 +54,7 @@ describe("a test script's options in a run of some of its tests", () => {
     // Followed by an option, or self-contained, an unknown option is kept.
     expect(carried('mocha --made-up-flag --check-leaks --other=1 test/')).toEqual({
       options: ['--made-up-flag', '--check-leaks', '--other=1'],
+      testPaths: ['test/'],
     });
   });
 });
@@ -130,5 +141,68 @@ describe("the profile's runner command", () => {
     const command = (data.commands as Structured[]).find((entry) => entry.command_id === 'node-test');
     // The value of --import was dropped before: `node --import --test` cannot start.
     expect(command).toMatchObject({ argv: ['node', '--import', 'tsx', '--test'], env: { NODE_ENV: 'test' } });
+  });
+});
+
+describe("a runner started through the project's own launcher", () => {
+  it('is the runner, with the launcher named as left out', () => {
+    expect(runnerOfScript('node bin/ssl_hotfix.js mocha test/unit/**/*.js --timeout 30000 --exit')).toEqual({
+      runner: 'mocha',
+      argv: ['node_modules/.bin/mocha', 'test/unit/**/*.js', '--timeout', '30000', '--exit'],
+      env: {},
+      otherSteps: ['node bin/ssl_hotfix.js (the launcher it starts the runner with)'],
+    });
+    expect(runnerOfScript('node scripts/launch.mjs cross-env TZ=UTC vitest run')).toMatchObject({
+      runner: 'vitest',
+      env: { TZ: 'UTC' },
+    });
+    // A script that is no launcher of a runner.
+    expect(runnerOfScript('node scripts/build.js --production')).toBeUndefined();
+  });
+});
+
+describe('the tests a script names', () => {
+  it('are files, folders at any depth and globs; none names every file', () => {
+    expect(isInTestPaths('test/unit/core/a.js', ['test/unit/**/*.js'])).toBe(true);
+    expect(isInTestPaths('test/specs/a.spec.js', ['test/unit/**/*.js', 'test/module/test.js'])).toBe(false);
+    expect(isInTestPaths('test/module/test.js', ['test/unit/**/*.js', './test/module/test.js'])).toBe(true);
+    expect(isInTestPaths('test/unit/deep/a.js', ['test/unit/'])).toBe(true);
+    expect(isInTestPaths('test/unitary.js', ['test/unit'])).toBe(false);
+    expect(isInTestPaths('anything.js', [])).toBe(true);
+  });
+});
+
+// On axios, `run_tests path=lib/core/Axios.js` failed a test on mocha's 2 s timeout: its scripts
+// start mocha through `node bin/ssl_hotfix.js`, which was taken for no runner, so the script's
+// `--timeout 30000 --exit` were not carried. With command_id npm:test:mocha, the related karma
+// specs in test/specs were handed to mocha too (ERR_UNSUPPORTED_DIR_IMPORT, no counts).
+describe('js-launcher-scripts (axios-shaped scripts)', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openFixtureProject('js-launcher-scripts');
+  });
+  afterAll(() => session?.close());
+
+  it("profiles mocha with the launched script's options and the tests it names", async () => {
+    const { data } = await callOk(session, 'code_project_profile', {});
+    const mocha = (data.commands as Structured[]).find((entry) => entry.command_id === 'mocha');
+    expect(mocha).toMatchObject({
+      argv: ['node_modules/.bin/mocha', '--timeout', '5000', '--exit'],
+      testPaths: ['test/unit'],
+    });
+  });
+
+  it("runs a source's unit test with the script's timeout, and leaves the browser spec to karma", async () => {
+    const { data } = await callOk(session, 'run_tests', { path: 'lib/wait.js' });
+    expect(data).toMatchObject({ command_id: 'mocha', status: 'passed', passed: 1, failed: 0 });
+    expect(data.files).toEqual(['test/unit/wait.js']);
+  });
+
+  it("refuses a script's run of a test it does not name", async () => {
+    const error = await callError(session, 'run_tests', {
+      command_id: 'npm:test:unit',
+      path: 'test/specs/timer.spec.js',
+    });
+    expect(error.code).toBe('CHECK_NOT_FOUND');
   });
 });

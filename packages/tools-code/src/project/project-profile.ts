@@ -27,6 +27,12 @@ export interface CheckCommand {
    * roots (`lib`, `src`…) when its tests import packages an install would have provided.
    */
   env?: Record<string, string>;
+  /**
+   * A runner check's tests as the package's scripts name them (files, folders, globs, relative to
+   * `cwd`): axios runs mocha on `test/unit/**` and `test/module/test.js` and karma on `test/specs`,
+   * so a spec there is no mocha test. Absent when a script starts the runner on its own default.
+   */
+  testPaths?: string[];
 }
 
 export interface TestFramework {
@@ -292,6 +298,7 @@ async function computeProjectProfile(
     evidence: string,
     source: string,
     env: Record<string, string> = {},
+    testPaths?: string[],
   ) => {
     const id = scoped(
       framework === 'node:test'
@@ -311,6 +318,7 @@ async function computeProjectProfile(
       framework,
       source,
       ...(Object.keys(env).length === 0 ? {} : { env }),
+      ...(testPaths === undefined ? {} : { testPaths }),
     });
   };
 
@@ -387,18 +395,31 @@ async function computeProjectProfile(
         const body = bodies.find((value) => runnerOfScript(value)?.runner === runner);
         const started = body === undefined ? undefined : runnerOfScript(body);
         if (started === undefined) return { argv: runnerBaseArgv(runner), env: {}, note: '' };
+        // The tests every script of this runner names; none when one runs the runner's default.
+        let testPaths: string[] | undefined = [];
+        for (const value of new Set(bodies)) {
+          const script = runnerOfScript(value);
+          if (script?.runner !== runner) continue;
+          const read = selectionOptions(runner, script.argv);
+          if (read === undefined || 'unknownOption' in read || read.testPaths.length === 0) {
+            testPaths = undefined;
+            break;
+          }
+          for (const written of read.testPaths) if (!testPaths.includes(written)) testPaths.push(written);
+        }
         const carried = selectionOptions(runner, started.argv);
         if (carried === undefined || 'unknownOption' in carried)
           return {
             argv: runnerBaseArgv(runner),
             env: started.env,
+            testPaths,
             note:
               carried === undefined
                 ? ''
                 : ` (its options are not carried: ${carried.unknownOption} is an option of unknown arity)`,
           };
         const program = runner === 'node:test' ? [started.argv[0]!] : runnerBaseArgv(runner);
-        return { argv: [...program, ...carried.options], env: started.env, note: '' };
+        return { argv: [...program, ...carried.options], env: started.env, testPaths, note: '' };
       };
       for (const [runner, configPattern, key] of candidates) {
         const evidence = evidenceOf(runner, configPattern, key);
@@ -411,6 +432,7 @@ async function computeProjectProfile(
           `${evidence}${invocation.note}`,
           manifest,
           invocation.env,
+          invocation.testPaths,
         );
       }
       if (scriptRunners.has('node:test')) {
@@ -422,6 +444,7 @@ async function computeProjectProfile(
           `${manifest} runs node --test${invocation.note}`,
           manifest,
           invocation.env,
+          invocation.testPaths,
         );
       }
       if ('typescript' in dependencies && relativeSet.has(inFolder('tsconfig.json'))) {

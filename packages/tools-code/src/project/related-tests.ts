@@ -4,6 +4,7 @@ import { splitSymbol } from '../engine/symbol-queries.js';
 import { throwIfCancelled } from '../errors.js';
 import { ModuleResolver } from './module-resolver.js';
 import { type CheckCommand, detectProjectProfile, type ProjectProfile } from './project-profile.js';
+import { isInTestPaths } from './runner-options.js';
 import { isTestFile, testStem } from './test-files.js';
 import { isTestRunner, JAVASCRIPT_RUNNERS, selectionArgv } from './test-runners.js';
 
@@ -63,7 +64,17 @@ export function frameworkFor(testPath: string, profile: ProjectProfile): CheckCo
     return command.framework !== 'node:test' || /\.[cm]?jsx?$/.test(testPath);
   };
   // Runner commands take test files as arguments; package scripts (`npm run test`) do not.
-  return candidates.find((command) => fits(command) && !command.command_id.startsWith('npm:'));
+  // A test outside the files the project's scripts give a runner is not that runner's.
+  return candidates.find(
+    (command) =>
+      fits(command) &&
+      !command.command_id.startsWith('npm:') &&
+      (command.testPaths === undefined ||
+        isInTestPaths(
+          command.cwd === '.' ? testPath : testPath.slice(command.cwd.length + 1),
+          command.testPaths,
+        )),
+  );
 }
 
 /**

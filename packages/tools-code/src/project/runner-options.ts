@@ -1,3 +1,4 @@
+import { compileGlob } from '@assistant-kit/kernel';
 import type { TestRunner } from './test-runners.js';
 
 /**
@@ -131,8 +132,11 @@ const TABLES: Partial<Record<TestRunner, RunnerOptionTable>> = {
   },
 };
 
-/** The options of a test script carried into runs of a selection, or why none could be. */
-export type SelectionOptions = { options: string[] } | { unknownOption: string };
+/**
+ * The options of a test script carried into runs of a selection, and the tests the script names
+ * (its positional arguments: files, folders, globs), or why none could be read.
+ */
+export type SelectionOptions = { options: string[]; testPaths: string[] } | { unknownOption: string };
 
 /**
  * The options of a package script's runner invocation (`runnerOfScript`'s argv) that a run of
@@ -150,10 +154,17 @@ export function selectionOptions(
   const table = TABLES[runner];
   if (table === undefined) return undefined;
   const options: string[] = [];
+  const testPaths: string[] = [];
   for (let index = table.program; index < scriptArgv.length; index++) {
     const token = scriptArgv[index]!;
-    if (token === '--') break;
-    if (!token.startsWith('-') || token === '-') continue;
+    if (token === '--') {
+      testPaths.push(...scriptArgv.slice(index + 1));
+      break;
+    }
+    if (!token.startsWith('-') || token === '-') {
+      testPaths.push(token);
+      continue;
+    }
     const equals = token.indexOf('=');
     const name = equals < 0 ? token : token.slice(0, equals);
     const leftOut = table.leftOut.has(name) || (runner === 'vitest' && name.startsWith('--coverage.'));
@@ -172,5 +183,26 @@ export function selectionOptions(
       return { unknownOption: token };
     if (!leftOut) options.push(token);
   }
-  return { options };
+  return { options, testPaths };
+}
+
+/**
+ * Whether a test file (relative to the script's folder) is among the tests a script names: a
+ * file, a folder holding it at any depth, or a glob matching it. No names means the runner's own
+ * default, which is not read here: every file is taken to be in it.
+ */
+export function isInTestPaths(testPath: string, testPaths: readonly string[]): boolean {
+  if (testPaths.length === 0) return true;
+  return testPaths.some((written) => {
+    const pattern = written.replace(/^\.\//, '');
+    if (/[*?[{]/.test(pattern)) {
+      try {
+        return compileGlob(pattern).matches(testPath);
+      } catch {
+        return true;
+      }
+    }
+    const folder = pattern.replace(/\/+$/, '');
+    return folder === '' || folder === '.' || testPath === folder || testPath.startsWith(`${folder}/`);
+  });
 }

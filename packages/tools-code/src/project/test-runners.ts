@@ -286,7 +286,29 @@ export interface ScriptRunner {
   otherSteps: string[];
 }
 
-function runnerOfStep(step: ScriptStep): { runner: TestRunner; argv: string[] } | undefined {
+/**
+ * `node bin/ssl_hotfix.js mocha test/unit --timeout 30000 --exit` (axios): a project's own
+ * launcher script that starts the rest of the line. Its step is the rest (environment assignments
+ * after a `cross-env` included), with the launcher named so a run without it can say so.
+ */
+function launchedStep(step: ScriptStep): { step: ScriptStep; launcher: string } | undefined {
+  const [program, script, ...rest] = step.argv;
+  if (program !== 'node' || script === undefined || !/\.[cm]?js$/.test(script) || rest.length === 0)
+    return undefined;
+  const [inner] = scriptSteps(rest.map((token) => (/\s/.test(token) ? `'${token}'` : token)).join(' '));
+  if (inner === undefined) return undefined;
+  return { step: { env: { ...step.env, ...inner.env }, argv: inner.argv }, launcher: `${program} ${script}` };
+}
+
+function runnerOfStep(
+  step: ScriptStep,
+): { runner: TestRunner; argv: string[]; launcher?: string; env?: Record<string, string> } | undefined {
+  const launched = launchedStep(step);
+  if (launched !== undefined) {
+    const inner = runnerOfStep(launched.step);
+    if (inner !== undefined && inner.launcher === undefined)
+      return { ...inner, launcher: launched.launcher, env: launched.step.env };
+  }
   let index = 0;
   const argv = step.argv;
   // Skip wrappers and their options: `c8 --reporter=lcov mocha`, `pnpm exec vitest`, `npx ava`.
@@ -340,10 +362,17 @@ export function runnerOfScript(body: string): ScriptRunner | undefined {
     .filter((entry) => entry.runner !== undefined);
   if (found.length !== 1) return undefined;
   const [only] = found;
+  const runner = only!.runner!;
   return {
-    runner: only!.runner!.runner,
-    argv: only!.runner!.argv,
-    env: only!.step.env,
-    otherSteps: steps.filter((_step, index) => index !== only!.index).map((step) => step.argv.join(' ')),
+    runner: runner.runner,
+    argv: runner.argv,
+    env: runner.env ?? only!.step.env,
+    // A launcher the runner is started through is left out as the script's other steps are.
+    otherSteps: [
+      ...(runner.launcher === undefined
+        ? []
+        : [`${runner.launcher} (the launcher it starts the runner with)`]),
+      ...steps.filter((_step, index) => index !== only!.index).map((step) => step.argv.join(' ')),
+    ],
   };
 }

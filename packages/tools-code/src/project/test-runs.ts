@@ -127,15 +127,17 @@ export async function runnerOfCheck(
  * the script's options and without the tests the script lists. Express's `npm:test` is `mocha
  * --require test/support/env --reporter spec --check-leaks test/ test/acceptance/`: passed on as
  * it was, mocha ran its 1,256 tests for "the tests related to test/app.router.js" (it adds files to
- * the folders it was given). Refused when the script's options cannot be read.
+ * the folders it was given). `testPaths` are the tests the script names, which a selection must be
+ * among. Refused when the script's options cannot be read.
  */
 export function selectedRunBase(
   command: CheckCommand,
   runner: { runner: TestRunner; argv: string[] },
-): string[] {
-  if (!command.command_id.startsWith('npm:')) return runner.argv;
+): { argv: string[]; testPaths: string[] } {
+  if (!command.command_id.startsWith('npm:'))
+    return { argv: runner.argv, testPaths: command.testPaths ?? [] };
   const carried = selectionOptions(runner.runner, runner.argv);
-  if (carried === undefined) return runner.argv;
+  if (carried === undefined) return { argv: runner.argv, testPaths: [] };
   if ('unknownOption' in carried)
     throw invalidArguments(
       `${command.command_id} passes ${runner.runner} ${carried.unknownOption}, an option this tool does not know, followed by an argument that may be its value or a test folder, so the script cannot be limited to some tests. Run ${command.command_id} without path, paths or symbol, or use the ${runner.runner} check.`,
@@ -143,7 +145,7 @@ export function selectedRunBase(
       { details: { command_id: command.command_id, option: carried.unknownOption } },
     );
   const program = runner.runner === 'node:test' ? [runner.argv[0]!] : runnerBaseArgv(runner.runner);
-  return [...program, ...carried.options];
+  return { argv: [...program, ...carried.options], testPaths: carried.testPaths };
 }
 
 /**

@@ -4,6 +4,7 @@ import { boundedCount, codeError } from '../errors.js';
 import { buildWrittenModuleNotes } from '../project/build-written-files.js';
 import type { CheckCommand } from '../project/project-profile.js';
 import { findRelatedTests } from '../project/related-tests.js';
+import { isInTestPaths } from '../project/runner-options.js';
 import { runnerInvocation, type TestRunner } from '../project/test-runners.js';
 import {
   confinedPaths,
@@ -90,13 +91,25 @@ export function runTestsTool(context: CodeContext) {
           check = related.commands.find(
             (candidate) => candidate.framework === runner.runner && candidate.cwd === command!.cwd,
           );
-          if (check !== undefined)
+          if (check !== undefined) {
+            const base = selectedRunBase(command, runner);
+            // Only the related tests the check itself runs: axios's `test:mocha` names test/unit,
+            // and its karma specs (test/specs) are related to the same sources.
+            const files = check.files.filter((file) => isInTestPaths(file, base.testPaths));
+            if (files.length === 0)
+              throw codeError(
+                'CHECK_NOT_FOUND',
+                `None of the tests related to ${subject} (${check.files.join(', ')}) is among the tests ${command.command_id} runs (${base.testPaths.join(' ')}).`,
+                { details: { tests: check.files, test_paths: base.testPaths } },
+              );
             check = {
               ...check,
+              files,
               command_id: command.command_id,
-              base_argv: selectedRunBase(command, runner),
+              base_argv: base.argv,
               env: { ...command.env, ...runner.env },
             };
+          }
         }
         if (check === undefined) {
           throw codeError(
