@@ -206,6 +206,39 @@ export async function mochaSelectionArgv(
 }
 
 /**
+ * What a failed lookup or an unreachable network prints, in Node, Python, Go and curl. Refused
+ * connections are left out: a test's own local server that did not start is a failure of its own.
+ */
+const OFFLINE_ERROR =
+  /\b(?:EAI_AGAIN|ENOTFOUND|ENETUNREACH|EHOSTUNREACH)\b|Temporary failure in name resolution|Name or service not known|Network is unreachable|Could not resolve host|NameResolutionError|dial tcp: lookup [^\s:]+(?: on [^\s]+)?: (?:no such host|server misbehaving)/;
+
+/**
+ * A note for a failed run whose failures (or, without a report, whose output) show a network
+ * error: commands run without network, and on axios two of 159 tests failed for that alone
+ * (`getaddrinfo EAI_AGAIN`), which read like bugs of the code under test.
+ */
+export function offlineFailureNote(
+  failures: readonly { name: string; message?: string }[],
+  output: string,
+): string | undefined {
+  const offline = failures.filter((failure) => OFFLINE_ERROR.test(failure.message ?? ''));
+  if (offline.length > 0) {
+    const which =
+      offline.length === failures.length
+        ? offline.length === 1
+          ? 'The failed test'
+          : `All ${offline.length} failed tests`
+        : `${offline.length} of the ${failures.length} failed tests`;
+    return `${which} ${offline.length === 1 ? 'shows' : 'show'} a network error (${OFFLINE_ERROR.exec(offline[0]!.message!)![0]}): commands here run without network access, so ${offline.length === 1 ? 'it' : 'they'} may fail for that alone.`;
+  }
+  if (failures.length > 0) return undefined;
+  const match = OFFLINE_ERROR.exec(output);
+  return match === null
+    ? undefined
+    : `The output shows a network error (${match[0]}): commands here run without network access, so the run may have failed for that alone.`;
+}
+
+/**
  * The result of a run: counts from the runner's report, failures, and the output (cut output
  * kept). `notes` follow the first line (what the output alone does not say).
  */
@@ -214,8 +247,9 @@ export async function runResult(
   result: ProcessResult,
   timeoutSeconds: number,
   keepOutput: ToolCallContext['keepOutput'],
-  notes: readonly string[] = [],
+  initialNotes: readonly string[] = [],
 ) {
+  let notes = initialNotes;
   const report =
     planned.format === undefined
       ? undefined
@@ -262,6 +296,8 @@ export async function runResult(
       (failure) =>
         `  ✗ ${failure.name}${failure.message === undefined ? '' : `\n    ${failure.message.split('\n').slice(0, 6).join('\n    ')}`}`,
     );
+  const offline = status === 'failed' ? offlineFailureNote(failures, combined) : undefined;
+  if (offline !== undefined) notes = [...notes, offline];
   const text = [
     header,
     ...notes,
