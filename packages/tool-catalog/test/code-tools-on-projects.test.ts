@@ -115,11 +115,12 @@ describe('every code tool through the catalogue on ts-library (tests outside the
     const { lines } = await call(catalog, 'code_related_tests', { path: 'source/utils/is.ts' });
     expect(lines).toEqual([
       '3 related test files:',
+      // The two that call isHTTPError, which is.ts defines, first.
+      '  test/http-error.ts: imports source/utils/is.ts through source/index.ts; uses isHTTPError',
+      '  test/retry.ts: imports source/utils/is.ts through source/index.ts; uses isHTTPError',
       '  test/client.ts: imports source/utils/is.ts through source/index.ts',
-      '  test/http-error.ts: imports source/utils/is.ts through source/index.ts',
-      '  test/retry.ts: imports source/utils/is.ts through source/index.ts',
       'Check commands:',
-      '  ava: node_modules/.bin/ava test/client.ts test/http-error.ts test/retry.ts',
+      '  ava: node_modules/.bin/ava test/http-error.ts test/retry.ts test/client.ts',
     ]);
   });
 

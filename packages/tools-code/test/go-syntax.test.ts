@@ -22,6 +22,15 @@ describe('Go through the syntax engine (go-router fixture, no Go language server
   });
   afterAll(() => session?.close());
 
+  it('says a diagnostics count of Go files is of syntax only', async () => {
+    // On spf13/pflag, "11 files checked: 0 errors" read like a package that compiles.
+    const { data, text } = await callOk(session, 'code_diagnostics', { glob: '*.go' });
+    expect(text.split('\n')[0]).toMatch(
+      /^\d+ files checked \(all for syntax only: no language server checks Go here, so type and build errors there are not found\): 0 errors/,
+    );
+    expect((data.syntax_only as string[]).includes('router.go')).toBe(true);
+  });
+
   it('outlines a Go file: constants, variables, types with their fields and methods, functions', async () => {
     const { data, text } = await callOk(session, 'file_outline', { path: 'router.go' });
     expect(data.engine).toBe('syntax');
