@@ -78,3 +78,31 @@ describe('tests that load their package by its folder', () => {
     expect(text).not.toContain('unused');
   });
 });
+
+// On colinhacks/zod, run_tests path=packages/zod/src/v4/classic/tests/string.test.ts also ran v3's
+// and mini's string.test.ts, "named like" it: a name relates a test to its source, not to a test.
+describe('a test file given as the path', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openWrittenProject('test-as-path', {
+      'package.json': JSON.stringify({ name: 'schemas', scripts: { test: 'mocha test/' } }),
+      'src/string.js': 'exports.string = function string() {};\n',
+      'test/v1/string.test.js': "require('../../src/string');\n",
+      'test/v2/string.test.js': "require('../../src/string');\n",
+    });
+  });
+  afterAll(() => session?.close());
+
+  it('is related to itself, not to tests of the same name', async () => {
+    const { data } = await callOk(session, 'code_related_tests', { path: 'test/v2/string.test.js' });
+    expect((data.tests as Structured[]).map((test) => [test.path, test.reasons])).toEqual([
+      ['test/v2/string.test.js', ['is a test']],
+    ]);
+    // A source is still related to the tests named after it.
+    const source = await callOk(session, 'code_related_tests', { path: 'src/string.js' });
+    expect((source.data.tests as Structured[]).map((test) => test.path)).toEqual([
+      'test/v1/string.test.js',
+      'test/v2/string.test.js',
+    ]);
+  });
+});
