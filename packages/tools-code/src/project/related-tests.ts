@@ -213,7 +213,8 @@ export async function findRelatedTests(
   };
   for (const source of sources) {
     if (isTestFile(source)) add(source, 'is a test', 10);
-    const distinctive = distinctiveNamesOf(source);
+    // Counted only once a test reaches the source through other files (names × tests lookups).
+    let distinctive: string[] | undefined;
     const stem = testStem(source);
     const sourceDirectory = path.posix.dirname(source);
     for (const test of tests) {
@@ -231,7 +232,8 @@ export async function findRelatedTests(
         // Among the tests that reach it through other files (often all of a package's tests, as
         // Express's reach every module through its index), those using its rarer names come first.
         const identifiers = reached.via === undefined ? undefined : snapshot.analyses.get(test)?.identifiers;
-        const used = distinctive.filter((name) => identifiers?.has(name));
+        if (identifiers !== undefined) distinctive ??= distinctiveNamesOf(source);
+        const used = identifiers === undefined ? [] : distinctive!.filter((name) => identifiers.has(name));
         if (used.length > 0) add(test, `uses ${used.slice(0, 3).join(', ')}`, Math.min(used.length, 3));
       }
       // A name relates a test to the source it is named after, not to another test: zod's
