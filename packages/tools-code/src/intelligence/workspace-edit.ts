@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { fileURLToPath } from 'node:url';
 import { isToolError, type Workspace } from '@assistant-kit/tool-core';
 import type { TextEdit, WorkspaceEdit } from 'vscode-languageserver-protocol';
@@ -59,6 +60,14 @@ export async function prepareFileEdits(
       }
       throw error;
     });
+    // Servers read files as UTF-8: a Latin-1 `é` is U+FFFD to them, and writing their edit back
+    // as UTF-8 turned it into EF BF BD, the rest of the file changed in silence.
+    if (!isUtf8(file.bytes))
+      throw codeError(
+        'UNSUPPORTED_EDIT',
+        `${relative} is not UTF-8 text, and an edit computed on it would rewrite its other bytes; nothing was changed. Edit it with edit_file and its encoding, or convert it to UTF-8 first.`,
+        { details: { path: relative, reason: 'not_utf8' } },
+      );
     const text = file.bytes.toString('utf8');
     let newText: string;
     try {
