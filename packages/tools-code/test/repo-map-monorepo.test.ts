@@ -266,4 +266,20 @@ describe('isTestCode', () => {
     expect(isApplicationCode('packages/spec/test/index.test.ts', 'packages/spec')).toBe(false);
     expect(isApplicationCode('web/vendor/lib.js')).toBe(false);
   });
+
+  // On colinhacks/zod, packages/bench files and a .claude/skills script were among the files to
+  // read next: they define `get`, `set`, `add`, names hundreds of files call as methods.
+  it('leaves benchmarks and tool folders out of the application, unless the map is scoped to them', () => {
+    for (const file of [
+      'packages/bench/property-access.ts',
+      'benches/parse.rs',
+      'src/v3/benchmarks/primitives.ts',
+      '.claude/skills/triage/scripts/reindex.mjs',
+      '.github/scripts/release.js',
+    ])
+      expect(isApplicationCode(file), file).toBe(false);
+    expect(isApplicationCode('packages/bench/property-access.ts', 'packages/bench')).toBe(true);
+    expect(isApplicationCode('src/benchmark.ts')).toBe(true);
+    expect(isApplicationCode('src/workbench/view.ts')).toBe(true);
+  });
 });

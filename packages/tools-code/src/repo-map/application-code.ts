@@ -8,17 +8,26 @@ import { isTestCode, PathVerdicts } from '../project/test-files.js';
 const VENDORED =
   /(^|\/)(\.yarn\/(releases|plugins|sdks|unplugged)|vendor|vendored|third[-_]party|bower_components)\/|\.min\.[cm]?js$|(^|\/)\.pnp\.[cm]?js$/;
 
+/**
+ * Code that measures or tends the project rather than being it: benchmarks, and the folders of
+ * tools (`.github/`, `.husky/`, an assistant's `.claude/skills/`). On zod, its benchmark files and a
+ * `.claude` script ranked among the files to read next, by defining short names (`get`, `set`,
+ * `add`, `bench`) that hundreds of files use as method names.
+ */
+const TOOLING = /(^|\/)(bench|benches|benchmark|benchmarks)\/|(^|\/)\.[^/]+\//;
+
 /** A JVM build's main source set: application code whatever its packages are called (`…/spec/`). */
 const MAIN_SOURCE_SET = /(^|\/)src\/main\//;
 
 // Asked for every file on every map (and in the modules section's sort): kept per path.
 const applicationVerdicts = new PathVerdicts(
-  (judged) => !VENDORED.test(judged) && (MAIN_SOURCE_SET.test(judged) || !isTestCode(judged)),
+  (judged) =>
+    !VENDORED.test(judged) && !TOOLING.test(judged) && (MAIN_SOURCE_SET.test(judged) || !isTestCode(judged)),
 );
 
 /**
- * True for the project's own code: neither tests and what serves them (see isTestCode) nor code
- * vendored from elsewhere. The map ranks, lists first and takes entry points and routes from
+ * True for the project's own code: neither tests and what serves them (see isTestCode), code
+ * vendored from elsewhere, nor benchmarks and tool folders. The map ranks, lists first and takes entry points and routes from
  * these files only.
  *
  * Judged below the map's `scope`: a map scoped to a folder whose name reads as test code (a
