@@ -269,17 +269,27 @@ describe('isTestCode', () => {
 
   // On colinhacks/zod, packages/bench files and a .claude/skills script were among the files to
   // read next: they define `get`, `set`, `add`, names hundreds of files call as methods.
-  it('leaves benchmarks and tool folders out of the application, unless the map is scoped to them', () => {
+  it('leaves benchmarks, tool folders, build output and build configuration out of the application, unless the map is scoped to them', () => {
     for (const file of [
       'packages/bench/property-access.ts',
       'benches/parse.rs',
       'src/v3/benchmarks/primitives.ts',
       '.claude/skills/triage/scripts/reindex.mjs',
       '.github/scripts/release.js',
+      // axios's checked-in bundles and its build's configuration.
+      'dist/node/axios.cjs',
+      'packages/ui/dist/index.js',
+      'webpack.config.js',
+      'rollup.config.mjs',
+      'karma.conf.cjs',
+      'gulpfile.js',
+      'vite.config.ts',
     ])
       expect(isApplicationCode(file), file).toBe(false);
     expect(isApplicationCode('packages/bench/property-access.ts', 'packages/bench')).toBe(true);
     expect(isApplicationCode('src/benchmark.ts')).toBe(true);
     expect(isApplicationCode('src/workbench/view.ts')).toBe(true);
+    expect(isApplicationCode('src/config.ts')).toBe(true);
+    expect(isApplicationCode('lib/distance.js')).toBe(true);
   });
 });

@@ -16,18 +16,29 @@ const VENDORED =
  */
 const TOOLING = /(^|\/)(bench|benches|benchmark|benchmarks)\/|(^|\/)\.[^/]+\//;
 
+/**
+ * Build output checked in (`dist/`) and the build's own configuration (`webpack.config.js`,
+ * `rollup.config.mjs`, `karma.conf.cjs`, `gulpfile.js`). axios commits its bundles: four copies of
+ * its library in dist/ were its first four files to read next, and its bundler configs followed.
+ */
+const BUILD_FILES =
+  /(^|\/)dist\/|(^|\/)[^/]+\.(config|conf)\.[cm]?[jt]s$|(^|\/)(gulpfile|Gruntfile)(\.[\w-]+)?\.[cm]?[jt]s$/;
+
 /** A JVM build's main source set: application code whatever its packages are called (`…/spec/`). */
 const MAIN_SOURCE_SET = /(^|\/)src\/main\//;
 
 // Asked for every file on every map (and in the modules section's sort): kept per path.
 const applicationVerdicts = new PathVerdicts(
   (judged) =>
-    !VENDORED.test(judged) && !TOOLING.test(judged) && (MAIN_SOURCE_SET.test(judged) || !isTestCode(judged)),
+    !VENDORED.test(judged) &&
+    !TOOLING.test(judged) &&
+    !BUILD_FILES.test(judged) &&
+    (MAIN_SOURCE_SET.test(judged) || !isTestCode(judged)),
 );
 
 /**
  * True for the project's own code: neither tests and what serves them (see isTestCode), code
- * vendored from elsewhere, nor benchmarks and tool folders. The map ranks, lists first and takes entry points and routes from
+ * vendored from elsewhere, nor benchmarks, tool folders, build output and build configuration. The map ranks, lists first and takes entry points and routes from
  * these files only.
  *
  * Judged below the map's `scope`: a map scoped to a folder whose name reads as test code (a
