@@ -43,7 +43,7 @@ describe('CommonJS methods assigned to objects and prototypes (js-commonjs-app f
     expect(text).toBe(
       [
         'lib/router.js (JavaScript, 20 lines, 3 symbols, engine: syntax)',
-        'L3  function Router',
+        'L3  function Router (exported)',
         'L7    method route',
         'L11    method handle',
       ].join('\n'),
@@ -186,5 +186,54 @@ describe('references in TypeScript', () => {
     });
     expect(text.split('\n')[0]).toBe('1 reference (engine: language server typescript)');
     expect(data.unlinked_mentions).toBeUndefined();
+  });
+});
+
+describe('names a module exports apart from their declaration', () => {
+  const exported = async (file: string, text: string) =>
+    (await analyzeText(file, text))!.symbols.map(
+      (symbol) => `${symbol.name}${symbol.exported ? ' (exported)' : ''}`,
+    );
+
+  it('are marked exported, in ES modules and CommonJS alike', async () => {
+    expect(
+      await exported(
+        'src/a.ts',
+        'function foo() {}\nconst bar = 1;\nclass Baz {}\nconst local = 2;\nexport { foo, bar as renamed };\nexport default Baz;\n',
+      ),
+    ).toEqual(['foo (exported)', 'bar (exported)', 'Baz (exported)', 'local']);
+    expect(
+      await exported(
+        'lib/b.js',
+        'function create() {}\nfunction helper() {}\nvar x = 1;\nmodule.exports = { create, y: x };\n',
+      ),
+    ).toEqual(['create (exported)', 'helper', 'x (exported)']);
+  });
+});
+
+// On axios, bin/ssl_hotfix.js (an ES module that exports nothing) "defined" `test`, `args` and
+// `match`: every test file calling `test(…)` linked to it, and it was the fifth file to read next.
+describe("the map's links go to what a module exports", () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    const tests: Record<string, string> = {};
+    for (let index = 0; index < 6; index++)
+      tests[`test/case${index}.test.ts`] = "test('case', () => {});\ntest('again', () => {});\n";
+    session = await openWrittenProject('exported-definitions', {
+      'package.json': JSON.stringify({ name: 'app', type: 'module' }),
+      'src/lib.ts': 'export function parse(text: string): string {\n  return text;\n}\n',
+      'src/app.ts': "import { parse } from './lib.js';\nparse('x');\n",
+      'tools/launch.mjs':
+        "import { spawn } from 'node:child_process';\nconst test = spawn('true');\nconst match = 1;\n",
+      ...tests,
+    });
+  });
+  afterAll(() => session?.close());
+
+  it("links no file to a module's unexported names", async () => {
+    const { data } = await callOk(session, 'repo_map', { include: ['next_files'] });
+    const next = (data.next_files as Structured[]).map((entry) => entry.path);
+    expect(next.indexOf('tools/launch.mjs')).toBeGreaterThan(next.indexOf('src/lib.ts'));
+    expect(next.indexOf('tools/launch.mjs')).toBeGreaterThan(next.indexOf('src/app.ts'));
   });
 });

@@ -276,6 +276,9 @@ describe('isTestCode', () => {
       'src/v3/benchmarks/primitives.ts',
       '.claude/skills/triage/scripts/reindex.mjs',
       '.github/scripts/release.js',
+      // Express's examples were six of its first eleven files to read next.
+      'examples/mvc/controllers/user-pet/index.js',
+      'packages/site/demo/app.js',
       // axios's checked-in bundles and its build's configuration.
       'dist/node/axios.cjs',
       'packages/ui/dist/index.js',

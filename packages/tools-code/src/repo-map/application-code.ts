@@ -9,12 +9,13 @@ const VENDORED =
   /(^|\/)(\.yarn\/(releases|plugins|sdks|unplugged)|vendor|vendored|third[-_]party|bower_components)\/|\.min\.[cm]?js$|(^|\/)\.pnp\.[cm]?js$/;
 
 /**
- * Code that measures or tends the project rather than being it: benchmarks, and the folders of
- * tools (`.github/`, `.husky/`, an assistant's `.claude/skills/`). On zod, its benchmark files and a
- * `.claude` script ranked among the files to read next, by defining short names (`get`, `set`,
- * `add`, `bench`) that hundreds of files use as method names.
+ * Code that measures, shows or tends the project rather than being it: benchmarks, examples and
+ * demos, and the folders of tools (`.github/`, `.husky/`, an assistant's `.claude/skills/`). On
+ * zod, its benchmark files and a `.claude` script ranked among the files to read next, by defining
+ * short names (`get`, `set`, `add`, `bench`) that hundreds of files use as method names; on
+ * Express, six of the first eleven were examples.
  */
-const TOOLING = /(^|\/)(bench|benches|benchmark|benchmarks)\/|(^|\/)\.[^/]+\//;
+const TOOLING = /(^|\/)(bench|benches|benchmark|benchmarks|examples?|samples?|demos?)\/|(^|\/)\.[^/]+\//;
 
 /**
  * Build output checked in (`dist/`) and the build's own configuration (`webpack.config.js`,

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { languageOfPath } from '../languages.js';
 import { goImportFolder, resolveImport } from '../project/import-resolution.js';
 import type { CodeSymbol, FileAnalysis } from '../syntax/symbols.js';
 import { isApplicationCode } from './application-code.js';
@@ -23,9 +24,23 @@ function definedNames(
   analysis: FileAnalysis | undefined,
 ): Set<string> {
   const names = new Set<string>();
-  if (!isApplicationCode(file, scope)) return names;
-  for (const symbol of analysis?.symbols ?? []) if (isDefinition(symbol)) names.add(symbol.name);
+  if (!isApplicationCode(file, scope) || analysis === undefined) return names;
+  const exportedOnly = isScriptModule(file, analysis);
+  for (const symbol of analysis.symbols)
+    if (isDefinition(symbol) && (!exportedOnly || symbol.exported)) names.add(symbol.name);
   return names;
+}
+
+/**
+ * A JavaScript or TypeScript file that imports or exports: only what it exports is visible to
+ * other files. axios's `bin/ssl_hotfix.js` (an ES module exporting nothing) "defined" `test`,
+ * `args` and `match`, and every test calling `test(…)` linked to it, making a maintenance script
+ * its fifth file to read next. A file with neither is a script whose top-level names are global.
+ */
+function isScriptModule(file: string, analysis: FileAnalysis): boolean {
+  const grammar = languageOfPath(file)?.grammar;
+  if (grammar !== 'javascript' && grammar !== 'typescript' && grammar !== 'tsx') return false;
+  return analysis.imports.length > 0 || analysis.symbols.some((symbol) => symbol.exported);
 }
 
 function isDefinition(symbol: CodeSymbol): boolean {

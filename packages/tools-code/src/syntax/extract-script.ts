@@ -116,6 +116,9 @@ function recordObjectRoute(call: Node, context: ExtractionContext): void {
 /** Extracts symbols, imports, routes and identifiers of TypeScript and JavaScript files. */
 export function extractScript(tree: Tree, analysis: FileAnalysis): void {
   const context = new ExtractionContext(analysis);
+  // Names exported apart from their declaration: `export { a, b as c }`, `export default a`,
+  // `module.exports = a` or `= { a, b }`. Marked on the declarations once the walk is done.
+  const exportedNames = new Set<string>();
   walkTree(tree, (cursor, type) => {
     if (IDENTIFIER_TYPES.has(type)) {
       context.countIdentifier(cursor.nodeText);
@@ -235,8 +238,21 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
         return undefined;
       }
       case 'export_statement': {
-        const source = stringLiteralValue(cursor.currentNode.childForFieldName('source'));
-        if (source !== undefined) analysis.imports.push(source);
+        const node = cursor.currentNode;
+        const source = stringLiteralValue(node.childForFieldName('source'));
+        if (source !== undefined) {
+          analysis.imports.push(source);
+          return undefined;
+        }
+        const value = node.childForFieldName('value');
+        if (value?.type === 'identifier') exportedNames.add(value.text);
+        for (const child of node.namedChildren) {
+          if (child?.type !== 'export_clause') continue;
+          for (const specifier of child.namedChildren) {
+            const local = specifier?.childForFieldName('name');
+            if (local !== null && local !== undefined) exportedNames.add(local.text);
+          }
+        }
         return undefined;
       }
       case 'call_expression': {
@@ -278,6 +294,13 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
         }
         // module.exports = function mixin() {}: the module's one export is the named function.
         if (object === 'module' && property?.text === 'exports') {
+          if (value?.type === 'identifier') exportedNames.add(value.text);
+          else if (value?.type === 'object')
+            for (const member of value.namedChildren) {
+              if (member?.type === 'shorthand_property_identifier') exportedNames.add(member.text);
+              else if (member?.type === 'pair' && member.childForFieldName('value')?.type === 'identifier')
+                exportedNames.add(member.childForFieldName('value')!.text);
+            }
           if (isFunction || value?.type === 'class') {
             const name = value?.childForFieldName('name') ?? null;
             context.addSymbol(name, isFunction ? 'function' : 'class', node, { exported: true });
@@ -299,4 +322,7 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
         return undefined;
     }
   });
+  if (exportedNames.size > 0)
+    for (const symbol of analysis.symbols)
+      if (symbol.container === undefined && exportedNames.has(symbol.name)) symbol.exported = true;
 }

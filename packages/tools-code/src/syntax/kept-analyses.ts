@@ -29,8 +29,10 @@ export interface KeptAnalysis {
  * 7: JavaScript methods assigned to an object or a prototype are listed, and variables bound to what
  *    `require` returned or to another module's member of the same name (`var x = y.x`) are not
  *    (format 6 had the reverse); `var x = exports.x = …` is one symbol, exported.
+ * 8: names exported apart from their declaration (`export { a }`, `export default a`,
+ *    `module.exports = a` or `{ a }`) are marked exported.
  */
-const KEPT_FORMAT = 7;
+const KEPT_FORMAT = 8;
 
 /** Packages whose versions shape the analyses: this one, the parser and every grammar's. */
 const ANALYSER_PACKAGES = ['@assistant-kit/tools-code', 'web-tree-sitter', ...GRAMMAR_PACKAGES];
