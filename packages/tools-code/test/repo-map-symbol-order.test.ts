@@ -138,14 +138,15 @@ describe('repo_map: the symbols a file lists', () => {
 });
 
 describe('repo_map: why a file is next to read', () => {
-  it('names each definition once', async () => {
+  it('names each definition once, most used first, as the modules section lists them', async () => {
     const runtime = await pythonProject();
     const result = await runtime.call('repo_map', { include: ['next_files'] });
     const next = (result.structuredContent as { next_files: { path: string; reason: string }[] }).next_files;
     const utilities = next.find((entry) => entry.path === 'pkg/utilities.py')!;
     // HAS_FAST_JSON is set in `try` and again in `except`; it read "HAS_FAST_JSON, HAS_FAST_JSON".
+    // In source order it began with __author__ and __version__ (click's core.py: "F, V, _HELP…").
     expect(utilities.reason).toBe(
-      'imported by 4; defines __author__, __version__, HAS_FAST_JSON, _private_helper, rarely_used',
+      'imported by 4; defines widely_used, Widget, rarely_used, HAS_FAST_JSON, never_used',
     );
   });
 });

@@ -81,7 +81,10 @@ export async function modulesSection(input: SectionInput): Promise<void> {
  * listed once. Keys and list items nested in a document are left out (a playbook lists its plays,
  * not their tasks).
  */
-function symbolsToList(symbols: readonly CodeSymbol[], usesOfName: (name: string) => number): CodeSymbol[] {
+export function symbolsToList(
+  symbols: readonly CodeSymbol[],
+  usesOfName: (name: string) => number,
+): CodeSymbol[] {
   const seen = new Set<string>();
   const distinct: { symbol: CodeSymbol; uses: number; order: number }[] = [];
   for (const symbol of symbols) {

@@ -1,5 +1,6 @@
 import { languageOfPath } from '../../languages.js';
 import { isApplicationCode } from '../application-code.js';
+import { symbolsToList } from './modules.js';
 
 import type { SectionInput } from './section.js';
 
@@ -12,12 +13,16 @@ export async function nextFilesSection(input: SectionInput): Promise<void> {
   const ranked = mostCentral(candidates, rankOf, options.maxResults);
   const next = ranked.map((file) => {
     const importedBy = input.importedBy(file);
-    // Each name once: a Python constant set in `try` and again in `except` is one definition.
+    // In the modules section's order (exported, then most used by other files, public before
+    // private): click's core.py read "defines F, V, _HELP_OPTION_STORAGE_NAME", its type variables
+    // and private constants, in source order. Each name once (a constant set in `try` and again
+    // in `except` is one definition).
     const symbols = [
       ...new Set(
-        (snapshot.analyses.get(file)?.symbols ?? [])
-          .filter((symbol) => symbol.container === undefined)
-          .map((symbol) => symbol.name),
+        symbolsToList(
+          (snapshot.analyses.get(file)?.symbols ?? []).filter((symbol) => symbol.container === undefined),
+          (name) => input.usesOfName(file, name),
+        ).map((symbol) => symbol.name),
       ),
     ].slice(0, 5);
     const reason = [
