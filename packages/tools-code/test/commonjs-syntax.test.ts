@@ -100,6 +100,13 @@ describe('CommonJS methods assigned to objects and prototypes (js-commonjs-app f
     expect(text).toContain('search_files finds every mention by text');
   });
 
+  it('leaves out a file that has the word only in a string or a comment', async () => {
+    const { data } = await callOk(session, 'code_find_references', { symbol: 'route', path: 'lib/router.js' });
+    // test/app.handle.js says "when no route matches" in a title, and calls no `route`; the server
+    // links test/router.js's `new Router().route(…)`, and not application.js's `this.router.route`.
+    expect(data.unlinked_mentions).toEqual(['lib/application.js']);
+  });
+
   it('a rename preview says the files it may have missed before it offers the token', async () => {
     const { text, data } = await callOk(session, 'code_intelligence', {
       operation: 'preview_rename',

@@ -366,10 +366,15 @@ export async function findReferences(
           signal,
         );
         const matchesGlob = globMatcher(request.glob);
-        const unlinked = unlinkedMentions(
-          path.relative,
-          scope,
-          locations.map((location) => location.path),
+        const unlinked = (
+          await unlinkedMentions(
+            context,
+            path.relative,
+            splitSymbol(request.symbol).name,
+            scope,
+            locations.map((location) => location.path),
+            signal,
+          )
         ).filter(matchesGlob);
         const unlinkedNote = unlinkedMentionsNote(request.symbol, unlinked);
         if (unlinkedNote !== undefined) notes.push(unlinkedNote);

@@ -1,5 +1,6 @@
 import { isToolError } from '@assistant-kit/tool-core';
 import { languageOfPath } from '../languages.js';
+import type { IndexSnapshot } from '../syntax/syntax-index.js';
 import type { CodeContext } from './code-context.js';
 import { MAX_SERVER_FILE_BYTES } from './language-service.js';
 import { wordOccurrences } from './symbol-queries.js';
@@ -23,6 +24,8 @@ export interface ReferenceScope {
   openedFiles: string[];
   /** Files that mention the name but were not analysed by the server. */
   unanalysed: UnanalysedFile[];
+  /** The listing the files were found in (for their syntax analyses). */
+  snapshot?: IndexSnapshot;
 }
 
 /**
@@ -44,6 +47,7 @@ export async function openMentioningFiles(
   const scope: ReferenceScope = { mentioning: 0, opened: 0, openedFiles: [], unanalysed: [] };
   if (bare === '') return scope;
   const snapshot = await context.syntax.refresh({ signal, analyze: false });
+  scope.snapshot = snapshot;
   for (const file of snapshot.files) {
     if (file.relative === queryPath) continue;
     const language = languageOfPath(file.relative);
@@ -132,15 +136,30 @@ const INFERRED_LANGUAGE_IDS = new Set(['javascript', 'javascriptreact', 'python'
  * locations, when the query file's language is typed by inference only (else none): uses the
  * server may have missed. An answer from such a server is not called complete while any remain.
  */
-export function unlinkedMentions(
+export async function unlinkedMentions(
+  context: CodeContext,
   queryPath: string,
+  name: string,
   scope: ReferenceScope,
   linkedPaths: Iterable<string>,
-): string[] {
+  signal?: AbortSignal,
+): Promise<string[]> {
   const languageId = languageOfPath(queryPath)?.languageId;
   if (languageId === undefined || !INFERRED_LANGUAGE_IDS.has(languageId)) return [];
   const linked = new Set(linkedPaths);
-  return scope.openedFiles.filter((file) => !linked.has(file)).sort();
+  const candidates = scope.openedFiles.filter((file) => !linked.has(file));
+  if (candidates.length === 0 || scope.snapshot === undefined) return candidates.sort();
+  // A word only in a comment or a string is no use the server could have missed (Express's test
+  // titles name `route` and `handle`): files whose syntax tree has the name as no identifier are
+  // left out. A file no tree is made of stays.
+  const analyses = await context.syntax.analysesOf(scope.snapshot, candidates, signal);
+  const bare = name.replace(/^[#.]/, '');
+  return candidates
+    .filter((file) => {
+      const analysis = analyses.get(file);
+      return analysis === undefined || analysis.identifiers.has(bare);
+    })
+    .sort();
 }
 
 /** One line for a result: the files {@link unlinkedMentions} found, and why they are named. */

@@ -42,10 +42,13 @@ export async function previewRenameOperation(input: DocumentOperationInput): Pro
   if (edit === null)
     throw codeError('RENAME_NOT_POSSIBLE', 'The server found nothing to rename at that position.');
   const files = await prepareFileEdits(context.workspace, textEditsByUri(edit));
-  const unlinked = unlinkedMentions(
+  const unlinked = await unlinkedMentions(
+    context,
     relative,
+    renamedWord,
     scope,
     files.map((file) => file.path),
+    signal,
   );
   return previewResult(
     input,
