@@ -101,7 +101,10 @@ describe('CommonJS methods assigned to objects and prototypes (js-commonjs-app f
   });
 
   it('leaves out a file that has the word only in a string or a comment', async () => {
-    const { data } = await callOk(session, 'code_find_references', { symbol: 'route', path: 'lib/router.js' });
+    const { data } = await callOk(session, 'code_find_references', {
+      symbol: 'route',
+      path: 'lib/router.js',
+    });
     // test/app.handle.js says "when no route matches" in a title, and calls no `route`; the server
     // links test/router.js's `new Router().route(…)`, and not application.js's `this.router.route`.
     expect(data.unlinked_mentions).toEqual(['lib/application.js']);

@@ -34,6 +34,13 @@ describe('a failed run that shows a network error', () => {
     expect(offlineFailureNote([], 'dial tcp: lookup proxy.golang.org: no such host')).toContain(
       'The output shows a network error',
     );
+    // spf13/cobra: go test could not download its modules.
+    expect(
+      offlineFailureNote(
+        [],
+        'go: github.com/cpuguy83/go-md2man/v2@v2.0.6: Get "https://proxy.golang.org/…": dial tcp: lookup proxy.golang.org on 10.255.255.53:53: dial udp 10.255.255.53:53: connect: network is unreachable',
+      ),
+    ).toContain('The output shows a network error (dial tcp: lookup proxy.golang.org)');
   });
 
   it('says nothing for failures of their own, or a local server that refused', () => {

@@ -210,7 +210,7 @@ export async function mochaSelectionArgv(
  * connections are left out: a test's own local server that did not start is a failure of its own.
  */
 const OFFLINE_ERROR =
-  /\b(?:EAI_AGAIN|ENOTFOUND|ENETUNREACH|EHOSTUNREACH)\b|Temporary failure in name resolution|Name or service not known|Network is unreachable|Could not resolve host|NameResolutionError|dial tcp: lookup [^\s:]+(?: on [^\s]+)?: (?:no such host|server misbehaving)/;
+  /\b(?:EAI_AGAIN|ENOTFOUND|ENETUNREACH|EHOSTUNREACH)\b|temporary failure in name resolution|name or service not known|network is unreachable|could not resolve host|NameResolutionError|dial (?:tcp|udp): lookup \S+/i;
 
 /**
  * A note for a failed run whose failures (or, without a report, whose output) show a network
