@@ -39,6 +39,8 @@ describe("a test script's options in a run of some of its tests", () => {
       options: ['--pool', 'forks'],
       testPaths: ['src'],
     });
+    // hono: `vitest --run`, the run the check already starts with.
+    expect(carried('vitest --run')).toEqual({ options: [], testPaths: [] });
     expect(carried('jest --runInBand --coverage --testTimeout 10000 __tests__')).toEqual({
       options: ['--runInBand', '--testTimeout', '10000'],
       testPaths: ['__tests__'],

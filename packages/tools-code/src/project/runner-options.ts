@@ -97,8 +97,10 @@ const TABLES: Partial<Record<TestRunner, RunnerOptionTable>> = {
       ...['--globals', '--dom', '--isolate', '--no-isolate', '--passWithNoTests', '--typecheck', '--silent'],
       ...['--allowOnly', '--no-file-parallelism', '--coverage', '--watch', '-w', '--ui', '--no-color'],
       ...['--update', '-u', '--clearScreen', '--logHeapUsage', '--sequence.shuffle', '--expandSnapshotDiff'],
+      '--run',
     ),
-    leftOut: set('--reporter', '--outputFile', '--watch', '-w', '--ui', '--coverage'),
+    // `--run` is the `run` the check already starts with (hono's script is `vitest --run`).
+    leftOut: set('--reporter', '--outputFile', '--watch', '-w', '--ui', '--coverage', '--run'),
   },
   ava: {
     program: 1,
