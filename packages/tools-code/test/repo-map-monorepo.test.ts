@@ -252,9 +252,19 @@ describe('isTestCode', () => {
       'src/__mocks__/fs.ts',
       'lib/testdata/sample.go',
       'tests/helpers.py',
+      // hono's tests of each runtime, and the common qualified names.
+      'runtime-tests/workerd/index.ts',
+      'integration-tests/api/server.js',
     ])
       expect(isTestCode(file), file).toBe(true);
-    for (const file of ['src/index.ts', 'packages/p/src/testing.ts', 'lib/contest.py', 'src/fixture.ts'])
+    for (const file of [
+      'src/index.ts',
+      'packages/p/src/testing.ts',
+      'lib/contest.py',
+      'src/fixture.ts',
+      'src/latest/index.ts',
+      'src/ab-testing/index.ts',
+    ])
       expect(isTestCode(file), file).toBe(false);
   });
 

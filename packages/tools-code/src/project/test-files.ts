@@ -72,11 +72,12 @@ function holdsTests(relative: string): boolean {
 }
 
 /**
- * Folders whose code the application never runs: tests, their support files, fixtures (inputs a
- * test reads, often thousands of them in a parser or compiler repository), snapshots and mocks.
+ * Folders whose code the application never runs: tests (also under a qualified name, as hono's
+ * `runtime-tests/` and many `integration-tests/`), their support files, fixtures (inputs a test
+ * reads, often thousands of them in a parser or compiler repository), snapshots and mocks.
  */
 const TEST_CODE_FOLDER =
-  /(^|\/)(test|tests|__tests__|spec|specs|e2e|fixtures?|__fixtures__|__snapshots__|__mocks__|testdata)\//;
+  /(^|\/)([\w.]+-)?(test|tests|__tests__|spec|specs|e2e|fixtures?|__fixtures__|__snapshots__|__mocks__|testdata)\//;
 
 const testCodeVerdicts = new PathVerdicts(
   (relative) => TEST_CODE_FOLDER.test(relative) || holdsTests(relative),
