@@ -132,9 +132,10 @@ export function unanalysedNote(
 const INFERRED_LANGUAGE_IDS = new Set(['javascript', 'javascriptreact', 'python']);
 
 /**
- * The files that mention the name as a word, were analysed, and hold none of the answer's
- * locations, when the query file's language is typed by inference only (else none): uses the
- * server may have missed. An answer from such a server is not called complete while any remain.
+ * The files that use the name in code (not only in strings or comments), were analysed by the
+ * server, and hold none of the answer's locations, when the query file's language is typed by
+ * inference only (else none): uses the server may have missed. An answer from such a server is
+ * not called complete while any remain.
  */
 export async function unlinkedMentions(
   context: CodeContext,
