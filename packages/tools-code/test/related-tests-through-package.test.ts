@@ -89,6 +89,7 @@ describe('a test file given as the path', () => {
       'src/string.js': 'exports.string = function string() {};\n',
       'test/v1/string.test.js': "require('../../src/string');\n",
       'test/v2/string.test.js': "require('../../src/string');\n",
+      'src/orphan.js': 'exports.orphan = function orphan() {};\n',
     });
   });
   afterAll(() => session?.close());
@@ -103,6 +104,17 @@ describe('a test file given as the path', () => {
     expect((source.data.tests as Structured[]).map((test) => test.path)).toEqual([
       'test/v1/string.test.js',
       'test/v2/string.test.js',
+    ]);
+  });
+
+  // On prettier, a printer no test imports (its format tests reach it through a harness jest
+  // loads globally) read "(no runner found for these tests…)", as if tests had been found.
+  it('says that no test was found, not that no runner was', async () => {
+    const { text } = await callOk(session, 'code_related_tests', { path: 'src/orphan.js' });
+    expect(text.split('\n')).toEqual([
+      '0 related test files:',
+      'Check commands:',
+      "  (none: no test imports it, directly or through up to 3 files, is named after it, or uses its names; the project's own test command in code_project_profile runs every test)",
     ]);
   });
 });

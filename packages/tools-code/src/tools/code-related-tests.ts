@@ -42,7 +42,13 @@ export function codeRelatedTestsTool(context: CodeContext) {
         lines.push(`  [${result.tests.length - kept.length} more: raise max_results]`);
       lines.push('Check commands:');
       for (const command of result.commands) lines.push(`  ${command.command_id}: ${formatCommand(command)}`);
-      if (result.commands.length === 0)
+      // No test was found at all (prettier's format tests reach its printers through a harness
+      // jest loads globally, importing nothing): that is not a missing runner.
+      if (result.tests.length === 0)
+        lines.push(
+          "  (none: no test imports it, directly or through up to 3 files, is named after it, or uses its names; the project's own test command in code_project_profile runs every test)",
+        );
+      else if (result.commands.length === 0)
         lines.push('  (no runner found for these tests; see code_project_profile)');
       return textResult(joinCapped(lines).text, {
         tests: kept,
