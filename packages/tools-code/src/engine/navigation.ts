@@ -18,6 +18,7 @@ import {
   unlinkedMentionsNote,
 } from './reference-scope.js';
 import {
+  bareSymbolName,
   findDeclarations,
   MAX_OUTLINE_BYTES,
   readDocument,
@@ -260,7 +261,7 @@ export async function syntaxReferences(
   options: { glob?: string; signal: AbortSignal; parse?: boolean },
 ): Promise<{ locations: Answer['locations']; unanalysed: UnanalysedFile[] }> {
   const { name } = splitSymbol(symbol);
-  const bare = name.replace(/^[#.]/, '');
+  const bare = bareSymbolName(name);
   const matchesGlob = globMatcher(options.glob);
   const snapshot = await context.syntax.refresh({ signal: options.signal, filter: matchesGlob });
   const locations: Answer['locations'] = [];

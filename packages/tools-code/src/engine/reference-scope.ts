@@ -3,7 +3,7 @@ import { languageOfPath } from '../languages.js';
 import type { IndexSnapshot } from '../syntax/syntax-index.js';
 import type { CodeContext } from './code-context.js';
 import { MAX_SERVER_FILE_BYTES } from './language-service.js';
-import { wordOccurrences } from './symbol-queries.js';
+import { bareSymbolName, wordOccurrences } from './symbol-queries.js';
 
 /** Most files that mention a symbol opened in its server before one references or rename request. */
 export const MAX_MENTIONING_FILES_OPENED = 300;
@@ -43,7 +43,7 @@ export async function openMentioningFiles(
   signal?: AbortSignal,
 ): Promise<ReferenceScope> {
   const server = context.languages.serverFor(queryPath);
-  const bare = name.replace(/^[#.]/, '');
+  const bare = bareSymbolName(name);
   const scope: ReferenceScope = { mentioning: 0, opened: 0, openedFiles: [], unanalysed: [] };
   if (bare === '') return scope;
   const snapshot = await context.syntax.refresh({ signal, analyze: false });
@@ -154,7 +154,7 @@ export async function unlinkedMentions(
   // titles name `route` and `handle`): files whose syntax tree has the name as no identifier are
   // left out. A file no tree is made of stays.
   const analyses = await context.syntax.analysesOf(scope.snapshot, candidates, signal);
-  const bare = name.replace(/^[#.]/, '');
+  const bare = bareSymbolName(name);
   return candidates
     .filter((file) => {
       const analysis = analyses.get(file);

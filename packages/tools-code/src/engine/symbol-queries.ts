@@ -20,6 +20,11 @@ export interface LocatedSymbol extends CodeSymbol {
   engine: EngineName;
 }
 
+/** A symbol's name as it is written in code: CSS's `.button` and `#main` are `button` and `main`. */
+export function bareSymbolName(name: string): string {
+  return name.replace(/^[#.]/, '');
+}
+
 /** Splits `Class.member` into the member name and its container. */
 export function splitSymbol(symbol: string): { name: string; container?: string } {
   const trimmed = symbol.trim();
@@ -297,8 +302,7 @@ export async function resolvePosition(
   lineIndex?: LineIndex,
 ): Promise<ZeroBasedPosition> {
   const lines = lineIndex ?? new LineIndex(text);
-  const name =
-    request.symbol === undefined ? undefined : splitSymbol(request.symbol).name.replace(/^[#.]/, '');
+  const name = request.symbol === undefined ? undefined : bareSymbolName(splitSymbol(request.symbol).name);
   if (request.line !== undefined) {
     if (request.line < 1 || request.line > lines.lineCount) {
       throw codeError(

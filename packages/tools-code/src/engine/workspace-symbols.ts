@@ -2,14 +2,14 @@ import { isToolError } from '@assistant-kit/tool-core';
 import { symbolKindName } from '../lsp/conversions.js';
 import { protocol } from '../lsp/protocol.js';
 import type { CodeContext } from './code-context.js';
-import type { LocatedSymbol } from './symbol-queries.js';
+import { bareSymbolName, type LocatedSymbol } from './symbol-queries.js';
 
 /** Most symbols file_outline lists. */
 export const OUTLINE_SYMBOL_CAP = 2_000;
 
 export function matchRank(name: string, query: string, exactQuery: string): number {
   if (query === '') return 1;
-  const bare = name.replace(/^[#.]/, '');
+  const bare = bareSymbolName(name);
   if (bare === exactQuery) return 5;
   const lower = bare.toLowerCase();
   if (lower === query) return 4;

@@ -4,7 +4,7 @@ import { sameFileVersion } from '../files/folder-scan.js';
 import type { WalkedFile } from '../files/workspace-walker.js';
 import { languageOfPath } from '../languages.js';
 import { pythonSourceRoots } from './python-source-roots.js';
-import { selectionOptions } from './runner-options.js';
+import { selectedRunArgv, selectionOptions } from './runner-options.js';
 import { isTestFile } from './test-files.js';
 import { runnerBaseArgv, runnerOfScript, scriptSteps, type TestRunner } from './test-runners.js';
 
@@ -359,14 +359,15 @@ async function computeProjectProfile(
         ...(json.dependencies as object),
         ...(json.devDependencies as object),
       } as Record<string, unknown>;
-      const scriptRunners = new Set(
-        Object.values(scripts)
-          .filter((value): value is string => typeof value === 'string')
-          .flatMap((body) => {
-            const runner = runnerOfScript(body)?.runner;
-            return runner === undefined ? [] : [runner];
-          }),
-      );
+      // Each script's runner, read once: the `test` script first, so a runner's check starts it
+      // as `npm test` does when several scripts run it.
+      const startedByScripts = [
+        ...new Set([scripts.test, ...Object.values(scripts)].filter((value) => typeof value === 'string')),
+      ].flatMap((body) => {
+        const started = runnerOfScript(body);
+        return started === undefined ? [] : [started];
+      });
+      const scriptRunners = new Set(startedByScripts.map((started) => started.runner));
       const hasConfig = (pattern: RegExp) =>
         (childNames.get(folder) ?? []).some((child) => pattern.test(child));
       const evidenceOf = (runner: TestRunner, configPattern: RegExp, key?: string): string | undefined => {
@@ -386,40 +387,35 @@ async function computeProjectProfile(
       /**
        * The runner as the package's scripts start it (the `test` script first), without the tests
        * they list: a run of some tests keeps `--require test/support/env --check-leaks` (Express),
-       * `--import tsx`, or the script's `NODE_ENV=test`.
+       * `--import tsx`, or the script's `NODE_ENV=test`. `testPaths` are the tests every script of
+       * this runner names; none when one of them runs the runner's own default.
        */
       const scriptInvocation = (runner: TestRunner) => {
-        const bodies = [scripts.test, ...Object.values(scripts)].filter(
-          (value): value is string => typeof value === 'string',
+        const ofRunner = startedByScripts.filter((started) => started.runner === runner);
+        const [first] = ofRunner;
+        if (first === undefined) return { argv: runnerBaseArgv(runner), env: {}, note: '' };
+        const reads = ofRunner.map((started) => selectionOptions(runner, started.argv));
+        const named = reads.map((read) =>
+          read === undefined || 'unknownOption' in read ? [] : read.testPaths,
         );
-        const body = bodies.find((value) => runnerOfScript(value)?.runner === runner);
-        const started = body === undefined ? undefined : runnerOfScript(body);
-        if (started === undefined) return { argv: runnerBaseArgv(runner), env: {}, note: '' };
-        // The tests every script of this runner names; none when one runs the runner's default.
-        let testPaths: string[] | undefined = [];
-        for (const value of new Set(bodies)) {
-          const script = runnerOfScript(value);
-          if (script?.runner !== runner) continue;
-          const read = selectionOptions(runner, script.argv);
-          if (read === undefined || 'unknownOption' in read || read.testPaths.length === 0) {
-            testPaths = undefined;
-            break;
-          }
-          for (const written of read.testPaths) if (!testPaths.includes(written)) testPaths.push(written);
-        }
-        const carried = selectionOptions(runner, started.argv);
+        const testPaths = named.every((paths) => paths.length > 0) ? [...new Set(named.flat())] : undefined;
+        const carried = reads[0];
         if (carried === undefined || 'unknownOption' in carried)
           return {
             argv: runnerBaseArgv(runner),
-            env: started.env,
+            env: first.env,
             testPaths,
             note:
               carried === undefined
                 ? ''
                 : ` (its options are not carried: ${carried.unknownOption} is an option of unknown arity)`,
           };
-        const program = runner === 'node:test' ? [started.argv[0]!] : runnerBaseArgv(runner);
-        return { argv: [...program, ...carried.options], env: started.env, testPaths, note: '' };
+        return {
+          argv: selectedRunArgv(runner, first.argv, carried.options),
+          env: first.env,
+          testPaths,
+          note: '',
+        };
       };
       for (const [runner, configPattern, key] of candidates) {
         const evidence = evidenceOf(runner, configPattern, key);

@@ -1,5 +1,5 @@
 import { compileGlob } from '@assistant-kit/kernel';
-import type { TestRunner } from './test-runners.js';
+import { runnerBaseArgv, type TestRunner } from './test-runners.js';
 
 /**
  * What this module knows of a runner's command line: the options that take the next argument as
@@ -186,6 +186,19 @@ export function selectionOptions(
     if (!leftOut) options.push(token);
   }
   return { options, testPaths };
+}
+
+/**
+ * The argv a run of some of a script's tests starts from: the runner's own program (node:test's
+ * `node` or `tsx` as the script wrote it) and the options {@link selectionOptions} carried.
+ */
+export function selectedRunArgv(
+  runner: TestRunner,
+  scriptArgv: readonly string[],
+  options: readonly string[],
+): string[] {
+  const program = runner === 'node:test' ? [scriptArgv[0]!] : runnerBaseArgv(runner);
+  return [...program, ...options];
 }
 
 /**

@@ -18,16 +18,10 @@ import {
   type ProjectProfile,
   readWorkspaceText,
 } from './project-profile.js';
-import { selectionOptions } from './runner-options.js';
+import { selectedRunArgv, selectionOptions } from './runner-options.js';
 import { parseTestCounts } from './test-output.js';
 import { type ReportFormat, readTestReport } from './test-reports.js';
-import {
-  commandAsTyped,
-  isTestRunner,
-  runnerBaseArgv,
-  runnerOfScript,
-  type TestRunner,
-} from './test-runners.js';
+import { commandAsTyped, isTestRunner, runnerOfScript, type TestRunner } from './test-runners.js';
 
 /** Default and maximum run time of run_tests. */
 export const DEFAULT_TEST_TIMEOUT_SECONDS = 300;
@@ -144,8 +138,7 @@ export function selectedRunBase(
       [{ path: '/command_id', message: 'names a script whose options cannot be read' }],
       { details: { command_id: command.command_id, option: carried.unknownOption } },
     );
-  const program = runner.runner === 'node:test' ? [runner.argv[0]!] : runnerBaseArgv(runner.runner);
-  return { argv: [...program, ...carried.options], testPaths: carried.testPaths };
+  return { argv: selectedRunArgv(runner.runner, runner.argv, carried.options), testPaths: carried.testPaths };
 }
 
 /**
@@ -247,9 +240,8 @@ export async function runResult(
   result: ProcessResult,
   timeoutSeconds: number,
   keepOutput: ToolCallContext['keepOutput'],
-  initialNotes: readonly string[] = [],
+  givenNotes: readonly string[] = [],
 ) {
-  let notes = initialNotes;
   const report =
     planned.format === undefined
       ? undefined
@@ -297,7 +289,7 @@ export async function runResult(
         `  ✗ ${failure.name}${failure.message === undefined ? '' : `\n    ${failure.message.split('\n').slice(0, 6).join('\n    ')}`}`,
     );
   const offline = status === 'failed' ? offlineFailureNote(failures, combined) : undefined;
-  if (offline !== undefined) notes = [...notes, offline];
+  const notes = offline === undefined ? givenNotes : [...givenNotes, offline];
   const text = [
     header,
     ...notes,
