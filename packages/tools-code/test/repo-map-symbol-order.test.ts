@@ -120,14 +120,13 @@ describe('repo_map: the symbols a file lists', () => {
       'rarely_used', // by one
       'HAS_FAST_JSON', // the rest in source order, public names first
       'never_used',
-      '__author__',
-      '__version__',
+      // `__author__` and `__version__` describe the module: no symbols.
       '_private_helper',
       'render',
     ]);
     // The first definition is the one listed.
     expect(utilities.symbols.find((symbol) => symbol.name === 'HAS_FAST_JSON')!.line).toBe(6);
-    expect(utilities.symbol_total).toBe(9);
+    expect(utilities.symbol_total).toBe(7);
     const text = (result.content[0] as { text: string }).text;
     const line = text.split('\n').find((row) => row.startsWith('  pkg/utilities.py'))!;
     expect(line.match(/HAS_FAST_JSON/g)).toHaveLength(1);

@@ -3,9 +3,17 @@ import { isRacyStamp, type Workspace } from '@assistant-kit/tool-core';
 import { sameFileVersion } from '../files/folder-scan.js';
 import type { WalkedFile } from '../files/workspace-walker.js';
 import { languageOfPath } from '../languages.js';
+import {
+  type ConfiguredTests,
+  holdsPytestSettings,
+  JEST_CONFIG,
+  javascriptConfiguredTests,
+  projectTestFiles,
+  pytestSetting,
+  VITEST_CONFIG,
+} from './configured-tests.js';
 import { pythonSourceRoots } from './python-source-roots.js';
 import { selectedRunArgv, selectionOptions } from './runner-options.js';
-import { isTestFile } from './test-files.js';
 import { runnerBaseArgv, runnerOfScript, scriptSteps, type TestRunner } from './test-runners.js';
 
 export type CheckKind = 'test' | 'lint' | 'typecheck' | 'build' | 'check' | 'script';
@@ -51,10 +59,18 @@ export interface ProjectProfile {
   test_frameworks: TestFramework[];
   commands: CheckCommand[];
   test_files: number;
+  /**
+   * Tests the runners' configurations name beyond the naming conventions (vitest's `include`,
+   * jest's `testMatch`, pytest's `python_files`); `projectTestFiles` applies them.
+   */
+  configured_tests: ConfiguredTests[];
 }
 
 /** Files that say where a Python project's packages are and how pytest imports them. */
 const PYTHON_CONFIGURATION_NAMES = ['pyproject.toml', 'setup.cfg', 'pytest.ini', 'tox.ini'];
+
+/** The order pytest looks for its settings in one folder (the first that holds them wins). */
+const PYTEST_CONFIGURATION_ORDER = ['pytest.ini', 'pyproject.toml', 'tox.ini', 'setup.cfg'];
 
 const MANIFEST_NAMES = new Set([
   'package.json',
@@ -277,8 +293,7 @@ async function computeProjectProfile(
   const packageManagers = new Set<string>();
   let name = path.basename(root);
   let description: string | undefined;
-  const testFiles = files.filter((file) => isTestFile(file.relative));
-  const pythonTests = testFiles.filter((file) => file.relative.endsWith('.py'));
+  const configuredTests: ConfiguredTests[] = [];
   const pythonFolders = new Map<string, string>();
   // Names of each folder's files, for configuration files next to a manifest (one pass, not one
   // scan of every file per manifest and runner: that cost seconds in a 50,000-file monorepo).
@@ -417,9 +432,11 @@ async function computeProjectProfile(
           note: '',
         };
       };
+      const runnersHere = new Set<string>();
       for (const [runner, configPattern, key] of candidates) {
         const evidence = evidenceOf(runner, configPattern, key);
         if (evidence === undefined) continue;
+        runnersHere.add(runner);
         const invocation = scriptInvocation(runner);
         addFramework(
           runner,
@@ -431,6 +448,18 @@ async function computeProjectProfile(
           invocation.testPaths,
         );
       }
+      configuredTests.push(
+        ...(await javascriptConfiguredTests(
+          folder,
+          json,
+          manifest,
+          runnersHere,
+          (childNames.get(folder) ?? []).filter(
+            (child) => VITEST_CONFIG.test(child) || JEST_CONFIG.test(child),
+          ),
+          (relative) => read(relative, versions.get(relative)),
+        )),
+      );
       if (scriptRunners.has('node:test')) {
         const invocation = scriptInvocation('node:test');
         addFramework(
@@ -476,6 +505,9 @@ async function computeProjectProfile(
               : 'pip',
         );
       }
+      const pythonFiles = pytestSetting(base, text, 'python_files');
+      if (pythonFiles !== undefined)
+        configuredTests.push({ runner: 'pytest', cwd: folder, globs: pythonFiles, source: manifest });
       if (pytestConfigured(base, text) && !pythonFolders.has(folder))
         pythonFolders.set(folder, `${manifest} configures pytest`);
       else if (!pythonFolders.has(folder)) pythonFolders.set(folder, '');
@@ -516,6 +548,9 @@ async function computeProjectProfile(
       }
     }
   }
+  const isTest = projectTestFiles(configuredTests);
+  const testFiles = files.filter((file) => isTest(file.relative));
+  const pythonTests = testFiles.filter((file) => file.relative.endsWith('.py'));
   // Python tests run with pytest when anything configures or imports it, else with unittest.
   if (pythonTests.length > 0) {
     if (pythonFolders.size === 0) pythonFolders.set('.', '');
@@ -578,6 +613,17 @@ async function computeProjectProfile(
         command.cwd === folder && (command.framework === 'pytest' || command.framework === 'unittest'),
     );
     if (python !== undefined && roots.length > 0) python.env = { PYTHONPATH: roots.join(':') };
+    // pytest's `testpaths` (in its first configuration file, as pytest picks it): the tests the
+    // project runs. attrs names `tests`, and its `bench/test_benchmarks.py` is no test run of it.
+    if (python?.framework === 'pytest') {
+      for (const base of PYTEST_CONFIGURATION_ORDER) {
+        const text = configurations.get(base);
+        if (text === undefined || !holdsPytestSettings(base, text)) continue;
+        const testPaths = pytestSetting(base, text, 'testpaths');
+        if (testPaths !== undefined) python.testPaths = testPaths;
+        break;
+      }
+    }
   }
   const seen = new Set<string>();
   const unique = commands.filter((command) => {
@@ -596,5 +642,6 @@ async function computeProjectProfile(
     test_frameworks: frameworks,
     commands: unique,
     test_files: testFiles.length,
+    configured_tests: configuredTests,
   };
 }

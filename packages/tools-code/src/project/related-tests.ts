@@ -2,10 +2,11 @@ import path from 'node:path';
 import type { CodeContext } from '../engine/code-context.js';
 import { splitSymbol } from '../engine/symbol-queries.js';
 import { throwIfCancelled } from '../errors.js';
+import { projectTestFiles } from './configured-tests.js';
 import { ModuleResolver } from './module-resolver.js';
 import { type CheckCommand, detectProjectProfile, type ProjectProfile } from './project-profile.js';
 import { isInTestPaths } from './runner-options.js';
-import { isTestFile, testStem } from './test-files.js';
+import { testStem } from './test-files.js';
 import { isTestRunner, JAVASCRIPT_RUNNERS, selectionArgv } from './test-runners.js';
 
 export interface RelatedTest {
@@ -29,9 +30,18 @@ export interface RelatedCheck {
   env?: Record<string, string>;
 }
 
+/** A related test no check runs, and why. */
+export interface UnrunTest {
+  path: string;
+  /** `outside the tests pytest runs (tests)`, or `no runner found`. */
+  reason: string;
+}
+
 export interface RelatedTestsResult {
   tests: RelatedTest[];
   commands: RelatedCheck[];
+  /** Related tests none of `commands` runs (outside a runner's configured tests, or no runner). */
+  unrun: UnrunTest[];
   profile: ProjectProfile;
   /** Source files the symbol was found declared in. */
   symbolFiles: string[];
@@ -46,7 +56,19 @@ const NON_CODE_KINDS = new Set(['key', 'item', 'heading', 'selector', 'id']);
 /** Import hops followed from a test: direct imports, then through index or re-exporting files. */
 const MAX_IMPORT_DEPTH = 3;
 
+/**
+ * The check that runs a test file, or why none does: a runner fits the file's language but the
+ * project gives it other tests (`testPaths`), or no runner fits.
+ */
 export function frameworkFor(testPath: string, profile: ProjectProfile): CheckCommand | undefined {
+  const found = checkForTest(testPath, profile);
+  return 'command' in found ? found.command : undefined;
+}
+
+function checkForTest(
+  testPath: string,
+  profile: ProjectProfile,
+): { command: CheckCommand } | { reason: string } {
   const candidates = profile.commands.filter(
     (command) =>
       command.framework !== undefined && (command.cwd === '.' || testPath.startsWith(`${command.cwd}/`)),
@@ -65,16 +87,17 @@ export function frameworkFor(testPath: string, profile: ProjectProfile): CheckCo
   };
   // Runner commands take test files as arguments; package scripts (`npm run test`) do not.
   // A test outside the files the project's scripts give a runner is not that runner's.
-  return candidates.find(
-    (command) =>
-      fits(command) &&
-      !command.command_id.startsWith('npm:') &&
-      (command.testPaths === undefined ||
-        isInTestPaths(
-          command.cwd === '.' ? testPath : testPath.slice(command.cwd.length + 1),
-          command.testPaths,
-        )),
+  const runners = candidates.filter((command) => fits(command) && !command.command_id.startsWith('npm:'));
+  const command = runners.find(
+    (runner) =>
+      runner.testPaths === undefined ||
+      isInTestPaths(runner.cwd === '.' ? testPath : testPath.slice(runner.cwd.length + 1), runner.testPaths),
   );
+  if (command !== undefined) return { command };
+  const [configured] = runners;
+  return configured === undefined
+    ? { reason: 'no runner found' }
+    : { reason: `outside the tests ${configured.command_id} runs (${configured.testPaths!.join(' ')})` };
 }
 
 /**
@@ -88,8 +111,10 @@ export async function findRelatedTests(
   const snapshot = await context.syntax.refresh({ signal: request.signal });
   const profile = await detectProjectProfile(context.workspace, snapshot.files, snapshot.pathsKey);
   const files = snapshot.files.map((file) => file.relative);
+  // The conventions, and the tests the runners' configurations name (date-fns' src/*/test.ts).
+  const isTest = projectTestFiles(profile.configured_tests);
   const resolver = await ModuleResolver.load(context.workspace, files);
-  const tests = files.filter(isTestFile);
+  const tests = files.filter(isTest);
   const related = new Map<string, RelatedTest>();
   const add = (testPath: string, reason: string, score: number) => {
     const entry = related.get(testPath) ?? { path: testPath, reasons: [], score: 0 };
@@ -105,11 +130,11 @@ export async function findRelatedTests(
     const { name } = splitSymbol(request.symbol);
     for (const [relative, analysis] of snapshot.analyses) {
       throwIfCancelled(request.signal);
-      if (analysis.symbols.some((symbol) => symbol.name === name && !isTestFile(relative))) {
+      if (analysis.symbols.some((symbol) => symbol.name === name && !isTest(relative))) {
         symbolFiles.push(relative);
         sources.add(relative);
       }
-      if (isTestFile(relative) && analysis.identifiers.has(name)) add(relative, `uses ${name}`, 3);
+      if (isTest(relative) && analysis.identifiers.has(name)) add(relative, `uses ${name}`, 3);
     }
   }
   const importsOf = new Map<string, string[]>();
@@ -160,7 +185,7 @@ export async function findRelatedTests(
                 },
           );
           // Only source files lead further: a test's helpers are followed, other tests are not.
-          if (!isTestFile(target)) next.push(target);
+          if (!isTest(target)) next.push(target);
         }
       }
       frontier = next;
@@ -198,8 +223,10 @@ export async function findRelatedTests(
           (symbol) =>
             symbol.name.length >= 4 &&
             !NON_CODE_KINDS.has(symbol.kind) &&
-            // `constructor` names every class's, not this file's.
+            // `constructor` names every class's, not this file's; so do Python's dunder methods
+            // (httpx's tests "used" URL's `__iter__` by iterating over anything).
             symbol.kind !== 'constructor' &&
+            !/^__\w+__$/.test(symbol.name) &&
             // A module's own variables (`var resolve = path.resolve`) are its helpers, not its API.
             (symbol.exported || (symbol.kind !== 'variable' && symbol.kind !== 'constant')),
         )
@@ -212,7 +239,7 @@ export async function findRelatedTests(
     });
   };
   for (const source of sources) {
-    if (isTestFile(source)) add(source, 'is a test', 10);
+    if (isTest(source)) add(source, 'is a test', 10);
     // Counted only once a test reaches the source through other files (names × tests lookups).
     let distinctive: string[] | undefined;
     const stem = testStem(source);
@@ -238,16 +265,21 @@ export async function findRelatedTests(
       }
       // A name relates a test to the source it is named after, not to another test: zod's
       // v4/classic/tests/string.test.ts ran with v3's and mini's string.test.ts.
-      if (testStem(test) === stem && !isTestFile(source)) add(test, `named like ${source}`, 3);
+      if (testStem(test) === stem && !isTest(source)) add(test, `named like ${source}`, 3);
       if (test.endsWith('_test.go') && path.posix.dirname(test) === sourceDirectory && source.endsWith('.go'))
         add(test, `same Go package as ${source}`, 2);
     }
   }
   const ranked = [...related.values()].sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
   const byCommand = new Map<string, RelatedCheck & { base: CheckCommand }>();
+  const unrun: UnrunTest[] = [];
   for (const test of ranked) {
-    const command = frameworkFor(test.path, profile);
-    if (command === undefined) continue;
+    const found = checkForTest(test.path, profile);
+    if (!('command' in found)) {
+      unrun.push({ path: test.path, reason: found.reason });
+      continue;
+    }
+    const { command } = found;
     const entry = byCommand.get(command.command_id) ?? {
       command_id: command.command_id,
       framework: command.framework!,
@@ -267,5 +299,5 @@ export async function findRelatedTests(
       ? selectionArgv(base.framework, base.argv, { files: check.files })
       : base.argv,
   }));
-  return { tests: ranked, commands, profile, symbolFiles };
+  return { tests: ranked, commands, unrun, profile, symbolFiles };
 }

@@ -106,6 +106,9 @@ export function testStem(relative: string): string {
     .replace(/^test_/, '')
     .replace(/_(test|spec)$/, '')
     .replace(/(Test|Tests|IT)$/, '');
-  if (name === 'index' || name === '__init__') name = path.posix.basename(path.posix.dirname(relative));
+  // A file named for its role, not its subject (`index.ts`, date-fns' `src/addDays/test.ts`),
+  // takes its folder's name.
+  if (['index', '__init__', 'test', 'spec', ''].includes(name))
+    name = path.posix.basename(path.posix.dirname(relative));
   return name.toLowerCase();
 }

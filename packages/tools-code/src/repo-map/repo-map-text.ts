@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { tomlTable } from '../project/python-source-roots.js';
 
 export const INSTRUCTION_FILES =
   /^(README(\.[a-z]+)?|AGENTS\.md|CLAUDE\.md|GEMINI\.md|CONTRIBUTING\.md|CONVENTIONS\.md|\.cursorrules|\.windsurfrules|copilot-instructions\.md)$/i;
@@ -6,7 +7,8 @@ export const NESTED_INSTRUCTION_FILES = /^(AGENTS\.md|CLAUDE\.md)$/;
 export const ENTRYPOINT_PATTERNS = [
   /^(src\/)?(index|main|app|server|cli)\.[cm]?[jt]sx?$/,
   /^[^/]+\/(src\/)?(index|main|app|server|cli)\.[cm]?[jt]sx?$/,
-  /(^|\/)(__main__|main|app|manage|wsgi|asgi)\.py$/,
+  // Not inside a private package: httpx's `_transports/asgi.py` is a transport, not the app.
+  /^(?:(?:[^_/][^/]*|__\w+__)\/)*(__main__|main|app|manage|wsgi|asgi)\.py$/,
   /(^|\/)main\.go$/,
   /(^|\/)src\/(main|lib)\.rs$/,
   /^([^/]+\/)?index\.html?$/,
@@ -62,6 +64,35 @@ function sourceOfBuildOutput(output: string, files: ReadonlySet<string>): string
   const stem = inSource.replace(/\.(m|c)?js$/, '');
   const candidates = stem === inSource ? [inSource] : [`${stem}.ts`, `${stem}.tsx`, inSource];
   return candidates.find((candidate) => candidate !== output && files.has(candidate));
+}
+
+/**
+ * The modules a pyproject.toml's console scripts start (`[project.scripts]`, Poetry's
+ * `[tool.poetry.scripts]`): `httpx = "httpx:main"` starts httpx/__init__.py, in the project's
+ * folder or its `src/`.
+ */
+export function pyprojectEntrypoints(
+  folder: string,
+  text: string,
+  files: ReadonlySet<string>,
+): { path: string; reason: string }[] {
+  const found: { path: string; reason: string }[] = [];
+  for (const table of ['project.scripts', 'tool.poetry.scripts']) {
+    const body = tomlTable(text, table);
+    for (const match of body?.matchAll(/^\s*["']?([\w.-]+)["']?\s*=\s*["']([\w.]+)(?::[\w.]+)?["']/gm) ??
+      []) {
+      const modulePath = match[2]!.replace(/\./g, '/');
+      const candidates = ['', 'src/'].flatMap((root) => [
+        `${root}${modulePath}.py`,
+        `${root}${modulePath}/__init__.py`,
+      ]);
+      const file = candidates
+        .map((candidate) => (folder === '.' ? candidate : `${folder}/${candidate}`))
+        .find((candidate) => files.has(candidate));
+      if (file !== undefined) found.push({ path: file, reason: `pyproject.toml script ${match[1]}` });
+    }
+  }
+  return found;
 }
 
 export function packageEntrypoints(

@@ -7,8 +7,8 @@ import {
 import type { CodeContext } from '../engine/code-context.js';
 import { throwIfCancelled } from '../errors.js';
 import { languageOfPath } from '../languages.js';
+import { projectTestFiles } from '../project/configured-tests.js';
 import { detectProjectProfile } from '../project/project-profile.js';
-import { isTestFile } from '../project/test-files.js';
 import type { RepoMapSection } from '../schemas.js';
 import type { FileAnalysis } from '../syntax/symbols.js';
 import { goModulesOf } from './go-modules.js';
@@ -172,11 +172,15 @@ export async function buildRepoMap(
     truncated: snapshot.truncated,
     reparsed_files: snapshot.reparsed,
   };
-  const testFiles = derived('test files', () => files.filter(isTestFile));
   const needsProfile = include.has('project') || include.has('tests');
   const profile = needsProfile
     ? await detectProjectProfile(context.workspace, snapshot.files, snapshot.pathsKey)
     : undefined;
+  // Keyed by what the runners' configurations name too: an edit of vitest.config.ts keeps the paths.
+  const configuredTests = profile?.configured_tests ?? [];
+  const testFiles = derived(`test files ${JSON.stringify(configuredTests)}`, () =>
+    files.filter(projectTestFiles(configuredTests)),
+  );
 
   const input: SectionInput = {
     context,

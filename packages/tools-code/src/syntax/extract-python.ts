@@ -49,6 +49,10 @@ function recordDecoratorRoute(decorator: Node, analysis: FileAnalysis): void {
 /** Extracts classes, functions, methods, module-level names, imports and decorator routes of Python. */
 export function extractPython(tree: Tree, analysis: FileAnalysis): void {
   const context = new ExtractionContext(analysis);
+  // Names declared in each scope ('' for the module): a later assignment to one rebinds it and
+  // declares nothing new (attrs' `Attribute = _add_hash(Attribute, …)` after `class Attribute`).
+  const declared = new Set<string>();
+  const declare = (name: string | undefined) => declared.add(`${context.container?.name ?? ''}\0${name}`);
   walkTree(tree, (cursor, type) => {
     switch (type) {
       case 'identifier':
@@ -61,6 +65,7 @@ export function extractPython(tree: Tree, analysis: FileAnalysis): void {
         const node = cursor.currentNode;
         const name = node.childForFieldName('name');
         context.addSymbol(name, 'class', node);
+        declare(name?.text);
         return context.enterContainer(name?.text ?? '<class>', 'class');
       }
       case 'function_definition': {
@@ -73,6 +78,7 @@ export function extractPython(tree: Tree, analysis: FileAnalysis): void {
             : 'method'
           : 'function';
         context.addSymbol(name, kind, node);
+        declare(name?.text);
         return context.enterContainer(name?.text ?? '<function>', kind, true);
       }
       case 'decorator':
@@ -83,6 +89,10 @@ export function extractPython(tree: Tree, analysis: FileAnalysis): void {
         const node = cursor.currentNode;
         const left = node.childForFieldName('left');
         if (left?.type !== 'identifier') return undefined;
+        // A module's dunder settings (`__all__`, `__version__`) describe it; they are no API.
+        if (context.container === undefined && /^__\w+__$/.test(left.text)) return undefined;
+        if (declared.has(`${context.container?.name ?? ''}\0${left.text}`)) return undefined;
+        declare(left.text);
         const kind: SymbolKindName =
           context.container?.kind === 'class'
             ? 'property'

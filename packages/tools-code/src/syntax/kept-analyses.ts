@@ -31,8 +31,10 @@ export interface KeptAnalysis {
  *    (format 6 had the reverse); `var x = exports.x = …` is one symbol, exported.
  * 8: names exported apart from their declaration (`export { a }`, `export default a`,
  *    `module.exports = a` or `{ a }`) are marked exported.
+ * 9: a Python assignment to a name its scope already declared is no second symbol, and a module's
+ *    dunder settings (`__all__`, `__version__`) are none.
  */
-const KEPT_FORMAT = 8;
+const KEPT_FORMAT = 9;
 
 /** Packages whose versions shape the analyses: this one, the parser and every grammar's. */
 const ANALYSER_PACKAGES = ['@assistant-kit/tools-code', 'web-tree-sitter', ...GRAMMAR_PACKAGES];

@@ -48,12 +48,25 @@ export function codeRelatedTestsTool(context: CodeContext) {
         lines.push(
           "  (none: no test imports it, directly or through up to 3 files, is named after it, or uses its names; the project's own test command in code_project_profile runs every test)",
         );
-      else if (result.commands.length === 0)
+      else if (
+        result.commands.length === 0 &&
+        result.unrun.every((test) => test.reason === 'no runner found')
+      )
         lines.push('  (no runner found for these tests; see code_project_profile)');
+      // A related test no check runs is said so, not dropped in silence (attrs' bench/, outside the
+      // `testpaths` pytest is configured with).
+      const unrun = new Map<string, string[]>();
+      for (const test of result.unrun) unrun.set(test.reason, [...(unrun.get(test.reason) ?? []), test.path]);
+      if (result.commands.length > 0 || [...unrun.keys()].some((reason) => reason !== 'no runner found'))
+        for (const [reason, tests] of unrun)
+          lines.push(
+            `  (not run by any check: ${tests.slice(0, 5).join(', ')}${tests.length > 5 ? ` and ${tests.length - 5} more` : ''}: ${reason})`,
+          );
       return textResult(joinCapped(lines).text, {
         tests: kept,
         total: result.tests.length,
         commands: result.commands,
+        not_run: result.unrun,
         symbol_files: result.symbolFiles,
       });
     },

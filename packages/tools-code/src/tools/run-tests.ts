@@ -72,6 +72,9 @@ export function runTestsTool(context: CodeContext) {
         }
       }
       let planned: PlannedRun;
+      // Related tests the run leaves out, said after the first line: "tests related to x" passing
+      // must not read as all of them passing.
+      const leftOut: string[] = [];
       if (selects) {
         const related = await findRelatedTests(context, {
           paths: sources,
@@ -102,6 +105,11 @@ export function runTestsTool(context: CodeContext) {
                 `None of the tests related to ${subject} (${check.files.join(', ')}) is among the tests ${command.command_id} runs (${base.testPaths.join(' ')}).`,
                 { details: { tests: check.files, test_paths: base.testPaths } },
               );
+            const outside = check.files.filter((file) => !files.includes(file));
+            if (outside.length > 0)
+              leftOut.push(
+                `${outside.join(', ')} (outside the tests ${command.command_id} runs: ${base.testPaths.join(' ')})`,
+              );
             check = {
               ...check,
               files,
@@ -122,6 +130,13 @@ export function runTestsTool(context: CodeContext) {
             { details: { tests: related.tests.map((test) => test.path) } },
           );
         }
+        for (const test of related.unrun) leftOut.push(`${test.path} (${test.reason})`);
+        // Tests of another runner (a project with vitest and pytest) are another check's.
+        const otherChecks = related.commands.filter((other) => other.command_id !== check!.command_id);
+        for (const other of otherChecks)
+          leftOut.push(
+            `${other.files.join(', ')} (run by ${other.command_id}: run_tests command_id=${other.command_id} with the same path)`,
+          );
         const runner = check.framework as TestRunner;
         const invocation = runnerInvocation(runner, check.base_argv, {
           files: check.files,
@@ -205,13 +220,10 @@ export function runTestsTool(context: CodeContext) {
         outputCap: 2_000_000,
         keepFullOutput: keepOutput,
       });
-      return runResult(
-        planned,
-        result,
-        timeoutSeconds,
-        keepOutput,
-        await buildWrittenModuleNotes(workspace, planned, result),
-      );
+      return runResult(planned, result, timeoutSeconds, keepOutput, [
+        ...(leftOut.length === 0 ? [] : [`Related tests not run: ${leftOut.join('; ')}.`]),
+        ...(await buildWrittenModuleNotes(workspace, planned, result)),
+      ]);
     },
   });
 }

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { readWorkspaceText } from '../../project/project-profile.js';
 import { isApplicationCode } from '../application-code.js';
 
-import { ENTRYPOINT_PATTERNS, packageEntrypoints } from '../repo-map-text.js';
+import { ENTRYPOINT_PATTERNS, packageEntrypoints, pyprojectEntrypoints } from '../repo-map-text.js';
 import type { SectionInput } from './section.js';
 
 /** The entrypoints section: the package entry points (package.json main, exports, bin) and conventionally named entry files. */
@@ -11,8 +11,13 @@ export async function entrypointsSection(input: SectionInput): Promise<void> {
   const entrypoints: { path: string; reason: string }[] = [];
   const relativeToScope = (file: string) => (scope === undefined ? file : file.slice(scope.length + 1));
   const byPath = input.derived('entrypoints by path', () => ({
+    // An example's or a fixture's manifest names its own entry, not the project's (date-fns'
+    // examples/*/package.json were its first three entry points).
     manifests: files.filter(
-      (file) => path.posix.basename(file) === 'package.json' && file.split('/').length <= 3,
+      (file) =>
+        /^(package\.json|pyproject\.toml)$/.test(path.posix.basename(file)) &&
+        file.split('/').length <= 3 &&
+        isApplicationCode(file, scope),
     ),
     conventional: files.filter(
       (file) =>
@@ -21,14 +26,20 @@ export async function entrypointsSection(input: SectionInput): Promise<void> {
     ),
   }));
   for (const manifest of byPath.manifests) {
-    const json = await readWorkspaceText(context.workspace, manifest, listed.get(manifest)).then((text) => {
+    const text = await readWorkspaceText(context.workspace, manifest, listed.get(manifest));
+    if (text === undefined) continue;
+    if (manifest.endsWith('.toml')) {
+      entrypoints.push(...pyprojectEntrypoints(path.posix.dirname(manifest), text, fileSet));
+      continue;
+    }
+    const json = (() => {
       try {
-        return text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
+        return JSON.parse(text) as Record<string, unknown>;
       } catch {
         return undefined;
       }
-    });
-    if (json !== undefined)
+    })();
+    if (json !== null && typeof json === 'object')
       entrypoints.push(...packageEntrypoints(path.posix.dirname(manifest), json, fileSet));
   }
   for (const file of byPath.conventional)

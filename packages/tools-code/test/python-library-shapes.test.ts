@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { analyzeText } from '../src/syntax/analyze-file.js';
+import {
+  callOk,
+  type FixtureSession,
+  openWrittenProject,
+  type Structured,
+} from './helpers/fixture-projects.js';
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
+const symbolsOf = async (text: string) =>
+  (await analyzeText('pkg/models.py', text))!.symbols.map(
+    (symbol) =>
+      `${symbol.kind} ${symbol.container === undefined ? '' : `${symbol.container}.`}${symbol.name}`,
+  );
+
+// On python-attrs/attrs and encode/httpx (fetched for the probe, not kept), the map's module lines
+// read `class Attribute, variable Attribute, class Factory, variable Factory` and spent a place
+// of twelve on `variable __all__`.
+describe("a Python module's symbols", () => {
+  it('takes a name rebound after its declaration for one symbol', async () => {
+    const source = [
+      'class Attribute:',
+      '    slots = ()',
+      '    slots = ("name",)',
+      '',
+      'Attribute = _add_hash(_add_repr(Attribute))',
+      '',
+      'try:',
+      '    import json',
+      'except ImportError:',
+      '    json = None',
+      '',
+      'TIMEOUT = 5',
+      'TIMEOUT = 10',
+      '',
+      'def build():',
+      '    build = 1',
+      '    return build',
+      '',
+    ].join('\n');
+    expect(await symbolsOf(source)).toEqual([
+      'class Attribute',
+      'property Attribute.slots',
+      'variable json',
+      'constant TIMEOUT',
+      'function build',
+    ]);
+  });
+
+  it("leaves a module's dunder settings out, and keeps a class's", async () => {
+    const source = [
+      '__all__ = ["Client"]',
+      '__version__ = "1.0"',
+      'class Client:',
+      '    __slots__ = ("url",)',
+      '    def __iter__(self):',
+      '        return iter(())',
+    ].join('\n');
+    expect(await symbolsOf(source)).toEqual([
+      'class Client',
+      'property Client.__slots__',
+      'method Client.__iter__',
+    ]);
+  });
+});
+
+describe('a Python library: its related tests and entry points', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openWrittenProject('py-library-shapes', {
+      'pyproject.toml': [
+        '[project]',
+        'name = "fetcher"',
+        '',
+        '[project.scripts]',
+        'fetcher = "fetcher:main"',
+        'fetch-debug = "fetcher.debug.tools:run"',
+      ].join('\n'),
+      'fetcher/__init__.py': 'from fetcher._urls import URL\n\n\ndef main():\n    print(URL("x"))\n',
+      'fetcher/_urls.py': [
+        'class URL:',
+        '    def __init__(self, raw):',
+        '        self.raw = raw',
+        '',
+        '    def __iter__(self):',
+        '        return iter(self.raw)',
+        '',
+        '    def copy_with(self, raw):',
+        '        return URL(raw)',
+      ].join('\n'),
+      'fetcher/debug/__init__.py': '',
+      'fetcher/debug/tools.py': 'def run():\n    pass\n',
+      // A transport named like an entry file, in a private package.
+      'fetcher/_transports/__init__.py': '',
+      'fetcher/_transports/asgi.py': 'class ASGITransport:\n    pass\n',
+      'tests/test_urls.py':
+        'import fetcher\n\n\ndef test_copy():\n    assert fetcher.URL("a").copy_with("b").raw == "b"\n',
+      // Defines its own __iter__, as httpx's tests do in their stream helpers.
+      'tests/test_iteration.py': [
+        'import fetcher',
+        '',
+        '',
+        'class Chunks:',
+        '    def __iter__(self):',
+        '        yield b"a"',
+        '',
+        '',
+        'def test_iter():',
+        '    assert list(Chunks()) == [b"a"] and fetcher.URL("a")',
+      ].join('\n'),
+      'tests/test_other.py': 'import fetcher\n\n\ndef test_main():\n    for item in []:\n        pass\n',
+    });
+  });
+  afterAll(() => session?.close());
+
+  it("names its console scripts' modules as entry points, and no module of a private package", async () => {
+    const { data } = await callOk(session, 'repo_map', { include: ['entrypoints'] });
+    expect(data.entrypoints).toEqual([
+      { path: 'fetcher/__init__.py', reason: 'pyproject.toml script fetcher' },
+      { path: 'fetcher/debug/tools.py', reason: 'pyproject.toml script fetch-debug' },
+    ]);
+  });
+
+  it('ranks a test by the rare names it uses, never by a dunder method every iteration calls', async () => {
+    const { data } = await callOk(session, 'code_related_tests', { path: 'fetcher/_urls.py' });
+    const tests = data.tests as Structured[];
+    expect(tests[0]).toMatchObject({ path: 'tests/test_urls.py' });
+    expect(tests[0]!.reasons).toContain('uses copy_with');
+    for (const test of tests) expect((test.reasons as string[]).join(' ')).not.toContain('__iter__');
+  });
+});
