@@ -69,9 +69,32 @@ const languagesByExtension: Record<string, LanguageInfo> = {
   '.toml': { languageId: 'toml', name: 'TOML', code: false },
 };
 
-/** The language of a file by its extension, or undefined for unknown files. */
+/**
+ * JSON files whose readers take comments (JSON with comments, as editors know them): TypeScript's
+ * and VS Code's configurations and the like. Checked as plain JSON, every commented tsconfig.json
+ * was "Comments are not permitted in JSON", errors no reader of the file reports.
+ */
+const JSON_WITH_COMMENTS =
+  /(^|\/)((ts|js)config([.-][^/]*)?\.json|\.vscode\/[^/]+\.json|\.?devcontainer(\/[^/]+)?\.json|\.eslintrc\.json|\.babelrc\.json|babel\.config\.json|api-extractor\.json|typedoc\.json|tslint\.json|language-configuration\.json|deno\.json)$/;
+
+const JSON_WITH_COMMENTS_INFO: LanguageInfo = { ...languagesByExtension['.jsonc']! };
+
+/**
+ * Files whose readers also take trailing commas: TypeScript reads its configurations, and VS
+ * Code its settings, with a parser that allows them.
+ */
+const TRAILING_COMMAS_ACCEPTED = /(^|\/)((ts|js)config([.-][^/]*)?\.json|\.vscode\/[^/]+\.json)$/;
+
+/** Whether the file's readers take trailing commas (its JSON check leaves them alone). */
+export function acceptsTrailingCommas(filePath: string): boolean {
+  return TRAILING_COMMAS_ACCEPTED.test(filePath);
+}
+
+/** The language of a file by its extension (and, for JSON with comments, its name), or undefined. */
 export function languageOfPath(filePath: string): LanguageInfo | undefined {
-  return languagesByExtension[path.extname(filePath).toLowerCase()];
+  const extension = path.extname(filePath).toLowerCase();
+  if (extension === '.json' && JSON_WITH_COMMENTS.test(filePath)) return JSON_WITH_COMMENTS_INFO;
+  return languagesByExtension[extension];
 }
 
 const assetExtensions = new Set([

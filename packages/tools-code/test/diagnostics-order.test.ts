@@ -35,7 +35,10 @@ describe('code_diagnostics capped by max_files', () => {
     // pyright registers pull diagnostics just after it starts and then publishes nothing: the
     // first check waited for a publish until its 20 s timeout and said "INCOMPLETE".
     const first = await checkedPaths();
-    expect(first.firstLine).toBe('1 files checked: 0 errors, 0 warnings, 0 notes; 2 unresolved.');
+    // The first line says the check stopped at max_files.
+    expect(first.firstLine).toBe(
+      '1 of 3 files checked (max_files 1): 0 errors, 0 warnings, 0 notes; 2 unresolved.',
+    );
     expect(first.checked).toEqual(['a_first.py']);
   });
 
@@ -48,5 +51,37 @@ describe('code_diagnostics capped by max_files', () => {
     await session.runtime.workspace.readFile('b_second.py');
     await session.runtime.workspace.writeFiles([{ path: 'b_second.py', bytes: Buffer.from('VALUE = 4\n') }]);
     expect((await checkedPaths()).checked).toEqual(['b_second.py']);
+  });
+});
+
+// On trpc, the first 50 files in path order were `.github/`, `.vscode/` and `examples/` JSON and
+// scripts: a capped check with no edit of the agent's looked at none of the packages' code.
+describe('code_diagnostics capped by max_files, nothing written yet', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openWrittenProject('diagnostics-code-first', {
+      '.github/renovate.json': '{ "extends": ["config:base"] }\n',
+      'examples/demo/app.py': 'VALUE = 1\n',
+      'packages/core/src/router.py': 'VALUE = 2\n',
+      'packages/core/tests/test_router.py': 'VALUE = 3\n',
+    });
+  });
+  afterAll(() => session?.close());
+
+  it("checks the project's code first, then its tests, then examples, then configuration", async () => {
+    const order: string[] = [];
+    for (let limit = 1; limit <= 4; limit++) {
+      const result = await session.runtime.call('code_diagnostics', { max_files: limit });
+      const checked = (result.structuredContent as { checked: { path: string }[] }).checked.map(
+        (entry) => entry.path,
+      );
+      order.push(checked.find((path) => !order.includes(path))!);
+    }
+    expect(order).toEqual([
+      'packages/core/src/router.py',
+      'packages/core/tests/test_router.py',
+      'examples/demo/app.py',
+      '.github/renovate.json',
+    ]);
   });
 });

@@ -13,6 +13,10 @@ import type {
   WorkspaceEdit,
 } from 'vscode-languageserver-protocol';
 import { codeError } from '../errors.js';
+
+/** What the JSON server is told when it asks for a schema: diagnostics quote it (see code_diagnostics). */
+export const SCHEMA_NOT_DOWNLOADED = 'schemas are not downloaded here: no network access';
+
 import type { LanguageServerRegistration } from './registrations.js';
 import { processTreeResidentBytes, spawnLanguageServer } from './server-spawn.js';
 
@@ -274,6 +278,9 @@ export class LanguageServerProcess {
       this.editCapture?.(params.edit);
       return { applied: false, failureReason: 'Edits are previewed first and applied with an edit token.' };
     });
+    // The JSON server asks its client for a schema it does not fetch itself ($schema with an
+    // https address). Nothing is downloaded here (commands and servers run without network).
+    connection.onRequest('vscode/content', () => new this.#rpc!.ResponseError(-32803, SCHEMA_NOT_DOWNLOADED));
     connection.onRequest('workspace/semanticTokens/refresh', () => null);
     connection.onRequest('workspace/inlayHint/refresh', () => null);
     connection.onRequest('workspace/diagnostic/refresh', () => null);

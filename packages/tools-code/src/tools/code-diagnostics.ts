@@ -5,10 +5,13 @@ import type { CodeContext, EngineName } from '../engine/code-context.js';
 import type { OpenedDocument } from '../engine/language-service.js';
 import { boundedCount, throwIfCancelled } from '../errors.js';
 import { globMatcher } from '../files/glob.js';
-import { languageOfPath } from '../languages.js';
+import { acceptsTrailingCommas, languageOfPath } from '../languages.js';
 import { severityName } from '../lsp/conversions.js';
+import { SCHEMA_NOT_DOWNLOADED } from '../lsp/language-server-process.js';
 import { joinCapped } from '../output/format.js';
+import { isTestCode } from '../project/test-files.js';
 import { unreadTypeScriptSettings } from '../project/typescript-settings.js';
+import { isApplicationCode } from '../repo-map/application-code.js';
 import { CodeDiagnosticsParameters } from '../schemas.js';
 import { hasSyntaxSupport } from '../syntax/analyze-file.js';
 
@@ -76,13 +79,21 @@ export function codeDiagnosticsTool(context: CodeContext) {
           });
         }
       }
-      // What this session wrote first (most recent first), then the rest in path order: a capped
-      // check looks at the agent's own edits before anything else.
+      // What this session wrote first (most recent first), then the project's code, its tests, and
+      // the rest (configuration, examples, tool folders), each in path order: a capped check looks
+      // at the agent's own edits first, and then at the code. On trpc, the first 50 files in path
+      // order were `.github/`, `.vscode/` and `examples/`.
       const written = new Set(context.recentWrites.mostRecentFirst());
       const checkableSet = new Set(checkable);
+      const tier = (path: string) =>
+        languageOfPath(path)?.code !== true ? 3 : isApplicationCode(path) ? 0 : isTestCode(path) ? 1 : 2;
       const ordered = [
         ...[...written].filter((path) => checkableSet.has(path)),
-        ...checkable.filter((path) => !written.has(path)),
+        ...checkable
+          .filter((path) => !written.has(path))
+          .map((path) => ({ path, tier: tier(path) }))
+          .sort((a, b) => a.tier - b.tier)
+          .map(({ path }) => path),
       ];
       const checked = ordered.slice(0, fileLimit);
       for (const path of ordered.slice(fileLimit)) {
@@ -96,6 +107,8 @@ export function codeDiagnosticsTool(context: CodeContext) {
       const notes: string[] = [];
       const opened: { document: OpenedDocument; server: string }[] = [];
       const serverFailed = new Set<string>();
+      /** JSON files checked without the schema they name (the check against it did not happen). */
+      const schemaNotLoaded: { path: string; schema: string; reason: string }[] = [];
       let done = 0;
       for (const path of checked) {
         throwIfCancelled(signal);
@@ -169,7 +182,24 @@ export function codeDiagnosticsTool(context: CodeContext) {
             fallBackToSyntax(document.relative);
             return;
           }
-          for (const diagnostic of diagnostics) problems.push(fromLsp(document.relative, diagnostic, server));
+          for (const diagnostic of diagnostics) {
+            const problem = fromLsp(document.relative, diagnostic, server);
+            if (server === 'json') {
+              // A schema the JSON server could not load is a check that did not happen, not a
+              // problem of the file: said in a note, and not counted.
+              const schema = /^Unable to load schema from '([^']+)'/.exec(problem.message);
+              if (schema !== null) {
+                const reason = problem.message.includes(SCHEMA_NOT_DOWNLOADED)
+                  ? SCHEMA_NOT_DOWNLOADED
+                  : problem.message.slice(schema[0].length).replace(/^[:\s]+/, '');
+                schemaNotLoaded.push({ path: document.relative, schema: schema[1]!, reason });
+                continue;
+              }
+              // TypeScript and VS Code read their configurations with trailing commas allowed.
+              if (String(problem.code) === '519' && acceptsTrailingCommas(document.relative)) continue;
+            }
+            problems.push(problem);
+          }
         }),
       );
       throwIfCancelled(signal);
@@ -214,8 +244,16 @@ export function codeDiagnosticsTool(context: CodeContext) {
         syntaxOnly.length === 0
           ? ''
           : ` (${syntaxOnly.length === checked.length ? 'all' : `${syntaxOnly.length}`} for syntax only: no language server checks ${syntaxOnlyLanguages.join(', ')} here, so type and build errors there are not found)`;
+      const schemaText =
+        schemaNotLoaded.length === 0
+          ? ''
+          : ` (${schemaNotLoaded.length} JSON file${schemaNotLoaded.length === 1 ? '' : 's'} without the schema ${schemaNotLoaded.length === 1 ? 'it names' : 'they name'}: ${schemaNotLoaded[0]!.reason})`;
+      for (const entry of schemaNotLoaded)
+        notes.push(
+          `${entry.path}: its JSON schema (${entry.schema}) was not loaded, so it was checked as JSON only.`,
+        );
       const lines = [
-        `${unreadText}${incomplete}${checked.length} files checked${syntaxOnlyText}: ${counts.error} errors, ${counts.warning} warnings, ${counts.information + counts.hint} notes; ${unresolved.length} unresolved.`,
+        `${unreadText}${incomplete}${ordered.length > checked.length ? `${checked.length} of ${ordered.length} files checked (max_files ${fileLimit})` : `${checked.length} files checked`}${syntaxOnlyText}${schemaText}: ${counts.error} errors, ${counts.warning} warnings, ${counts.information + counts.hint} notes; ${unresolved.length} unresolved.`,
         ...problems.map(
           (problem) =>
             `${problem.path}:${problem.line}:${problem.character} ${problem.severity} [${problem.source}${problem.code === undefined ? '' : ` ${problem.code}`}] ${problem.message.split('\n')[0]}`,
@@ -240,6 +278,7 @@ export function codeDiagnosticsTool(context: CodeContext) {
         complete: unanswered.length === 0 && unreadSettings.length === 0,
         ...(unanswered.length > 0 ? { unanswered } : {}),
         ...(syntaxOnly.length > 0 ? { syntax_only: syntaxOnly.slice(0, 1_000) } : {}),
+        ...(schemaNotLoaded.length > 0 ? { schema_not_loaded: schemaNotLoaded.slice(0, 1_000) } : {}),
         ...(unreadSettings.length > 0 ? { unread_settings: unreadSettings } : {}),
         truncated: body.truncated,
       });
