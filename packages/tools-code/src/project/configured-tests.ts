@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { compileGlob } from '@assistant-kit/kernel';
 import { tomlTable } from './python-source-roots.js';
-import { isTestFile } from './test-files.js';
+import { FIXTURE_FOLDER, isTestFile } from './test-files.js';
 
 /**
  * Test files a runner's configuration names beyond the conventions `isTestFile` knows: date-fns
@@ -270,8 +270,7 @@ export function projectTestFiles(configured: readonly ConfiguredTests[]): (relat
       if (verdict === undefined) {
         verdict =
           isTestFile(relative) ||
-          (!/(^|\/)(fixtures?|__fixtures__|__snapshots__|testdata|node_modules)\//.test(relative) &&
-            matches(relative));
+          (!FIXTURE_FOLDER.test(relative) && !/(^|\/)node_modules\//.test(relative) && matches(relative));
         verdicts.set(relative, verdict);
       }
       return verdict;

@@ -12,6 +12,13 @@ const TEST_PATTERNS = [
 
 const TEST_SOURCE_EXTENSIONS = /\.([cm]?[jt]sx?|py|go|rs|java|kt|rb)$/;
 
+/**
+ * Folders of inputs tests read, never tests themselves, also under a qualified name: commander's
+ * `tests/fixtures-extensions/pm.js` is a program its tests spawn, and run as a test it failed.
+ */
+export const FIXTURE_FOLDER =
+  /(^|\/)([\w.]+[-_])?(fixtures?|__fixtures__|__snapshots__|testdata)([-_][\w.-]+)?\//;
+
 /** Names that say a file holds tests, whatever folder it is in. */
 const EXPLICIT_TEST_NAME =
   /\.(test|spec|e2e)\.[cm]?[jt]sx?$|(^|\/)test_[^/]+\.py$|_test\.(py|go)$|(Test|Tests|IT)\.(java|kt)$|_spec\.rb$/;
@@ -62,7 +69,7 @@ function holdsTests(relative: string): boolean {
   if (!TEST_SOURCE_EXTENSIONS.test(relative)) return false;
   // A declaration file (test/types/ava.d.ts) holds types for the tests, never a test.
   if (/\.d\.[cm]?ts$/.test(relative)) return false;
-  if (/(^|\/)(fixtures?|__fixtures__|__snapshots__|testdata)\//.test(relative)) return false;
+  if (FIXTURE_FOLDER.test(relative)) return false;
   if (EXPLICIT_TEST_NAME.test(relative)) return true;
   // pytest and unittest collect test_*.py and *_test.py only; other modules in tests/ (typing
   // checks, helpers) are not tests. Go likewise runs only *_test.go.

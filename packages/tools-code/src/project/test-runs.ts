@@ -231,6 +231,9 @@ export function offlineFailureNote(
     : `The output shows a network error (${match[0]}): commands here run without network access, so the run may have failed for that alone.`;
 }
 
+/** CSI sequences: colours and styles (`ESC[31m`), cursor and erase commands. */
+const TERMINAL_ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]/g;
+
 /**
  * The result of a run: counts from the runner's report, failures, and the output (cut output
  * kept). `notes` follow the first line (what the output alone does not say).
@@ -277,7 +280,10 @@ export async function runResult(
       : result.stdout;
   const visibleStderr =
     planned.format === 'junit-xml' ? result.stderr.replace(/<\?xml[\s\S]*$/, '') : result.stderr;
-  const combined = `${visibleStdout}${visibleStderr.trim() === '' ? '' : `\n${visibleStderr}`}`.trim();
+  // Terminal escapes (colours, cursor moves) are for a terminal, not for the reader of a result.
+  const combined = `${visibleStdout}${visibleStderr.trim() === '' ? '' : `\n${visibleStderr}`}`
+    .replace(TERMINAL_ESCAPES, '')
+    .trim();
   const output = await cutOutput(keepOutput, combined, TEST_OUTPUT_CHARACTER_CAP, 'head-and-tail');
   const seconds = (result.durationMs / 1_000).toFixed(1);
   const label = isTests ? status.toUpperCase() : `${status.toUpperCase()} (${planned.kind} check)`;

@@ -216,7 +216,10 @@ export function runTestsTool(context: CodeContext) {
         cwd: planned.cwd,
         timeoutMs: timeoutSeconds * 1_000,
         signal,
-        env: { CI: '1', NO_COLOR: '1', FORCE_COLOR: '0', PYTHONDONTWRITEBYTECODE: '1', ...planned.env },
+        // As a CI service runs it: CI set, and colours left to the runner (no terminal, so none by
+        // default; escapes are stripped from what is shown). NO_COLOR and FORCE_COLOR changed what
+        // a project's colour tests see: commander's "when FORCE_COLOR then … has colors" failed.
+        env: { CI: '1', PYTHONDONTWRITEBYTECODE: '1', ...planned.env },
         outputCap: 2_000_000,
         keepFullOutput: keepOutput,
       });

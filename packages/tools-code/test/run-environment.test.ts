@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  callOk,
+  type FixtureSession,
+  openWrittenProject,
+  type Structured,
+} from './helpers/fixture-projects.js';
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
+// On tj/commander.js (fetched for the probe, not kept), `run_tests path=lib/suggestSimilar.js`
+// failed where `npm test` passes: the run set NO_COLOR=1 and FORCE_COLOR=0, and the tests of its
+// colour support ("when FORCE_COLOR then getFooHasColors returns true") saw them; and node --test
+// was handed tests/fixtures-extensions/pm.js, a program the tests spawn, which exits 1 when run.
+describe('run_tests runs the tests as a CI service would', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openWrittenProject('run-environment', {
+      'package.json': JSON.stringify({ name: 'colours', scripts: { test: 'node --test' } }),
+      'index.js': [
+        '// As commander decides: NO_COLOR wins, FORCE_COLOR forces, else the terminal decides.',
+        'exports.useColor = () => {',
+        '  if (process.env.NO_COLOR) return false;',
+        "  if (process.env.FORCE_COLOR === '0' || process.env.FORCE_COLOR === 'false') return false;",
+        '  if (process.env.FORCE_COLOR) return true;',
+        '  return undefined;',
+        '};',
+      ].join('\n'),
+      'tests/colors.test.js': [
+        "const test = require('node:test');",
+        "const assert = require('node:assert');",
+        "const { useColor } = require('../index.js');",
+        "test('when FORCE_COLOR then colours are used', () => {",
+        "  process.env.FORCE_COLOR = '1';",
+        '  assert.strictEqual(useColor(), true);',
+        "  console.log('\\u001b[31mred text\\u001b[0m');",
+        '});',
+      ].join('\n'),
+      // A program the tests would spawn: not a test, and it fails when run as one.
+      'tests/fixtures-cli/cli.js': "require('../../index.js');\nprocess.exit(1);\n",
+    });
+  });
+  afterAll(() => session?.close());
+
+  it('leaves NO_COLOR and FORCE_COLOR unset, runs no fixture, and shows no terminal escapes', async () => {
+    const related = await callOk(session, 'code_related_tests', { path: 'index.js' });
+    expect((related.data.tests as Structured[]).map((test) => test.path)).toEqual(['tests/colors.test.js']);
+    const { data, text } = await callOk(session, 'run_tests', { path: 'index.js' });
+    expect(data).toMatchObject({ status: 'passed', passed: 1, failed: 0 });
+    expect(text).toContain('red text');
+    expect(text).not.toContain('\u001b');
+  });
+});
