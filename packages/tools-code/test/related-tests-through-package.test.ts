@@ -118,3 +118,42 @@ describe('a test file given as the path', () => {
     ]);
   });
 });
+
+// On immutable-js (fetched for the probe, not kept), code_related_tests src/List.js found 2 of
+// its 52 tests: the tests import the package by name, `immutable`, which their tsconfig maps to
+// the type declarations (`paths`), and whose package.json `main` is the build's
+// dist/immutable.js, built from src/Immutable.js (another case).
+describe('tests that import their package by name, typed by a declaration file', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openWrittenProject('package-by-name', {
+      'package.json': JSON.stringify({
+        name: 'immutable',
+        main: 'dist/immutable.js',
+        scripts: { test: 'jest' },
+      }),
+      'src/Immutable.js': "export { List } from './List';\nexport { Map } from './Map';\n",
+      'src/List.js': 'export class List {\n  insert(index, value) {\n    return this;\n  }\n}\n',
+      'src/Map.js': 'export class Map {}\n',
+      'type-definitions/immutable.d.ts':
+        'export class List {\n  insert(index: number, value: unknown): this;\n}\n',
+      '__tests__/tsconfig.json': JSON.stringify({
+        compilerOptions: { paths: { immutable: ['../type-definitions/immutable.d.ts'] } },
+      }),
+      '__tests__/List.ts':
+        "import { List } from 'immutable';\n\ntest('inserts', () => new List().insert(0, 1));\n",
+      '__tests__/Map.ts': "import { Map } from 'immutable';\n\ntest('is', () => new Map());\n",
+    });
+  });
+  afterAll(() => session?.close());
+
+  it('follows the name to the source the build output comes from, not to the declarations', async () => {
+    const { data } = await callOk(session, 'code_related_tests', { path: 'src/List.js' });
+    expect(data.tests as Structured[]).toEqual([
+      expect.objectContaining({
+        path: '__tests__/List.ts',
+        reasons: ['imports src/List.js through src/Immutable.js', 'uses List, insert', 'named like src/List.js'],
+      }),
+    ]);
+  });
+});

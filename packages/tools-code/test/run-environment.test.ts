@@ -8,11 +8,13 @@ import {
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
+// On immutable-js (fetched and installed for the probe, not kept), every test failed to run under
+// CI=1: its jest resolver loads the built dist/immutable.js when CI is set, to test the build.
 // On tj/commander.js (fetched for the probe, not kept), `run_tests path=lib/suggestSimilar.js`
 // failed where `npm test` passes: the run set NO_COLOR=1 and FORCE_COLOR=0, and the tests of its
 // colour support ("when FORCE_COLOR then getFooHasColors returns true") saw them; and node --test
 // was handed tests/fixtures-extensions/pm.js, a program the tests spawn, which exits 1 when run.
-describe('run_tests runs the tests as a CI service would', () => {
+describe("run_tests runs the tests as the project's developer does at the checkout", () => {
   let session: FixtureSession;
   beforeAll(async () => {
     session = await openWrittenProject('run-environment', {
@@ -25,6 +27,14 @@ describe('run_tests runs the tests as a CI service would', () => {
         '  if (process.env.FORCE_COLOR) return true;',
         '  return undefined;',
         '};',
+      ].join('\n'),
+      // Built output, as immutable-js's jest resolver loads it when CI is set: not in a checkout.
+      'tests/build.test.js': [
+        "const test = require('node:test');",
+        "const assert = require('node:assert');",
+        "const source = require('../index.js');",
+        "const { useColor } = process.env.CI ? require('../dist/index.js') : source;",
+        "test('loads the package', () => assert.strictEqual(typeof useColor, 'function'));",
       ].join('\n'),
       'tests/colors.test.js': [
         "const test = require('node:test');",
@@ -42,11 +52,14 @@ describe('run_tests runs the tests as a CI service would', () => {
   });
   afterAll(() => session?.close());
 
-  it('leaves NO_COLOR and FORCE_COLOR unset, runs no fixture, and shows no terminal escapes', async () => {
+  it('leaves CI, NO_COLOR and FORCE_COLOR unset, runs no fixture, and shows no terminal escapes', async () => {
     const related = await callOk(session, 'code_related_tests', { path: 'index.js' });
-    expect((related.data.tests as Structured[]).map((test) => test.path)).toEqual(['tests/colors.test.js']);
+    expect((related.data.tests as Structured[]).map((test) => test.path).sort()).toEqual([
+      'tests/build.test.js',
+      'tests/colors.test.js',
+    ]);
     const { data, text } = await callOk(session, 'run_tests', { path: 'index.js' });
-    expect(data).toMatchObject({ status: 'passed', passed: 1, failed: 0 });
+    expect(data).toMatchObject({ status: 'passed', passed: 2, failed: 0 });
     expect(text).toContain('red text');
     expect(text).not.toContain('\u001b');
   });

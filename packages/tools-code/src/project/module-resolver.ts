@@ -165,6 +165,7 @@ export class ModuleResolver {
       const target = manifest?.imports === undefined ? undefined : matchSubpath(manifest.imports, specifier);
       return target === undefined ? undefined : this.#fileAt(manifest!.folder, target);
     }
+    let declaration: string | undefined;
     for (const config of this.#aliases) {
       if (!isInside(config.folder, fromFile)) continue;
       for (const [pattern, targets] of config.aliases) {
@@ -176,7 +177,10 @@ export class ModuleResolver {
         if (captured === undefined) continue;
         for (const target of targets) {
           const found = this.#fileAt(config.baseFolder, target.replace('*', captured));
-          if (found !== undefined) return found;
+          // An alias to a declaration file serves the type checker (immutable-js maps `immutable`
+          // to its .d.ts for its tests' tsconfig); the code a test runs is the package's own.
+          if (found !== undefined && /\.d\.[cm]?ts$/.test(found)) declaration ??= found;
+          else if (found !== undefined) return found;
         }
       }
       break;
@@ -198,9 +202,10 @@ export class ModuleResolver {
         target = matchSubpath(exportsMap, subpath);
       } else if (subpath === '.') target = manifest.main ?? 'index.js';
       else target = subpath;
-      if (target !== undefined) return this.#fileAt(manifest.folder, target);
+      const found = target === undefined ? undefined : this.#fileAt(manifest.folder, target);
+      if (found !== undefined) return found;
     }
-    return undefined;
+    return declaration;
   }
 
   /** A file named relative to `folder`, probing extensions and index files and mapping build output to sources. */
@@ -213,7 +218,35 @@ export class ModuleResolver {
     const source = joined
       .replace(/(^|\/)(dist|distribution|build|lib|out)\//, '$1src/')
       .replace(/\.d\.[cm]?ts$|\.[cm]?js$/, '.ts');
-    if (source !== joined) return probe(source) ?? probe(source.replace(/(^|\/)src\//, '$1source/'));
+    if (source !== joined)
+      return (
+        probe(source) ?? probe(source.replace(/(^|\/)src\//, '$1source/')) ?? this.#sourceInAnyCase(source)
+      );
     return undefined;
+  }
+
+  /** Module stems in lower case (`src/immutable`), to their files: built lazily, once. */
+  #stemsInLowerCase: Map<string, string> | undefined;
+
+  /**
+   * A source whose name differs from its build output's only in case: immutable-js builds
+   * `src/Immutable.js` into `dist/immutable.js`, its package.json `main`, and its tests import the
+   * package by name. Only a module of its own (not an index) is taken, and only when one file has
+   * that name in any case.
+   */
+  #sourceInAnyCase(source: string): string | undefined {
+    if (this.#stemsInLowerCase === undefined) {
+      const stems = new Map<string, string>();
+      const ambiguous = new Set<string>();
+      for (const file of this.#files) {
+        if (!/\.[cm]?[jt]sx?$/.test(file) || /\.d\.[cm]?ts$/.test(file)) continue;
+        const stem = file.replace(/\.[cm]?[jt]sx?$/, '').toLowerCase();
+        if (stems.has(stem)) ambiguous.add(stem);
+        stems.set(stem, file);
+      }
+      for (const stem of ambiguous) stems.delete(stem);
+      this.#stemsInLowerCase = stems;
+    }
+    return this.#stemsInLowerCase.get(source.replace(/\.[cm]?[jt]sx?$/, '').toLowerCase());
   }
 }

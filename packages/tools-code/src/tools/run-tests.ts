@@ -216,10 +216,11 @@ export function runTestsTool(context: CodeContext) {
         cwd: planned.cwd,
         timeoutMs: timeoutSeconds * 1_000,
         signal,
-        // As a CI service runs it: CI set, and colours left to the runner (no terminal, so none by
-        // default; escapes are stripped from what is shown). NO_COLOR and FORCE_COLOR changed what
-        // a project's colour tests see: commander's "when FORCE_COLOR then … has colors" failed.
-        env: { CI: '1', PYTHONDONTWRITEBYTECODE: '1', ...planned.env },
+        // As the project's developer runs it at the checkout, without a terminal (no watch mode,
+        // no colours; escapes are stripped from what is shown). Neither CI nor colour settings:
+        // under CI=1 immutable-js's tests load the built dist/ (absent, or older than the edit),
+        // and commander's colour tests failed under NO_COLOR and FORCE_COLOR.
+        env: { PYTHONDONTWRITEBYTECODE: '1', ...planned.env },
         outputCap: 2_000_000,
         keepFullOutput: keepOutput,
       });
