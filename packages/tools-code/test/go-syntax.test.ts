@@ -99,7 +99,7 @@ describe('Go through the syntax engine (go-router fixture, no Go language server
 
   it('finds references in every Go file from syntax trees, none left unanalysed', async () => {
     const { data, text } = await callOk(session, 'code_find_references', { symbol: 'NewRouter' });
-    expect(text.split('\n')[0]).toBe('4 references (engine: syntax tree)');
+    expect(text.split('\n')[0]).toBe('4 references (engine: syntax tree, by name)');
     expect(data.unanalysed).toBe(0);
     expect(data.locations.map((location: Structured) => `${location.path}:${location.line}`)).toEqual([
       'cmd/server/main.go:13',

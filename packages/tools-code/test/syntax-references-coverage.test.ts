@@ -37,7 +37,7 @@ describe('references from syntax trees, in files no grammar covers', () => {
     ]);
     expect(data.unanalysed).toBe(2);
     expect(text.split('\n')[0]).toBe(
-      '2 references (engine: syntax tree; incomplete: 2 files mentioning it not analysed)',
+      '2 references (engine: syntax tree, by name; incomplete: 2 files mentioning it not analysed)',
     );
     expect(text).toContain(
       'Note: 2 files that mention "NewRouter" could not be analysed from syntax trees: src/lib.rs (no grammar for Rust), tests/router.rs (no grammar for Rust); search_files finds every mention by text.',

@@ -10,6 +10,7 @@ import { yamlScalarValue } from '../syntax/extract-yaml.js';
 import { parserFor } from '../syntax/tree-sitter-loader.js';
 import type { CodeContext, EngineName } from './code-context.js';
 import type { SourceLocation } from './language-service.js';
+import { canBeMemberOccurrence } from './member-occurrences.js';
 import {
   openMentioningFiles,
   type UnanalysedFile,
@@ -260,8 +261,10 @@ export async function syntaxReferences(
   symbol: string,
   options: { glob?: string; signal: AbortSignal; parse?: boolean },
 ): Promise<{ locations: Answer['locations']; unanalysed: UnanalysedFile[] }> {
-  const { name } = splitSymbol(symbol);
+  const { name, container } = splitSymbol(symbol);
   const bare = bareSymbolName(name);
+  // A member asked by its container (`Context.JSON`): only what can be that member counts.
+  const member = container === undefined || bare !== name ? undefined : { name: bare, container };
   const matchesGlob = globMatcher(options.glob);
   const snapshot = await context.syntax.refresh({ signal: options.signal, filter: matchesGlob });
   const locations: Answer['locations'] = [];
@@ -305,6 +308,11 @@ export async function syntaxReferences(
           if (node.type === 'string_content' && (grammar !== 'json' || node.text !== bare)) continue;
         }
         const start = lines.positionAt(offset);
+        if (
+          member !== undefined &&
+          !canBeMemberOccurrence(node, member, snapshot.analyses.get(file.relative), start.line + 1, grammar!)
+        )
+          continue;
         locations.push({
           path: file.relative,
           line: start.line + 1,
@@ -412,13 +420,20 @@ export async function findReferences(
   });
   const unanalysedText = unanalysedNote(request.symbol, unanalysed, 'from syntax trees');
   if (unanalysedText !== undefined) notes.push(unanalysedText);
+  const { name, container } = splitSymbol(request.symbol);
+  if (container !== undefined)
+    notes.push(
+      `Matched as uses of a member named ${name} (${container}'s declaration and every \`x.${name}\`): a syntax tree does not know types, so another type's member of that name is included; bare names, other declarations and members of imported packages are not.`,
+    );
   return { locations, engine: 'syntax', notes, unanalysed: unanalysed.length };
 }
 
 export function renderAnswer(title: string, answer: Answer, limit: number) {
   const kept = answer.locations.slice(0, limit);
   const engineText =
-    answer.engine === 'language_server' ? `language server ${answer.server ?? ''}`.trim() : 'syntax tree';
+    answer.engine === 'language_server'
+      ? `language server ${answer.server ?? ''}`.trim()
+      : 'syntax tree, by name';
   const lines = kept.map(
     (location) =>
       `${location.path}:${location.line}:${location.character}${location.kind === undefined ? '' : ` ${location.kind}`}${location.preview === undefined ? '' : `  ${location.preview}`}`,
