@@ -152,7 +152,11 @@ describe('tests that import their package by name, typed by a declaration file',
     expect(data.tests as Structured[]).toEqual([
       expect.objectContaining({
         path: '__tests__/List.ts',
-        reasons: ['imports src/List.js through src/Immutable.js', 'uses List, insert', 'named like src/List.js'],
+        reasons: [
+          'imports src/List.js through src/Immutable.js',
+          'uses List, insert',
+          'named like src/List.js',
+        ],
       }),
     ]);
   });
