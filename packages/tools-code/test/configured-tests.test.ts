@@ -54,6 +54,24 @@ describe("the tests a runner's configuration names", () => {
     expect(jestDefault('src/parser/spec.tsx')).toBe(true);
     expect(jestDefault('src/parser/contest.js')).toBe(false);
     expect(projectTestFiles([])('src/parser/test.js')).toBe(false);
+    // immutable-js: its testRegex takes every file of __tests__, and testPathIgnorePatterns leaves
+    // a helper out, as jest does.
+    const immutable = jestTestSelection(
+      "const config = { testRegex: ['/__tests__/.*\\\\.(ts|js)$'], testPathIgnorePatterns: ['/__tests__/ts-utils.ts'] };",
+    );
+    expect(immutable).toEqual({ regexes: ['/__tests__/.*\\.(ts|js)$'], ignored: ['/__tests__/ts-utils.ts'] });
+    const immutableTests = projectTestFiles([jestConfiguredTests(immutable, '.', 'jest.config.mjs')]);
+    expect(immutableTests('__tests__/List.ts')).toBe(true);
+    expect(immutableTests('__tests__/ts-utils.ts')).toBe(false);
+    expect(
+      projectTestFiles([
+        jestConfiguredTests(
+          jestJsonSelection({ testPathIgnorePatterns: ['<rootDir>/build/'] }),
+          'web',
+          'web/package.json',
+        ),
+      ])('web/build/a.test.js'),
+    ).toBe(false);
     const byRegex = projectTestFiles([
       jestConfiguredTests({ regexes: ['\\.check\\.js$'] }, 'web', 'web/jest.config.js'),
     ]);

@@ -74,6 +74,14 @@ describe('runner reports', () => {
       failed: 1,
       skipped: 1,
     });
+    // Django's runner (3.2, Debian's, on the py-django-site fixture with one assertion changed):
+    // unittest's lines on stderr, between its test database's set-up and tear-down.
+    expect(readUnittestSummary(report('django-3.2-stderr.txt'))).toMatchObject({
+      passed: 2,
+      failed: 1,
+      skipped: 0,
+      failures: [{ name: 'catalog.tests.ProductTests.test_price_with_tax' }],
+    });
   });
 
   it('reads go test -json (subtests count) and every cargo test binary', () => {

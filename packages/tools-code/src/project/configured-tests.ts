@@ -10,13 +10,18 @@ import { FIXTURE_FOLDER, isTestFile } from './test-files.js';
  * guessed from names, so `scripts/test.js` or Angular's `src/test.ts` stays what it is elsewhere.
  */
 export interface ConfiguredTests {
-  runner: 'vitest' | 'jest' | 'pytest';
+  runner: 'vitest' | 'jest' | 'pytest' | 'django';
   /** Workspace-relative folder the patterns are relative to ('.' for the root). */
   cwd: string;
   /** Globs relative to `cwd` (a glob without '/' matches a file name at any depth). */
   globs: string[];
   /** jest's `testRegex`, tested against '/' + the path relative to `cwd`, as jest tests it. */
   regexes?: string[];
+  /**
+   * jest's `testPathIgnorePatterns`, tested the same way: files the runner leaves out, whatever
+   * else names them (immutable-js's `__tests__/ts-utils.ts`, a helper among its tests).
+   */
+  ignored?: string[];
   /** The configuration they were read from. */
   source: string;
 }
@@ -136,17 +141,30 @@ export function vitestIncludes(text: string): string[] | undefined {
 }
 
 /** jest's `testMatch` / `testRegex` in a configuration object's text (a jest.config file). */
-export function jestTestSelection(text: string): { globs?: string[]; regexes?: string[] } {
+export function jestTestSelection(text: string): JestSelection {
   const at = (name: string) => new RegExp(`(?<![\\w$.])${name}\\s*:`).exec(text);
   const testMatch = at('testMatch');
   const testRegex = at('testRegex');
   const globs = testMatch === null ? undefined : stringArrayAt(text, testMatch.index + testMatch[0].length);
   const regexes = testRegex === null ? undefined : stringsAt(text, testRegex.index + testRegex[0].length);
-  return { ...(globs === undefined ? {} : { globs }), ...(regexes === undefined ? {} : { regexes }) };
+  const ignore = at('testPathIgnorePatterns');
+  const ignored = ignore === null ? undefined : stringArrayAt(text, ignore.index + ignore[0].length);
+  return {
+    ...(globs === undefined ? {} : { globs }),
+    ...(regexes === undefined ? {} : { regexes }),
+    ...(ignored === undefined ? {} : { ignored }),
+  };
+}
+
+/** What jest's configuration says about which files are tests. */
+export interface JestSelection {
+  globs?: string[];
+  regexes?: string[];
+  ignored?: string[];
 }
 
 /** jest's selection from a package.json's `jest` key or a JSON configuration. */
-export function jestJsonSelection(config: unknown): { globs?: string[]; regexes?: string[] } {
+export function jestJsonSelection(config: unknown): JestSelection {
   if (config === null || typeof config !== 'object') return {};
   const record = config as Record<string, unknown>;
   const strings = (value: unknown) =>
@@ -157,18 +175,19 @@ export function jestJsonSelection(config: unknown): { globs?: string[]; regexes?
         : undefined;
   const globs = strings(record.testMatch);
   const regexes = strings(record.testRegex);
-  return { ...(globs === undefined ? {} : { globs }), ...(regexes === undefined ? {} : { regexes }) };
+  const ignored = strings(record.testPathIgnorePatterns);
+  return {
+    ...(globs === undefined ? {} : { globs }),
+    ...(regexes === undefined ? {} : { regexes }),
+    ...(ignored === undefined ? {} : { ignored }),
+  };
 }
 
 /**
  * jest's tests as configured: its own testMatch when nothing else is said (it takes `test.js` and
  * `spec.ts` as tests, which the conventions here do not). `<rootDir>/` is the config's folder.
  */
-export function jestConfiguredTests(
-  selection: { globs?: string[]; regexes?: string[] },
-  cwd: string,
-  source: string,
-): ConfiguredTests {
+export function jestConfiguredTests(selection: JestSelection, cwd: string, source: string): ConfiguredTests {
   const globs =
     selection.regexes !== undefined
       ? []
@@ -178,6 +197,9 @@ export function jestConfiguredTests(
     cwd,
     globs,
     ...(selection.regexes === undefined ? {} : { regexes: selection.regexes }),
+    ...(selection.ignored === undefined
+      ? {}
+      : { ignored: selection.ignored.map((pattern) => pattern.replace(/^<rootDir>/, '')) }),
     source,
   };
 }
@@ -222,6 +244,32 @@ export function pytestSetting(base: string, text: string, key: string): string[]
   return values.length === 0 ? undefined : values;
 }
 
+/** Compiles regular expressions from a configuration, leaving out any that do not compile. */
+function compiledRegexes(sources: readonly string[] | undefined): RegExp[] {
+  return (sources ?? []).flatMap((source) => {
+    try {
+      return [new RegExp(source)];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** Files a runner's configuration leaves out of its tests (jest's testPathIgnorePatterns). */
+function ignoredMatcher(configured: readonly ConfiguredTests[]): (relative: string) => boolean {
+  const ignores = configured.flatMap((entry) => {
+    const regexes = compiledRegexes(entry.ignored);
+    if (regexes.length === 0) return [];
+    const prefix = entry.cwd === '.' ? '' : `${entry.cwd}/`;
+    return [
+      (relative: string) =>
+        relative.startsWith(prefix) &&
+        regexes.some((regex) => regex.test(`/${relative.slice(prefix.length)}`)),
+    ];
+  });
+  return (relative) => ignores.some((ignored) => ignored(relative));
+}
+
 /** Compiles configured tests into one path test (workspace-relative paths). */
 function configuredMatcher(configured: readonly ConfiguredTests[]): (relative: string) => boolean {
   const tests = configured.map((entry) => {
@@ -232,16 +280,10 @@ function configuredMatcher(configured: readonly ConfiguredTests[]): (relative: s
         return [];
       }
     });
-    const regexes = (entry.regexes ?? []).flatMap((source) => {
-      try {
-        return [new RegExp(source)];
-      } catch {
-        return [];
-      }
-    });
+    const regexes = compiledRegexes(entry.regexes);
     const prefix = entry.cwd === '.' ? '' : `${entry.cwd}/`;
     // pytest collects only Python files by these names; the JavaScript runners only scripts.
-    const language = entry.runner === 'pytest' ? /\.py$/ : /\.[cm]?[jt]sx?$/;
+    const language = entry.runner === 'pytest' || entry.runner === 'django' ? /\.py$/ : /\.[cm]?[jt]sx?$/;
     return (relative: string) => {
       if (!relative.startsWith(prefix) || !language.test(relative) || /\.d\.[cm]?ts$/.test(relative))
         return false;
@@ -256,21 +298,26 @@ const classifiers = new WeakMap<readonly ConfiguredTests[], (relative: string) =
 
 /**
  * Whether a file holds tests in this project: by the naming conventions (`isTestFile`), or because
- * a runner's configuration names it (`configured`, from the project profile). Folders of fixtures
- * stay out either way.
+ * a runner's configuration names it (`configured`, from the project profile), and no runner's
+ * configuration leaves it out (jest's testPathIgnorePatterns). Folders of fixtures stay out
+ * either way.
  */
 export function projectTestFiles(configured: readonly ConfiguredTests[]): (relative: string) => boolean {
   if (configured.length === 0) return isTestFile;
   let classify = classifiers.get(configured);
   if (classify === undefined) {
     const matches = configuredMatcher(configured);
+    const ignored = ignoredMatcher(configured);
     const verdicts = new Map<string, boolean>();
     classify = (relative) => {
       let verdict = verdicts.get(relative);
       if (verdict === undefined) {
         verdict =
-          isTestFile(relative) ||
-          (!FIXTURE_FOLDER.test(relative) && !/(^|\/)node_modules\//.test(relative) && matches(relative));
+          (isTestFile(relative) ||
+            (!FIXTURE_FOLDER.test(relative) &&
+              !/(^|\/)node_modules\//.test(relative) &&
+              matches(relative))) &&
+          !ignored(relative);
         verdicts.set(relative, verdict);
       }
       return verdict;
@@ -309,7 +356,7 @@ export async function javascriptConfiguredTests(
       found.push(jestConfiguredTests(jestJsonSelection(manifest.jest), folder, manifestPath));
     } else if (config !== undefined) {
       const text = (await read(inFolder(config))) ?? '';
-      let selection: { globs?: string[]; regexes?: string[] } = {};
+      let selection: JestSelection = {};
       if (config.endsWith('.json')) {
         try {
           selection = jestJsonSelection(JSON.parse(text));

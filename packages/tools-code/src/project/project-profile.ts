@@ -548,6 +548,20 @@ async function computeProjectProfile(
       }
     }
   }
+  // Django projects: manage.py runs Django's test runner, which finds test*.py (an app's tests.py)
+  // and sets the project up (settings, a test database); `python3 -m unittest` cannot.
+  const djangoProjects: { folder: string; manage: string }[] = [];
+  for (const file of files) {
+    if (path.posix.basename(file.relative) !== 'manage.py') continue;
+    if (file.relative.split('/').length > MAX_MANIFEST_DEPTH) continue;
+    if (/(^|\/)(fixtures?|examples?|vendor|third_party|testdata|node_modules)\//.test(file.relative))
+      continue;
+    const text = (await read(file.relative, file)) ?? '';
+    if (!/\bdjango\b/i.test(text)) continue;
+    const folder = path.posix.dirname(file.relative);
+    djangoProjects.push({ folder, manage: file.relative });
+    configuredTests.push({ runner: 'django', cwd: folder, globs: ['test*.py'], source: file.relative });
+  }
   const isTest = projectTestFiles(configuredTests);
   const testFiles = files.filter((file) => isTest(file.relative));
   const pythonTests = testFiles.filter((file) => file.relative.endsWith('.py'));
@@ -573,7 +587,16 @@ async function computeProjectProfile(
       configured !== '' ? configured : importsPytest ? 'Python tests import pytest' : undefined;
     const source =
       manifests.find((manifest) => path.posix.dirname(manifest) === folder) ?? pythonTests[0]!.relative;
+    const django = djangoProjects.sort((a, b) => a.folder.length - b.folder.length)[0];
     if (evidence !== undefined) addFramework('pytest', folder, runnerBaseArgv('pytest'), evidence, source);
+    else if (django !== undefined)
+      addFramework(
+        'django',
+        django.folder,
+        runnerBaseArgv('django'),
+        `${django.manage} runs Django's test runner`,
+        django.manage,
+      );
     else if (importsUnittest) {
       // discover only looks into packages; tests/ without __init__.py is named as the start folder.
       const testFolder = path.posix.dirname(pythonTests[0]!.relative);
@@ -610,7 +633,10 @@ async function computeProjectProfile(
     const roots = pythonSourceRoots(configurations, below);
     const python = commands.find(
       (command) =>
-        command.cwd === folder && (command.framework === 'pytest' || command.framework === 'unittest'),
+        command.cwd === folder &&
+        (command.framework === 'pytest' ||
+          command.framework === 'unittest' ||
+          command.framework === 'django'),
     );
     if (python !== undefined && roots.length > 0) python.env = { PYTHONPATH: roots.join(':') };
     // pytest's `testpaths` (in its first configuration file, as pytest picks it): the tests the

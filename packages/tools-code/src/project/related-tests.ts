@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { CodeContext } from '../engine/code-context.js';
 import { splitSymbol } from '../engine/symbol-queries.js';
 import { throwIfCancelled } from '../errors.js';
+import { languageOfPath } from '../languages.js';
 import { projectTestFiles } from './configured-tests.js';
 import { ModuleResolver } from './module-resolver.js';
 import { type CheckCommand, detectProjectProfile, type ProjectProfile } from './project-profile.js';
@@ -78,7 +79,10 @@ function checkForTest(
   const extension = path.posix.extname(testPath);
   const fits = (command: CheckCommand) => {
     if (!isTestRunner(command.framework)) return false;
-    if (extension === '.py') return command.framework === 'pytest' || command.framework === 'unittest';
+    if (extension === '.py')
+      return (
+        command.framework === 'pytest' || command.framework === 'unittest' || command.framework === 'django'
+      );
     if (extension === '.go') return command.framework === 'go';
     if (extension === '.rs') return command.framework === 'cargo';
     if (!JAVASCRIPT_RUNNERS.includes(command.framework)) return false;
@@ -98,6 +102,40 @@ function checkForTest(
   return configured === undefined
     ? { reason: 'no runner found' }
     : { reason: `outside the tests ${configured.command_id} runs (${configured.testPaths!.join(' ')})` };
+}
+
+/** How many code files that are not tests have each test stem (`models` for every models.py). */
+function countSourcesByStem(
+  files: readonly string[],
+  isTest: (relative: string) => boolean,
+): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const file of files) {
+    if (languageOfPath(file)?.code !== true || isTest(file)) continue;
+    const stem = testStem(file);
+    counts.set(stem, (counts.get(stem) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
+ * Whether a test sits beside a source: its folder, test folders left out (`catalog/tests/` for
+ * `catalog/`, `tests/foo/` for `src/foo/`), is the source's folder, one of its ends, or the root.
+ */
+function testBeside(test: string, sourceDirectory: string): boolean {
+  const testFolder = path.posix
+    .dirname(test)
+    .split('/')
+    .filter((segment) => !/^(test|tests|__tests__|spec|specs|\.)$/.test(segment))
+    .join('/');
+  const source = sourceDirectory === '.' ? '' : sourceDirectory;
+  return (
+    testFolder === '' ||
+    testFolder === source ||
+    source.endsWith(`/${testFolder}`) ||
+    testFolder.endsWith(`/${source}`) ||
+    (source !== '' && testFolder.startsWith(`${source}/`))
+  );
 }
 
 /**
@@ -238,12 +276,16 @@ export async function findRelatedTests(
       return count > 0 && count <= bound;
     });
   };
+  let sourcesByStem: Map<string, number> | undefined;
   for (const source of sources) {
     if (isTest(source)) add(source, 'is a test', 10);
     // Counted only once a test reaches the source through other files (names × tests lookups).
     let distinctive: string[] | undefined;
     const stem = testStem(source);
     const sourceDirectory = path.posix.dirname(source);
+    // A name several sources share (every Django app has a models.py) relates a test only to the
+    // source beside it: djangoproject.com's checklists/tests/test_models.py is not blog/models.py's.
+    const sharedStem = (sourcesByStem ??= countSourcesByStem(files, isTest)).get(stem)! > 1;
     for (const test of tests) {
       throwIfCancelled(request.signal);
       if (test === source) continue;
@@ -265,7 +307,8 @@ export async function findRelatedTests(
       }
       // A name relates a test to the source it is named after, not to another test: zod's
       // v4/classic/tests/string.test.ts ran with v3's and mini's string.test.ts.
-      if (testStem(test) === stem && !isTest(source)) add(test, `named like ${source}`, 3);
+      if (testStem(test) === stem && !isTest(source) && (!sharedStem || testBeside(test, sourceDirectory)))
+        add(test, `named like ${source}`, 3);
       if (test.endsWith('_test.go') && path.posix.dirname(test) === sourceDirectory && source.endsWith('.go'))
         add(test, `same Go package as ${source}`, 2);
     }

@@ -11,6 +11,7 @@ export const TEST_RUNNERS = [
   'tap',
   'pytest',
   'unittest',
+  'django',
   'go',
   'cargo',
 ] as const;
@@ -96,6 +97,19 @@ export function selectionArgv(
         ...base,
         ...(testName === undefined ? [] : ['-t', escapeRegExp(testName)]),
         ...(files.length === 0 ? [] : ['--runTestsByPath', ...files]),
+      ];
+    case 'django':
+      // Django's runner takes dotted module labels (a file path is refused: "should not be a
+      // file path, did you mean …?").
+      return [
+        ...base,
+        ...(testName === undefined ? [] : ['-k', testName]),
+        ...files.map((file) =>
+          file
+            .replace(/\.py$/, '')
+            .replace(/\/__init__$/, '')
+            .replace(/\//g, '.'),
+        ),
       ];
     case 'go': {
       const packages =
@@ -191,6 +205,9 @@ export function runnerInvocation(
       };
     case 'unittest':
       return { argv: selectionArgv(runner, [...base, '-v'], selection), format: 'unittest-summary' };
+    case 'django':
+      // Django's test runner is unittest's, with its closing lines; -v 2 names each test.
+      return { argv: selectionArgv(runner, [...base, '-v', '2'], selection), format: 'unittest-summary' };
     case 'go':
       return { argv: selectionArgv(runner, [...base, '-json'], selection), format: 'go-test-json' };
     case 'cargo':
@@ -232,6 +249,8 @@ export function runnerBaseArgv(runner: TestRunner): string[] {
       return ['python3', '-m', 'pytest'];
     case 'unittest':
       return ['python3', '-m', 'unittest'];
+    case 'django':
+      return ['python3', 'manage.py', 'test'];
     case 'go':
       return ['go', 'test', './...'];
     case 'cargo':

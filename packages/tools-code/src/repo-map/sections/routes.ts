@@ -4,6 +4,9 @@ import { isApplicationCode } from '../application-code.js';
 
 import type { SectionInput } from './section.js';
 
+/** Folders of templates and fragments, whose HTML is no page of its own. */
+const TEMPLATE_FOLDER = /(^|\/)(templates?|_?layouts|_?includes|partials|views|components)\//;
+
 /** The routes section: the HTTP routes the application declares (not those of test servers or helpers). */
 export async function routesSection(input: SectionInput): Promise<void> {
   const { options, scope, files, snapshot, structured, sections } = input;
@@ -54,7 +57,10 @@ function routesFromPaths(files: readonly string[]): { method: string; path: stri
       });
       continue;
     }
-    if (/\.html?$/i.test(file) && !isTestFile(file))
+    // A server's templates (Django's and Flask's templates/, a static site's layouts and
+    // includes) are rendered into pages, not served at their own paths: djangoproject.com's
+    // `templates/400.html` was listed as the page /djangoproject/templates/400.html.
+    if (/\.html?$/i.test(file) && !isTestFile(file) && !TEMPLATE_FOLDER.test(file))
       routes.push({ method: 'PAGE', path: `/${file.replace(/(^|\/)index\.html?$/i, '$1')}`, file });
   }
   return routes;
