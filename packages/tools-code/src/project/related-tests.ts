@@ -285,7 +285,8 @@ export async function findRelatedTests(
     const sourceDirectory = path.posix.dirname(source);
     // A name several sources share (every Django app has a models.py) relates a test only to the
     // source beside it: djangoproject.com's checklists/tests/test_models.py is not blog/models.py's.
-    const sharedStem = (sourcesByStem ??= countSourcesByStem(files, isTest)).get(stem)! > 1;
+    sourcesByStem ??= countSourcesByStem(files, isTest);
+    const sharedStem = (sourcesByStem.get(stem) ?? 0) > 1;
     for (const test of tests) {
       throwIfCancelled(request.signal);
       if (test === source) continue;
