@@ -12,6 +12,7 @@ import {
   callOk,
   type FixtureSession,
   openFixtureProject,
+  openWrittenProject,
   type Structured,
 } from './helpers/fixture-projects.js';
 
@@ -134,7 +135,7 @@ describe('tests beside their sources, named test.ts as vitest.config.ts says (ts
     expect(data.test_files).toBe(2);
     expect(text).toContain('Test frameworks: vitest; 2 test files');
     expect(data.configured_tests).toEqual([
-      { runner: 'vitest', cwd: '.', globs: ['src/**/test.ts'], source: 'vitest.config.ts' },
+      { runner: 'vitest', cwd: '.', globs: ['src/**/test.ts'], only: true, source: 'vitest.config.ts' },
     ]);
   });
 
@@ -185,5 +186,51 @@ describe("pytest's python_files and testpaths (py-configured-tests)", () => {
     expect(run.text.split('\n')[1]).toBe(
       'Related tests not run: bench/test_area_speed.py (outside the tests pytest runs (tests)).',
     );
+  });
+});
+
+// On trpc (vitest alone), code_related_tests ranked `src/__tests__/testClientResource.ts`, a
+// helper vitest never runs, second among the tests of the router, and handed it to vitest.
+describe("a folder's sole runner decides which of its scripts are tests", () => {
+  let vitestOnly: FixtureSession;
+  let nodeTestOnly: FixtureSession;
+  beforeAll(async () => {
+    vitestOnly = await openWrittenProject('sole-vitest', {
+      'package.json': JSON.stringify({
+        name: 'client',
+        scripts: { test: 'vitest run' },
+        devDependencies: { vitest: '^4' },
+      }),
+      'src/router.ts': 'export const route = (path: string) => path;\n',
+      'src/__tests__/testClientResource.ts':
+        "import { route } from '../router.js';\nexport const resource = route('/');\n",
+      'src/__tests__/router.test.ts':
+        "import { it } from 'vitest';\nimport { resource } from './testClientResource.js';\nit('routes', () => void resource);\n",
+    });
+    nodeTestOnly = await openWrittenProject('sole-node-test', {
+      'package.json': JSON.stringify({ name: 'cli', scripts: { test: 'node --test' } }),
+      'index.js': 'exports.run = () => 1;\n',
+      'tests/program.js': "require('../index.js').run();\n",
+      'tests/run.test.js':
+        "const test = require('node:test');\nrequire('../index.js');\ntest('runs', () => {});\n",
+    });
+  });
+  afterAll(async () => {
+    await vitestOnly?.close();
+    await nodeTestOnly?.close();
+  });
+
+  const relatedPaths = async (session: FixtureSession, source: string) =>
+    ((await callOk(session, 'code_related_tests', { path: source })).data.tests as Structured[]).map(
+      (test) => test.path,
+    );
+
+  it("takes vitest's include, not the folder's name", async () => {
+    expect(await relatedPaths(vitestOnly, 'src/router.ts')).toEqual(['src/__tests__/router.test.ts']);
+    expect((await callOk(vitestOnly, 'code_project_profile', {})).data.test_files).toBe(1);
+  });
+
+  it("takes node --test's own patterns when its script gives it no files", async () => {
+    expect(await relatedPaths(nodeTestOnly, 'index.js')).toEqual(['tests/run.test.js']);
   });
 });

@@ -10,7 +10,7 @@ import { FIXTURE_FOLDER, isTestFile } from './test-files.js';
  * guessed from names, so `scripts/test.js` or Angular's `src/test.ts` stays what it is elsewhere.
  */
 export interface ConfiguredTests {
-  runner: 'vitest' | 'jest' | 'pytest' | 'django';
+  runner: 'vitest' | 'jest' | 'pytest' | 'django' | 'node:test';
   /** Workspace-relative folder the patterns are relative to ('.' for the root). */
   cwd: string;
   /** Globs relative to `cwd` (a glob without '/' matches a file name at any depth). */
@@ -22,9 +22,28 @@ export interface ConfiguredTests {
    * else names them (immutable-js's `__tests__/ts-utils.ts`, a helper among its tests).
    */
   ignored?: string[];
+  /**
+   * The only tests of this language in `cwd`: the folder's one JavaScript runner is vitest or
+   * node --test, which take no file by its folder alone (trpc's `__tests__/testClientResource.ts`
+   * is a helper vitest never runs).
+   */
+  only?: true;
   /** The configuration they were read from. */
   source: string;
 }
+
+/** vitest's default `include`. */
+export const VITEST_DEFAULT_INCLUDE = ['**/*.{test,spec}.?(c|m)[jt]s?(x)'];
+
+/** The files `node --test` runs when given none (Node 20, 22 and 24 alike). */
+export const NODE_TEST_DEFAULT_PATTERNS = [
+  '**/*.test.{cjs,mjs,js}',
+  '**/*-test.{cjs,mjs,js}',
+  '**/*_test.{cjs,mjs,js}',
+  '**/test-*.{cjs,mjs,js}',
+  '**/test.{cjs,mjs,js}',
+  '**/test/**/*.{cjs,mjs,js}',
+];
 
 /**
  * jest's own testMatch, used when its configuration names neither testMatch nor testRegex. Its
@@ -270,6 +289,38 @@ function ignoredMatcher(configured: readonly ConfiguredTests[]): (relative: stri
   return (relative) => ignores.some((ignored) => ignored(relative));
 }
 
+/**
+ * For a script in the folder of a sole runner (`only`), whether that runner takes it as a test;
+ * undefined elsewhere. The deepest folder with a JavaScript runner decides: a package with jest
+ * below a root with vitest keeps jest's.
+ */
+function soleRunnerMatcher(
+  configured: readonly ConfiguredTests[],
+): (relative: string) => boolean | undefined {
+  const javascript = configured
+    .filter((entry) => entry.runner !== 'pytest' && entry.runner !== 'django')
+    .sort((a, b) => b.cwd.length - a.cwd.length);
+  if (!javascript.some((entry) => entry.only)) return () => undefined;
+  const compiled = javascript.map((entry) => ({
+    only: entry.only === true,
+    prefix: entry.cwd === '.' ? '' : `${entry.cwd}/`,
+    globs: entry.globs.flatMap((glob) => {
+      try {
+        return [compileGlob(glob)];
+      } catch {
+        return [];
+      }
+    }),
+  }));
+  return (relative) => {
+    if (!/\.[cm]?[jt]sx?$/.test(relative)) return undefined;
+    const deepest = compiled.find(({ prefix }) => relative.startsWith(prefix));
+    if (deepest === undefined || !deepest.only) return undefined;
+    const inner = relative.slice(deepest.prefix.length);
+    return deepest.globs.some((glob) => glob.matches(inner));
+  };
+}
+
 /** Compiles configured tests into one path test (workspace-relative paths). */
 function configuredMatcher(configured: readonly ConfiguredTests[]): (relative: string) => boolean {
   const tests = configured.map((entry) => {
@@ -308,16 +359,17 @@ export function projectTestFiles(configured: readonly ConfiguredTests[]): (relat
   if (classify === undefined) {
     const matches = configuredMatcher(configured);
     const ignored = ignoredMatcher(configured);
+    const sole = soleRunnerMatcher(configured);
     const verdicts = new Map<string, boolean>();
     classify = (relative) => {
       let verdict = verdicts.get(relative);
       if (verdict === undefined) {
+        const outsideFixtures = !FIXTURE_FOLDER.test(relative) && !/(^|\/)node_modules\//.test(relative);
+        const soleVerdict = sole(relative);
         verdict =
-          (isTestFile(relative) ||
-            (!FIXTURE_FOLDER.test(relative) &&
-              !/(^|\/)node_modules\//.test(relative) &&
-              matches(relative))) &&
-          !ignored(relative);
+          (soleVerdict === undefined
+            ? isTestFile(relative) || (outsideFixtures && matches(relative))
+            : soleVerdict && outsideFixtures && !/\.d\.[cm]?ts$/.test(relative)) && !ignored(relative);
         verdicts.set(relative, verdict);
       }
       return verdict;
@@ -331,7 +383,11 @@ export function projectTestFiles(configured: readonly ConfiguredTests[]): (relat
 export const VITEST_CONFIG = /^(vitest|vite)\.config\.[cm]?[jt]s$/;
 export const JEST_CONFIG = /^jest\.config\.([cm]?[jt]s|json)$/;
 
-/** Reads one JavaScript package's configured tests from its package.json and config files. */
+/**
+ * Reads one JavaScript package's configured tests from its package.json and config files.
+ * `runners` are the package's JavaScript runners; `nodeTestDefault` says its scripts start
+ * `node --test` on no files.
+ */
 export async function javascriptConfiguredTests(
   folder: string,
   manifest: Record<string, unknown>,
@@ -339,17 +395,38 @@ export async function javascriptConfiguredTests(
   runners: ReadonlySet<string>,
   configFiles: readonly string[],
   read: (relative: string) => Promise<string | undefined>,
+  nodeTestDefault = false,
 ): Promise<ConfiguredTests[]> {
   const inFolder = (name: string) => (folder === '.' ? name : path.posix.join(folder, name));
   const found: ConfiguredTests[] = [];
+  // The folder's only JavaScript runner decides alone which of its scripts are tests.
+  const only = runners.size === 1 ? ({ only: true } as const) : {};
   if (runners.has('vitest')) {
     // vitest.config wins over vite.config, as vitest reads it first.
     const configs = configFiles.filter((name) => VITEST_CONFIG.test(name));
     const config = configs.find((name) => name.startsWith('vitest.')) ?? configs[0];
     const text = config === undefined ? undefined : await read(inFolder(config));
     const globs = text === undefined ? undefined : vitestIncludes(text);
-    if (globs !== undefined) found.push({ runner: 'vitest', cwd: folder, globs, source: inFolder(config!) });
+    if (globs !== undefined)
+      found.push({ runner: 'vitest', cwd: folder, globs, ...only, source: inFolder(config!) });
+    else if (runners.size === 1)
+      found.push({
+        runner: 'vitest',
+        cwd: folder,
+        globs: VITEST_DEFAULT_INCLUDE,
+        only: true,
+        source: manifestPath,
+      });
   }
+  // node --test given no files runs its default patterns; given files or folders, those.
+  if (runners.has('node:test') && runners.size === 1 && nodeTestDefault)
+    found.push({
+      runner: 'node:test',
+      cwd: folder,
+      globs: NODE_TEST_DEFAULT_PATTERNS,
+      only: true,
+      source: manifestPath,
+    });
   if (runners.has('jest')) {
     const config = configFiles.find((name) => JEST_CONFIG.test(name));
     if ('jest' in manifest) {

@@ -448,6 +448,7 @@ async function computeProjectProfile(
           invocation.testPaths,
         );
       }
+      if (scriptRunners.has('node:test')) runnersHere.add('node:test');
       configuredTests.push(
         ...(await javascriptConfiguredTests(
           folder,
@@ -458,6 +459,7 @@ async function computeProjectProfile(
             (child) => VITEST_CONFIG.test(child) || JEST_CONFIG.test(child),
           ),
           (relative) => read(relative, versions.get(relative)),
+          scriptRunners.has('node:test') && scriptInvocation('node:test').testPaths === undefined,
         )),
       );
       if (scriptRunners.has('node:test')) {
