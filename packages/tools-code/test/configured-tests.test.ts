@@ -13,6 +13,7 @@ import {
   type FixtureSession,
   openFixtureProject,
   openWrittenProject,
+  relatedTestPaths,
   type Structured,
 } from './helpers/fixture-projects.js';
 
@@ -220,17 +221,12 @@ describe("a folder's sole runner decides which of its scripts are tests", () => 
     await nodeTestOnly?.close();
   });
 
-  const relatedPaths = async (session: FixtureSession, source: string) =>
-    ((await callOk(session, 'code_related_tests', { path: source })).data.tests as Structured[]).map(
-      (test) => test.path,
-    );
-
   it("takes vitest's include, not the folder's name", async () => {
-    expect(await relatedPaths(vitestOnly, 'src/router.ts')).toEqual(['src/__tests__/router.test.ts']);
+    expect(await relatedTestPaths(vitestOnly, 'src/router.ts')).toEqual(['src/__tests__/router.test.ts']);
     expect((await callOk(vitestOnly, 'code_project_profile', {})).data.test_files).toBe(1);
   });
 
   it("takes node --test's own patterns when its script gives it no files", async () => {
-    expect(await relatedPaths(nodeTestOnly, 'index.js')).toEqual(['tests/run.test.js']);
+    expect(await relatedTestPaths(nodeTestOnly, 'index.js')).toEqual(['tests/run.test.js']);
   });
 });

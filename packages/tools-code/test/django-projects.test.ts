@@ -5,6 +5,7 @@ import {
   type FixtureSession,
   openFixtureProject,
   openWrittenProject,
+  relatedTestPaths,
   type Structured,
 } from './helpers/fixture-projects.js';
 
@@ -79,14 +80,9 @@ describe('a test named like a source that several apps have', () => {
   });
   afterAll(() => session?.close());
 
-  const relatedPaths = async (source: string) =>
-    ((await callOk(session, 'code_related_tests', { path: source })).data.tests as Structured[]).map(
-      (test) => test.path,
-    );
-
   it("relates it to the source beside it only, and a unique name's test wherever it is", async () => {
-    expect(await relatedPaths('blog/models.py')).toEqual([]);
-    expect(await relatedPaths('shop/models.py')).toEqual(['shop/tests/test_models.py']);
-    expect(await relatedPaths('src/pricing/rules.py')).toEqual(['tests/pricing/test_rules.py']);
+    expect(await relatedTestPaths(session, 'blog/models.py')).toEqual([]);
+    expect(await relatedTestPaths(session, 'shop/models.py')).toEqual(['shop/tests/test_models.py']);
+    expect(await relatedTestPaths(session, 'src/pricing/rules.py')).toEqual(['tests/pricing/test_rules.py']);
   });
 });

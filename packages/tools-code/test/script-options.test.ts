@@ -94,6 +94,8 @@ describe("run_tests keeps the test script's options (js-commonjs-app, mocha --re
     });
     expect(data).toMatchObject({ command_id: 'npm:test', status: 'passed', passed: 2, failed: 0 });
     expect(data.files).toEqual(['test/app.handle.js']);
+    // The tests it ran are not named as left out, as if another check ran them.
+    expect(data.notes).toBeUndefined();
   });
 
   it('runs the whole script without a selection', async () => {

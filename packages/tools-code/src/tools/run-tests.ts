@@ -82,6 +82,8 @@ export function runTestsTool(context: CodeContext) {
           signal,
         });
         let check: (typeof related.commands)[number] | undefined = related.commands[0];
+        // The related check the run is made of (before a command_id renames it).
+        let chosen: (typeof related.commands)[number] | undefined = check;
         if (command !== undefined) {
           const runner = await runnerOfCheck(context, command);
           if (runner === undefined) {
@@ -94,6 +96,7 @@ export function runTestsTool(context: CodeContext) {
           check = related.commands.find(
             (candidate) => candidate.framework === runner.runner && candidate.cwd === command!.cwd,
           );
+          chosen = check;
           if (check !== undefined) {
             const base = selectedRunBase(command, runner);
             // Only the related tests the check itself runs: axios's `test:mocha` names test/unit,
@@ -132,7 +135,7 @@ export function runTestsTool(context: CodeContext) {
         }
         for (const test of related.unrun) leftOut.push(`${test.path} (${test.reason})`);
         // Tests of another runner (a project with vitest and pytest) are another check's.
-        const otherChecks = related.commands.filter((other) => other.command_id !== check!.command_id);
+        const otherChecks = related.commands.filter((other) => other !== chosen);
         for (const other of otherChecks)
           leftOut.push(
             `${other.files.join(', ')} (run by ${other.command_id}: run_tests command_id=${other.command_id} with the same path)`,

@@ -105,3 +105,9 @@ export async function callError(
   if (!result.isError) throw new Error(`${name} succeeded but should have failed`);
   return (result.structuredContent as Structured).error as { code: string; message: string };
 }
+
+/** The paths code_related_tests relates to a source, best first. */
+export async function relatedTestPaths(session: FixtureSession, source: string): Promise<string[]> {
+  const { data } = await callOk(session, 'code_related_tests', { path: source });
+  return (data.tests as Structured[]).map((test) => test.path as string);
+}
