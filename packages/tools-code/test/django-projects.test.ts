@@ -49,9 +49,20 @@ describe('a Django project (py-django-site)', () => {
     );
   });
 
-  it('lists no template as a page of its own', async () => {
+  it('lists its URL patterns below the prefix they are included at, and no template as a page', async () => {
     const { data } = await callOk(session, 'repo_map', { include: ['routes'] });
-    expect(data.routes).toEqual([]);
+    expect(data.routes).toEqual([
+      { method: 'ANY', path: '/catalog/', file: 'catalog/urls.py', line: 6 },
+      { method: 'ANY', path: '/catalog/<int:pk>/', file: 'catalog/urls.py', line: 7 },
+    ]);
+  });
+
+  it('serves the URL patterns of a module nothing includes at the root', async () => {
+    const { data } = await callOk(session, 'repo_map', { include: ['routes'], scope: 'catalog' });
+    expect(data.routes).toEqual([
+      { method: 'ANY', path: '/', file: 'catalog/urls.py', line: 6 },
+      { method: 'ANY', path: '/<int:pk>/', file: 'catalog/urls.py', line: 7 },
+    ]);
   });
 
   it('names a test by its module, and a package by its folder', () => {

@@ -1,6 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { ExtractionContext, stringLiteralValue } from './extraction-context.js';
-import type { FileAnalysis, SymbolKindName } from './symbols.js';
+import type { FileAnalysis, RouteDeclaration, SymbolKindName } from './symbols.js';
 import { walkTree } from './tree-walk.js';
 
 /** A Map, so a decorator named like an Object property (`@app.constructor(…)`) is no route. */
@@ -46,9 +46,35 @@ function recordDecoratorRoute(decorator: Node, analysis: FileAnalysis): void {
     analysis.routes.push({ method: each, path: routePath, line });
 }
 
+/** Django's URL pattern functions: `path` takes a route, `re_path` (and the old `url`) a regex. */
+const DJANGO_URL_FUNCTIONS = new Set(['path', 're_path', 'url']);
+
+/**
+ * A Django URL pattern at a module's top level (`path("blog/", views.index)`), read once the
+ * file's imports say it is Django's: a route, or with `include("blog.urls")` the module served
+ * below it (resolved by the map's routes section).
+ */
+function djangoUrlPattern(call: Node): RouteDeclaration | undefined {
+  const callee = call.childForFieldName('function');
+  if (callee?.type !== 'identifier' || !DJANGO_URL_FUNCTIONS.has(callee.text)) return undefined;
+  const [first, second] = call.childForFieldName('arguments')?.namedChildren ?? [];
+  const written = stringLiteralValue(first ?? null);
+  if (written === undefined) return undefined;
+  const route = callee.text === 'path' ? written : written.replace(/^\^/, '').replace(/\$$/, '');
+  const line = call.startPosition.row + 1;
+  const included =
+    second?.type === 'call' && second.childForFieldName('function')?.text === 'include'
+      ? stringLiteralValue(second.childForFieldName('arguments')?.namedChildren[0] ?? null)
+      : undefined;
+  return included === undefined
+    ? { method: 'ANY', path: route, line }
+    : { method: 'INCLUDE', path: route, line, target: included };
+}
+
 /** Extracts classes, functions, methods, module-level names, imports and decorator routes of Python. */
 export function extractPython(tree: Tree, analysis: FileAnalysis): void {
   const context = new ExtractionContext(analysis);
+  const urlPatterns: RouteDeclaration[] = [];
   // Names declared in each scope ('' for the module): a later assignment to one rebinds it and
   // declares nothing new (attrs' `Attribute = _add_hash(Attribute, …)` after `class Attribute`).
   const declared = new Set<string>();
@@ -84,6 +110,12 @@ export function extractPython(tree: Tree, analysis: FileAnalysis): void {
       case 'decorator':
         recordDecoratorRoute(cursor.currentNode, analysis);
         return undefined;
+      case 'call': {
+        if (context.functionDepth > 0 || context.container !== undefined) return undefined;
+        const pattern = djangoUrlPattern(cursor.currentNode);
+        if (pattern !== undefined) urlPatterns.push(pattern);
+        return undefined;
+      }
       case 'assignment': {
         if (context.functionDepth > 0) return undefined;
         const node = cursor.currentNode;
@@ -127,4 +159,7 @@ export function extractPython(tree: Tree, analysis: FileAnalysis): void {
         return undefined;
     }
   });
+  // `path` and `url` are common names: only a module importing Django's URL functions declares routes.
+  if (analysis.imports.some((imported) => /^django\.(urls|conf\.urls)\b/.test(imported)))
+    analysis.routes.push(...urlPatterns);
 }

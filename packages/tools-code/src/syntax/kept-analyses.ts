@@ -32,7 +32,8 @@ export interface KeptAnalysis {
  * 8: names exported apart from their declaration (`export { a }`, `export default a`,
  *    `module.exports = a` or `{ a }`) are marked exported.
  * 9: a Python assignment to a name its scope already declared is no second symbol, and a module's
- *    dunder settings (`__all__`, `__version__`) are none.
+ *    dunder settings (`__all__`, `__version__`) are none; Django's URL patterns are routes, and
+ *    their includes `INCLUDE` routes with a `target`.
  */
 const KEPT_FORMAT = 9;
 
@@ -222,7 +223,8 @@ function analysisOf(value: unknown): FileAnalysis | undefined {
       !isRecord(route) ||
       typeof route.method !== 'string' ||
       typeof route.path !== 'string' ||
-      !isPositiveInteger(route.line)
+      !isPositiveInteger(route.line) ||
+      (route.target !== undefined && typeof route.target !== 'string')
     )
       return undefined;
   }

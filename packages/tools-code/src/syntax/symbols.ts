@@ -61,6 +61,11 @@ export interface RouteDeclaration {
   method: string;
   path: string;
   line: number;
+  /**
+   * For `INCLUDE` (Django's `path('blog/', include('blog.urls'))`): the dotted module whose routes
+   * are served below `path`.
+   */
+  target?: string;
 }
 
 /** A syntax error found by the grammar (an ERROR or MISSING node). */

@@ -15,9 +15,11 @@ export async function routesSection(input: SectionInput): Promise<void> {
   const applicationFiles = input.derived('files outside tests', () =>
     files.filter((file) => isApplicationCode(file, scope)),
   );
+  const declared: { method: string; path: string; file: string; line: number; target?: string }[] = [];
   for (const file of applicationFiles) {
-    for (const route of snapshot.analyses.get(file)?.routes ?? []) routes.push({ ...route, file });
+    for (const route of snapshot.analyses.get(file)?.routes ?? []) declared.push({ ...route, file });
   }
+  routes.push(...mountDjangoIncludes(declared, input.fileSet));
   routes.push(...input.derived('routes from paths', () => routesFromPaths(applicationFiles)));
   routes.sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
   const kept = routes.slice(0, options.maxResults);
@@ -32,6 +34,58 @@ export async function routesSection(input: SectionInput): Promise<void> {
       ...(routes.length > kept.length ? [`  [${routes.length - kept.length} more: raise max_results]`] : []),
       ...(routes.length === 0 ? ['  (none found)'] : []),
     ].join('\n'),
+  );
+}
+
+/**
+ * Django's URL patterns below the prefixes their modules are included at: djangoproject.com's
+ * `path("community/", include("aggregator.urls"))` serves aggregator/urls.py's `"<slug>/"` at
+ * `/community/<slug>/`. A module no include names is served at the root; one included at
+ * several prefixes is listed under each. Other routes pass through.
+ */
+function mountDjangoIncludes(
+  declared: readonly { method: string; path: string; file: string; line: number; target?: string }[],
+  fileSet: ReadonlySet<string>,
+): { method: string; path: string; file: string; line: number }[] {
+  const includes = declared.filter((route) => route.method === 'INCLUDE' && route.target !== undefined);
+  const plain = declared.filter((route) => route.method !== 'INCLUDE');
+  /** The file a dotted module names, looked up from the including file's folders upwards. */
+  const moduleFile = (dotted: string, from: string): string | undefined => {
+    const modulePath = dotted.replace(/\./g, '/');
+    const folders = from.split('/').slice(0, -1);
+    for (let depth = folders.length; depth >= 0; depth--) {
+      const base = folders.slice(0, depth).join('/');
+      for (const candidate of [`${modulePath}.py`, `${modulePath}/__init__.py`]) {
+        const file = base === '' ? candidate : `${base}/${candidate}`;
+        if (fileSet.has(file)) return file;
+      }
+    }
+    return undefined;
+  };
+  const mounts = new Map<string, { file: string; prefix: string }[]>();
+  for (const include of includes) {
+    const file = moduleFile(include.target!, include.file);
+    if (file === undefined || file === include.file) continue;
+    mounts.set(include.file, [...(mounts.get(include.file) ?? []), { file, prefix: include.path }]);
+  }
+  const included = new Set([...mounts.values()].flat().map((mount) => mount.file));
+  // Prefixes of each URL module, from the modules nothing includes (the root URLconf) down.
+  const prefixes = new Map<string, string[]>();
+  const queue = [...new Set(declared.map((route) => route.file))]
+    .filter((file) => !included.has(file))
+    .map((file) => ({ file, prefix: '/' }));
+  while (queue.length > 0) {
+    const { file, prefix } = queue.shift()!;
+    const known = prefixes.get(file) ?? [];
+    if (known.includes(prefix) || known.length >= 8) continue;
+    prefixes.set(file, [...known, prefix]);
+    for (const mount of mounts.get(file) ?? [])
+      queue.push({ file: mount.file, prefix: `${prefix}${mount.prefix}` });
+  }
+  return plain.flatMap(({ target: _target, ...route }) =>
+    /\.py$/.test(route.file) && !route.path.startsWith('/')
+      ? (prefixes.get(route.file) ?? ['/']).map((prefix) => ({ ...route, path: `${prefix}${route.path}` }))
+      : [route],
   );
 }
 
