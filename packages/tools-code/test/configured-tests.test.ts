@@ -214,6 +214,9 @@ describe("a folder's sole runner decides which of its scripts are tests", () => 
       'tests/program.js': "require('../index.js').run();\n",
       'tests/run.test.js':
         "const test = require('node:test');\nrequire('../index.js');\ntest('runs', () => {});\n",
+      // Node 24 runs TypeScript tests itself; Node 20, which run_tests may be on, cannot.
+      'tests/typed.test.ts':
+        "import test from 'node:test';\nimport '../index.js';\ntest('types', () => {});\n",
     });
   });
   afterAll(async () => {
@@ -227,6 +230,11 @@ describe("a folder's sole runner decides which of its scripts are tests", () => 
   });
 
   it("takes node --test's own patterns when its script gives it no files", async () => {
-    expect(await relatedTestPaths(nodeTestOnly, 'index.js')).toEqual(['tests/run.test.js']);
+    expect(await relatedTestPaths(nodeTestOnly, 'index.js')).toEqual([
+      'tests/run.test.js',
+      'tests/typed.test.ts',
+    ]);
+    const { data } = await callOk(nodeTestOnly, 'code_related_tests', { path: 'index.js' });
+    expect(data.not_run).toEqual([{ path: 'tests/typed.test.ts', reason: 'no runner found' }]);
   });
 });

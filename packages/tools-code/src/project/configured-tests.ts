@@ -35,14 +35,17 @@ export interface ConfiguredTests {
 /** vitest's default `include`. */
 export const VITEST_DEFAULT_INCLUDE = ['**/*.{test,spec}.?(c|m)[jt]s?(x)'];
 
-/** The files `node --test` runs when given none (Node 20, 22 and 24 alike). */
+/**
+ * The files `node --test` runs when given none. The TypeScript forms are Node 24's, which strips
+ * types by default; on Node 20 they are tests no runner here can run, and are said to be.
+ */
 export const NODE_TEST_DEFAULT_PATTERNS = [
-  '**/*.test.{cjs,mjs,js}',
-  '**/*-test.{cjs,mjs,js}',
-  '**/*_test.{cjs,mjs,js}',
-  '**/test-*.{cjs,mjs,js}',
-  '**/test.{cjs,mjs,js}',
-  '**/test/**/*.{cjs,mjs,js}',
+  '**/*.test.{cjs,mjs,js,cts,mts,ts}',
+  '**/*-test.{cjs,mjs,js,cts,mts,ts}',
+  '**/*_test.{cjs,mjs,js,cts,mts,ts}',
+  '**/test-*.{cjs,mjs,js,cts,mts,ts}',
+  '**/test.{cjs,mjs,js,cts,mts,ts}',
+  '**/test/**/*.{cjs,mjs,js,cts,mts,ts}',
 ];
 
 /**
