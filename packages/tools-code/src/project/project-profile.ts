@@ -95,6 +95,9 @@ const MANIFEST_NAMES = new Set([
   'tsconfig.json',
 ]);
 
+/** Folders whose manifests (and manage.py) belong to fixtures, examples or vendored code. */
+const NOT_THE_PROJECTS_OWN = /(^|\/)(fixtures?|examples?|vendor|third_party|testdata)\//;
+
 /** Manifests deeper than this are ignored (vendored or example projects). */
 const MAX_MANIFEST_DEPTH = 4;
 
@@ -287,7 +290,7 @@ async function computeProjectProfile(
       (relative) =>
         MANIFEST_NAMES.has(path.posix.basename(relative)) && relative.split('/').length <= MAX_MANIFEST_DEPTH,
     )
-    .filter((relative) => !/(^|\/)(fixtures?|examples?|vendor|third_party|testdata)\//.test(relative));
+    .filter((relative) => !NOT_THE_PROJECTS_OWN.test(relative));
   const commands: CheckCommand[] = [];
   const frameworks: TestFramework[] = [];
   const packageManagers = new Set<string>();
@@ -556,8 +559,7 @@ async function computeProjectProfile(
   for (const file of files) {
     if (path.posix.basename(file.relative) !== 'manage.py') continue;
     if (file.relative.split('/').length > MAX_MANIFEST_DEPTH) continue;
-    if (/(^|\/)(fixtures?|examples?|vendor|third_party|testdata|node_modules)\//.test(file.relative))
-      continue;
+    if (NOT_THE_PROJECTS_OWN.test(file.relative)) continue;
     const text = (await read(file.relative, file)) ?? '';
     if (!/\bdjango\b/i.test(text)) continue;
     const folder = path.posix.dirname(file.relative);
