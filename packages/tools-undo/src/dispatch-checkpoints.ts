@@ -534,10 +534,7 @@ export class DispatchCheckpoints {
         const [created, changed] = await Promise.all([
           // The objects are flushed while the (read-only) diff still runs; #append then finds
           // nothing left to flush before it names the commit.
-          shadow.commit(endTree, head, message).then(async (commit) => {
-            await shadow.makeObjectsDurable();
-            return commit;
-          }),
+          shadow.commitDurably(endTree, head, message),
           shadow.changedFiles(baseTree, endTree),
           // What the index now records for the written files, for their next first write.
           onlyPaths === undefined || !learn ? undefined : shadow.learnRecordedEntries(onlyPaths),
@@ -1273,7 +1270,8 @@ export class DispatchCheckpoints {
       touched.size <= MAX_CHANGED_PATHS_HINT
         ? [...touched]
         : undefined;
-    const snapshot = await shadow.snapshot(signal, narrowed);
+    prefetchCommonCheckout(shadow, targets);
+    const snapshot = await shadow.snapshot(signal, narrowed, { expectUnchanged: true });
     if (open !== undefined && open.observed === undefined && snapshot.tree !== open.baseTree) {
       throw undoError(
         'UNDO_DURING_DISPATCH',
@@ -1321,7 +1319,8 @@ export class DispatchCheckpoints {
         .catch((error: unknown) => {
           throw namingTheDispatches(error, targets);
         }),
-      shadow.commit(targetTree, log.head, `${id}: reverses ${reversed.join(', ')}`),
+      // Its object is flushed while the checkout writes, not after it (see #append).
+      shadow.commitDurably(targetTree, log.head, `${id}: reverses ${reversed.join(', ')}`),
       shadow.changedFiles(snapshot.tree, targetTree),
     ] as const);
     // Only the checkout's own sets: every other path it took out of the records, it deleted.
@@ -1349,6 +1348,24 @@ export class DispatchCheckpoints {
     }
     return { id, kind, commit, reversed, changedFiles };
   }
+}
+
+/**
+ * Starts, beside the undo's scan, the diff its checkout needs in the common case (nothing changed
+ * since the newest target ended and the targets follow each other, see reversedTree): from the
+ * newest target's end tree back to the oldest target's base tree. Should the case not hold, the
+ * diff goes unused; a failure here is left to the undo's own calls to meet.
+ */
+function prefetchCommonCheckout(shadow: ShadowRepository, targets: readonly CheckpointRecord[]): void {
+  const newest = targets[0];
+  const oldest = targets.at(-1);
+  if (newest === undefined || oldest === undefined) return;
+  shadow.treesOf([newest.commit, oldest.baseCommit]).then(
+    ([end, base]) => {
+      if (end !== base) shadow.prefetchChanges(end!, base!);
+    },
+    () => {},
+  );
 }
 
 /**

@@ -56,6 +56,13 @@ export const DEFAULT_EXCLUDED_FOLDERS = [
 
 /** Files larger than this are not recorded in checkpoints (default 5 MiB). */
 export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
+/**
+ * Before an undo writes files back, each one it replaces is checked to still hold what the scan
+ * read. Up to this many files and bytes in all, the files are hashed in-process; beyond, git's
+ * stat data narrows them first (see checkoutTree).
+ */
+const COMPARED_IN_PROCESS_FILES = 64;
+const COMPARED_IN_PROCESS_BYTES = 1024 * 1024;
 
 export interface ShadowRepositoryOptions {
   /** The workspace root (the shadow repository's work tree). */
@@ -88,6 +95,12 @@ export interface RecordOptions {
    * removeIgnoredFoundInBackground), but by the next record.
    */
   atDispatchEnd?: boolean;
+  /**
+   * The caller expects every path of a narrowed snapshot to hold what the index records (an
+   * undo's files, as its dispatch left them): a few small files are then compared in-process
+   * first, and when all of them match, the index's tree is the snapshot without a git process.
+   */
+  expectUnchanged?: boolean;
 }
 
 /** One entry of a git tree: permission mode and object id. */
@@ -201,6 +214,8 @@ export class ShadowRepository {
    */
   #indexTree: string | undefined;
   readonly #treeOfCommit = new Map<string, string>();
+  /** See prefetchChanges. */
+  #prefetchedChanges: { from: string; to: string; changes: Promise<RawChange[]> } | undefined;
 
   private constructor(
     readonly options: ShadowRepositoryOptions,
@@ -294,6 +309,10 @@ export class ShadowRepository {
     onlyPaths?: readonly string[],
     options: RecordOptions = {},
   ): Promise<WorkspaceSnapshot> {
+    if (options.expectUnchanged === true && onlyPaths !== undefined) {
+      const tree = await this.#treeIfStandingAsRecorded(onlyPaths);
+      if (tree !== undefined) return { tree, skippedLargeFiles: [], nestedRepositories: [] };
+    }
     const changes = await this.record(signal, onlyPaths, options);
     let tree = this.#indexTree;
     if (tree === undefined) {
@@ -405,6 +424,28 @@ export class ShadowRepository {
     );
     // The index changed while the files were read: nothing found here can be vouched for.
     return this.#recorded.generation === generation ? unchanged : new Set();
+  }
+
+  /**
+   * The index's tree when each of `paths` (a few small files) holds exactly what the index
+   * records for it, so that a record of them would change nothing (see unchangedSinceRecorded);
+   * undefined when that is not known without git. A removal the background ignore check found
+   * and the next record would make keeps the record on its way.
+   */
+  async #treeIfStandingAsRecorded(paths: readonly string[]): Promise<string | undefined> {
+    const tree = this.#indexTree;
+    const unique = new Set(paths);
+    if (tree === undefined || unique.size === 0 || unique.size > COMPARED_IN_PROCESS_FILES) return undefined;
+    if (!this.#ignoredChecked && (this.#ignoredFoundInBackground?.length ?? 0) > 0) return undefined;
+    let bytes = 0;
+    for (const status of await Promise.all(
+      [...unique].map((file) => lstatIfPresent(path.join(this.options.workTree, file))),
+    )) {
+      bytes += status?.size ?? 0;
+    }
+    if (bytes > COMPARED_IN_PROCESS_BYTES) return undefined;
+    const unchanged = await this.unchangedSinceRecorded([...unique]);
+    return unchanged.size === unique.size && this.#indexTree === tree ? tree : undefined;
   }
 
   /** Reads back what the index records for `paths` after a change of them (one `ls-files`). */
@@ -745,6 +786,16 @@ export class ShadowRepository {
     return entries;
   }
 
+  /**
+   * {@link commit}, then {@link makeObjectsDurable}: for a caller that runs other work meanwhile
+   * (a diff, a checkout), so the flush overlaps it instead of following it.
+   */
+  async commitDurably(tree: string, parent: string | undefined, message: string): Promise<string> {
+    const commit = await this.commit(tree, parent, message);
+    await this.makeObjectsDurable();
+    return commit;
+  }
+
   /** Creates a checkpoint commit of `tree` on top of `parent` (not yet pointed at by any ref). */
   async commit(tree: string, parent: string | undefined, message: string): Promise<string> {
     const args = ['commit-tree', tree, '-m', message];
@@ -864,6 +915,32 @@ export class ShadowRepository {
    * from a single `diff-tree --stdin` process.
    */
   async rawChangesOfPairs(pairs: readonly (readonly [string, string])[]): Promise<RawChange[][]> {
+    if (pairs.length === 1) {
+      const [from, to] = pairs[0]!;
+      const prefetched = this.#prefetchedChanges;
+      if (prefetched?.from === from && prefetched.to === to) {
+        this.#prefetchedChanges = undefined;
+        const changes = await prefetched.changes.catch(() => undefined);
+        if (changes !== undefined) return [changes];
+      }
+    }
+    return this.#diffPairs(pairs);
+  }
+
+  /**
+   * Starts the changes from one tree to another now, for a later rawChangesOfPairs of that very
+   * pair to take (trees never change, so the answer cannot go stale). An undo knows the pair its
+   * common case checks out before its scan ends: the diff runs beside the scan, not after it. A
+   * failure is not reported here; the later call runs the diff again. Only the newest prefetch is
+   * kept.
+   */
+  prefetchChanges(from: string, to: string): void {
+    const changes = this.#diffPairs([[from, to]]).then(([only]) => only!);
+    changes.catch(() => {});
+    this.#prefetchedChanges = { from, to, changes };
+  }
+
+  async #diffPairs(pairs: readonly (readonly [string, string])[]): Promise<RawChange[][]> {
     const results: RawChange[][] = pairs.map(() => []);
     if (pairs.length === 0) return results;
     const output = await this.git.run(['diff-tree', '--stdin', '-r', '-z', '--no-renames', '--raw'], {
@@ -1169,6 +1246,8 @@ export class ShadowRepository {
     // The permission bits of the regular files at changed paths now: kept on the files written
     // back (see keepPermissionBits), and put back should a write fail.
     const modes = new Map<string, number>();
+    // The size of what stands at each recorded path now: decides how it is compared below.
+    const sizes = new Map<string, number>();
     // Each folder above a changed path, looked at once: one that exists but is no real folder (a
     // symlink the user left in its place) is in the way. git would unlink it to make the folder
     // again, and every path below it is read through it.
@@ -1200,6 +1279,7 @@ export class ShadowRepository {
         if (before !== undefined) {
           if (status?.isDirectory() === true) return file;
           if (status?.isFile() === true) modes.set(file, status.mode);
+          sizes.set(file, status?.size ?? 0);
           return undefined;
         }
         // A created file must be absent (its folders were checked above).
@@ -1233,9 +1313,22 @@ export class ShadowRepository {
         .map((change) => [change.path, change.before!]),
     );
     if (replaced.size > 0) {
-      const statDiffers = splitNul(
-        await this.git.runForPaths(['diff-files', '--name-only', '-z'], [...replaced.keys()], wholeRecord),
-      );
+      // A few small files are read and hashed here, which costs less than starting git; more, or
+      // larger ones, are first narrowed to those git's stat data cannot vouch for.
+      let bytesToRead = 0;
+      for (const file of replaced.keys()) bytesToRead += sizes.get(file) ?? 0;
+      const readAll =
+        replaced.size <= COMPARED_IN_PROCESS_FILES &&
+        bytesToRead <= Math.min(COMPARED_IN_PROCESS_BYTES, this.options.maxFileBytes);
+      const statDiffers = readAll
+        ? [...replaced.keys()]
+        : splitNul(
+            await this.git.runForPaths(
+              ['diff-files', '--name-only', '-z'],
+              [...replaced.keys()],
+              wholeRecord,
+            ),
+          );
       const same = await Promise.all(
         statDiffers.map((file) =>
           standsAsEntry(

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GitRunner } from '../src/git-runner.js';
 import { createUndoTools, type UndoToolFamily } from '../src/index.js';
 import { type CheckoutChange, putBackAfterAFailedCheckout } from '../src/put-back.js';
+import { ShadowRepository } from '../src/shadow-repository.js';
 import {
   canLockPaths,
   entriesOf,
@@ -47,14 +48,18 @@ async function openFamily(): Promise<UndoToolFamily> {
   return family;
 }
 
-/** A session whose one dispatch rewrote `a.txt` and `other` (a to A, b to B). */
-async function dispatchRewritingTwo(other: string): Promise<UndoToolFamily['checkpoints']> {
+/** A session whose one dispatch rewrote `a.txt` and `other` (a to A, b to B), and did `more`. */
+async function dispatchRewritingTwo(
+  other: string,
+  more?: () => Promise<void>,
+): Promise<UndoToolFamily['checkpoints']> {
   await write(root, 'a.txt', 'a\n');
   await write(root, other, 'b\n');
   const { checkpoints } = await openFamily();
   await checkpoints.beginDispatch('change two files');
   await writeFile(path.join(root, 'a.txt'), 'A\n');
   await writeFile(path.join(root, other), 'B\n');
+  await more?.();
   await checkpoints.endDispatch();
   return checkpoints;
 }
@@ -243,44 +248,65 @@ describe('a file the user left where the whole-tree undo must make a folder', ()
 describe('a file saved while the undo runs', () => {
   // The scan before the undo found the file as the dispatch left it; a save after that scan
   // (an editor's autosave) was overwritten by `git restore` without a look, and lost. The save is
-  // made at a fixed point: when the checkout asks git for the paths it changes, after the scan.
+  // made at a fixed point: right after the scan has read the workspace.
   afterEach(() => {
     vi.restoreAllMocks();
   });
 
-  /** Writes `text` to `file` once, when the checkout first asks git for the paths it changes. */
-  function saveWhenTheCheckoutBegins(file: string, text: string): { made: boolean } {
+  /** Writes `text` to `file` once, right after the undo's scan (a snapshot) has read the files. */
+  function saveRightAfterTheScan(file: string, text: string): { made: boolean } {
     const save = { made: false };
-    const run = GitRunner.prototype.run;
-    vi.spyOn(GitRunner.prototype, 'run').mockImplementation(async function (this: GitRunner, args, options) {
-      if (!save.made && args[0] === 'diff-tree') {
+    const snapshot = ShadowRepository.prototype.snapshot;
+    vi.spyOn(ShadowRepository.prototype, 'snapshot').mockImplementation(async function (
+      this: ShadowRepository,
+      ...args
+    ) {
+      const taken = await snapshot.apply(this, args);
+      if (!save.made) {
         save.made = true;
         await writeFile(path.join(root, file), text);
       }
-      return run.call(this, args, options);
+      return taken;
     });
     return save;
   }
 
-  it('is left as saved, and the undo refuses, changing nothing', async () => {
-    const checkpoints = await dispatchRewritingTwo('b.txt');
-    const save = saveWhenTheCheckoutBegins('b.txt', 'saved during the undo\n');
-    const refused = await checkpoints.undoDispatches(1).catch((error: unknown) => error);
-    expect(save.made).toBe(true);
-    expect(refused).toMatchObject({
-      code: 'UNDO_CONFLICT',
-      details: { conflicts: [{ path: 'b.txt', reason: 'modified_since', dispatch: 'dispatch-1' }] },
+  // Few small files are compared with what the scan read in-process; more, or larger ones, are
+  // narrowed by git's stat data first. Either way the save is found.
+  for (const replaced of ['two small files', 'a file over 1 MiB among them'] as const) {
+    it(`is left as saved, and the undo refuses, changing nothing (${replaced})`, async () => {
+      const large = 'x'.repeat(1536 * 1024);
+      if (replaced !== 'two small files') await write(root, 'large.txt', `${large}\n`);
+      const checkpoints = await dispatchRewritingTwo('b.txt', async () => {
+        if (replaced !== 'two small files') await writeFile(path.join(root, 'large.txt'), `${large}!\n`);
+      });
+      const save = saveRightAfterTheScan('b.txt', 'saved during the undo\n');
+      const refused = await checkpoints.undoDispatches(1).catch((error: unknown) => error);
+      expect(save.made).toBe(true);
+      expect(refused).toMatchObject({
+        code: 'UNDO_CONFLICT',
+        details: { conflicts: [{ path: 'b.txt', reason: 'modified_since', dispatch: 'dispatch-1' }] },
+      });
+      expect((refused as Error).message).toMatch(/changed while the undo ran/);
+      expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('A\n');
+      expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('saved during the undo\n');
+      // With the save taken back, the undo runs in full.
+      await writeFile(path.join(root, 'b.txt'), 'B\n');
+      vi.restoreAllMocks();
+      await checkpoints.undoDispatches(1);
+      expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('b\n');
+      if (replaced !== 'two small files') {
+        expect(await readFile(path.join(root, 'large.txt'), 'utf8')).toBe(`${large}\n`);
+      }
     });
-    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('A\n');
-    expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('saved during the undo\n');
-  });
+  }
 
   it('during a redo, the refusal says redo, so that the redo is what is asked for again', async () => {
     // Before, every refusal of the checkout said "undo": "ask for the undo again" after a redo
     // would have had a model undo instead.
     const checkpoints = await dispatchRewritingTwo('b.txt');
     await checkpoints.undoDispatches(1);
-    const save = saveWhenTheCheckoutBegins('b.txt', 'saved during the redo\n');
+    const save = saveRightAfterTheScan('b.txt', 'saved during the redo\n');
     const refused = await checkpoints.redoLastUndo().catch((error: unknown) => error);
     expect(save.made).toBe(true);
     expect(refused).toMatchObject({
