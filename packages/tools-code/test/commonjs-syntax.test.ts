@@ -221,6 +221,145 @@ describe('names a module exports apart from their declaration', () => {
   });
 });
 
+// On koajs/koa, lib/only.js (`module.exports = (obj, keys) => {…}`) and lib/is-stream.js had no
+// symbol, lib/search-params.js (`module.exports = { stringify: (obj) => …, parse: … }`) none either:
+// their outlines said "(no symbols)" and the map's module lines were bare paths. TypeScript's
+// navigation tree lists them as `exports` and as the object's methods; an anonymous ES default
+// export as `default`.
+describe("a module's anonymous export and the members of module.exports", () => {
+  const outline = async (file: string, text: string) =>
+    (await analyzeText(file, text))!.symbols.map(
+      (symbol) =>
+        `${symbol.line} ${symbol.kind} ${symbol.container ?? ''}.${symbol.name}${symbol.exported ? ' (exported)' : ''}`,
+    );
+
+  it('lists a function or class assigned to module.exports, named or not, with what is inside it', async () => {
+    expect(
+      await outline(
+        'lib/only.js',
+        'module.exports = (obj, keys) => {\n  const ret = {};\n  return ret;\n};\n',
+      ),
+    ).toEqual(['1 function .exports (exported)']);
+    expect(await outline('lib/mixin.js', 'module.exports = function mixin(a) {\n  return a;\n};\n')).toEqual([
+      '1 function .mixin (exported)',
+    ]);
+    expect(
+      await outline('lib/widget.js', 'module.exports = class {\n  render() {\n    return 1;\n  }\n};\n'),
+    ).toEqual(['1 class .exports (exported)', '2 method exports.render']);
+  });
+
+  it('lists the functions and classes of an object assigned to module.exports as exported', async () => {
+    expect(
+      await outline(
+        'lib/params.js',
+        [
+          'const helper = (value) => String(value);',
+          'module.exports = {',
+          '  stringify: (obj) => {',
+          '    const parts = [];',
+          "    return parts.join('&');",
+          '  },',
+          '  parse: function (text) {',
+          "    return text.split('&');",
+          '  },',
+          '  format(value) {',
+          '    const inner = () => 1;',
+          '    return helper(value) + inner();',
+          '  },',
+          "  'quoted-name': () => 1,",
+          '  Model: class {},',
+          '  helper,',
+          "  router: require('./router'),",
+          '  VERSION: 3,',
+          '};',
+        ].join('\n'),
+      ),
+    ).toEqual([
+      '1 function .helper (exported)',
+      '3 function .stringify (exported)',
+      '7 function .parse (exported)',
+      '10 method .format (exported)',
+      '14 function .quoted-name (exported)',
+      '15 class .Model (exported)',
+    ]);
+  });
+
+  it('lists an anonymous ES default export as default; a named one keeps its name', async () => {
+    expect(await outline('src/a.mjs', 'export default function () {\n  return 1;\n}\n')).toEqual([
+      '1 function .default (exported)',
+    ]);
+    expect(await outline('src/b.ts', 'export default (a: number) => a + 1;\n')).toEqual([
+      '1 function .default (exported)',
+    ]);
+    expect(await outline('src/c.ts', 'export default class {\n  run(): void {}\n}\n')).toEqual([
+      '1 class .default (exported)',
+      '2 method default.run',
+    ]);
+    expect(await outline('src/d.ts', 'export default function named() {}\n')).toEqual([
+      '1 function .named (exported)',
+    ]);
+  });
+});
+
+describe('anonymous exports link no file in the map', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    // Every CommonJS file mentions `exports`: taken for a definition, the name linked each of
+    // them to a module exporting anonymously, and one nobody imports ranked first.
+    const users: Record<string, string> = {};
+    for (let index = 0; index < 5; index++)
+      users[`lib/user${index}.js`] =
+        `const { core } = require('./core');\nmodule.exports.run${index} = () => core(${index});\n`;
+    session = await openWrittenProject('anonymous-exports', {
+      'package.json': JSON.stringify({ name: 'app', main: 'lib/index.js' }),
+      'lib/unused.js': 'module.exports = (obj, keys) => {\n  return keys.map((key) => obj[key]);\n};\n',
+      'lib/core.js': 'function core(x) {\n  return x;\n}\nmodule.exports = { core };\n',
+      'lib/index.js': "const { core } = require('./core');\nmodule.exports = { start: () => core(1) };\n",
+      ...users,
+    });
+  });
+  afterAll(() => session?.close());
+
+  it('ranks a module by its importers, not by every file that says exports', async () => {
+    const { data } = await callOk(session, 'repo_map', { include: ['next_files'] });
+    const next = (data.next_files as Structured[]).map((entry) => entry.path);
+    expect(next[0]).toBe('lib/core.js');
+    expect(next.indexOf('lib/unused.js')).toBeGreaterThan(next.indexOf('lib/index.js'));
+    const outline = await callOk(session, 'file_outline', { path: 'lib/index.js' });
+    expect(outline.text).toContain('function start (exported)');
+  });
+});
+
+describe('anonymous exports single out no test', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    // Tests reach lib/only.js through the package's index, so a test counts only when it uses a
+    // name only.js defines. Its one name, `exports`, is in every file that sets module.exports.
+    session = await openWrittenProject('anonymous-export-tests', {
+      'package.json': JSON.stringify({ name: 'app', main: 'lib/index.js', scripts: { test: 'mocha' } }),
+      'lib/index.js': "module.exports = { only: require('./only'), other: require('./other') };\n",
+      'lib/only.js': 'module.exports = (obj, keys) => keys.map((key) => obj[key]);\n',
+      'lib/other.js': 'module.exports = { other: () => 1 };\n',
+      'test/only.test.js': "const { only } = require('../lib');\nit('picks', () => only({ a: 1 }, ['a']));\n",
+      'test/other.test.js':
+        "const { other } = require('../lib');\nmodule.exports.shared = () => other();\nit('runs', () => other());\n",
+      'test/both.test.js':
+        "const { only, other } = require('../lib');\nmodule.exports.shared = () => other();\nit('runs', () => only({}, []));\n",
+    });
+  });
+  afterAll(() => session?.close());
+
+  it('relates a test through the index by the names it uses, not by exports', async () => {
+    const { text, data } = await callOk(session, 'code_related_tests', { path: 'lib/only.js' });
+    const related = (data.tests as Structured[]).map((entry) => entry.path);
+    expect(related).not.toContain('test/other.test.js');
+    // Bound under the file's name by the index, and used under it by the tests.
+    expect(text).toContain('test/only.test.js: imports lib/only.js through lib/index.js');
+    expect(text).toContain('test/both.test.js: imports lib/only.js through lib/index.js');
+    expect(text).not.toContain('uses exports');
+  });
+});
+
 // On axios, bin/ssl_hotfix.js (an ES module that exports nothing) "defined" `test`, `args` and
 // `match`: every test file calling `test(…)` linked to it, and it was the fifth file to read next.
 describe("the map's links go to what a module exports", () => {

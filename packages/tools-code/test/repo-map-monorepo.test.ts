@@ -255,6 +255,11 @@ describe('isTestCode', () => {
       // hono's tests of each runtime, and the common qualified names.
       'runtime-tests/workerd/index.ts',
       'integration-tests/api/server.js',
+      // Support folders beside the tests: koa's test-helpers/ ranked above its lib/.
+      'test-helpers/context.js',
+      'packages/p/test_utils/render.py',
+      'testutils/server.go',
+      'test-support/setup.ts',
     ])
       expect(isTestCode(file), file).toBe(true);
     for (const file of [
@@ -264,6 +269,8 @@ describe('isTestCode', () => {
       'src/fixture.ts',
       'src/latest/index.ts',
       'src/ab-testing/index.ts',
+      'src/latest-helpers/index.ts',
+      'src/contest-utils/index.ts',
     ])
       expect(isTestCode(file), file).toBe(false);
   });

@@ -3,6 +3,7 @@ import type { CodeContext } from '../engine/code-context.js';
 import { splitSymbol } from '../engine/symbol-queries.js';
 import { throwIfCancelled } from '../errors.js';
 import { languageOfPath } from '../languages.js';
+import { ANONYMOUS_EXPORT_NAMES } from '../syntax/symbols.js';
 import { projectTestFiles } from './configured-tests.js';
 import { ModuleResolver } from './module-resolver.js';
 import { type CheckCommand, detectProjectProfile, type ProjectProfile } from './project-profile.js';
@@ -233,11 +234,15 @@ export async function findRelatedTests(
   };
   const usesNameOf = (test: string, source: string): boolean => {
     const identifiers = snapshot.analyses.get(test)?.identifiers;
-    const declared = snapshot.analyses.get(source)?.symbols ?? [];
-    return (
-      identifiers !== undefined &&
-      declared.some((symbol) => symbol.container === undefined && identifiers.has(symbol.name))
-    );
+    if (identifiers === undefined) return false;
+    return (snapshot.analyses.get(source)?.symbols ?? []).some((symbol) => {
+      if (symbol.container !== undefined) return false;
+      // An anonymous export has no name of its own: importers bind it under the file's
+      // (`only: require('./only')`, `const isStream = require('./is-stream')`).
+      if (ANONYMOUS_EXPORT_NAMES.has(symbol.name))
+        return namesOfFileStem(source).some((name) => identifiers.has(name));
+      return identifiers.has(symbol.name);
+    });
   };
   /** How many test files use each name (counted once per name asked about). */
   const testsUsing = new Map<string, number>();
@@ -265,6 +270,8 @@ export async function findRelatedTests(
             // (httpx's tests "used" URL's `__iter__` by iterating over anything).
             symbol.kind !== 'constructor' &&
             !/^__\w+__$/.test(symbol.name) &&
+            // Nor do the names of anonymous exports (`exports`, `default`): importers name them.
+            !ANONYMOUS_EXPORT_NAMES.has(symbol.name) &&
             // A module's own variables (`var resolve = path.resolve`) are its helpers, not its API.
             (symbol.exported || (symbol.kind !== 'variable' && symbol.kind !== 'constant')),
         )
@@ -344,4 +351,11 @@ export async function findRelatedTests(
       : base.argv,
   }));
   return { tests: ranked, commands, unrun, profile, symbolFiles };
+}
+
+/** The names a module is usually bound under: its file stem, and that stem in camelCase. */
+function namesOfFileStem(file: string): string[] {
+  const stem = path.posix.basename(file).replace(/\.[^.]*$/, '');
+  const camel = stem.replace(/[-_.]+([a-zA-Z0-9])/g, (_match, letter: string) => letter.toUpperCase());
+  return camel === stem ? [stem] : [stem, camel];
 }

@@ -80,11 +80,13 @@ function holdsTests(relative: string): boolean {
 
 /**
  * Folders whose code the application never runs: tests (also under a qualified name, as hono's
- * `runtime-tests/` and many `integration-tests/`), their support files, fixtures (inputs a test
- * reads, often thousands of them in a parser or compiler repository), snapshots and mocks.
+ * `runtime-tests/` and many `integration-tests/`), their support files (also in a folder of their
+ * own beside the tests, as koa's `test-helpers/`, which ranked above its lib/ in the map), fixtures
+ * (inputs a test reads, often thousands of them in a parser or compiler repository), snapshots and
+ * mocks.
  */
 const TEST_CODE_FOLDER =
-  /(^|\/)([\w.]+-)?(test|tests|__tests__|spec|specs|e2e|fixtures?|__fixtures__|__snapshots__|__mocks__|testdata)\//;
+  /(^|\/)([\w.]+-)?(test|tests|__tests__|spec|specs|e2e|fixtures?|__fixtures__|__snapshots__|__mocks__|testdata)\/|(^|\/)tests?[-_]?(helpers?|utils?|utilities|support|setup|common)\//;
 
 const testCodeVerdicts = new PathVerdicts(
   (relative) => TEST_CODE_FOLDER.test(relative) || holdsTests(relative),

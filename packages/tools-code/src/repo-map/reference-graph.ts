@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { languageOfPath } from '../languages.js';
 import { goImportFolder, resolveImport } from '../project/import-resolution.js';
-import type { CodeSymbol, FileAnalysis } from '../syntax/symbols.js';
+import { ANONYMOUS_EXPORT_NAMES, type CodeSymbol, type FileAnalysis } from '../syntax/symbols.js';
 import { isApplicationCode } from './application-code.js';
 import { compressGraph, pageRankCompressed } from './page-rank.js';
 
@@ -44,7 +44,13 @@ function isScriptModule(file: string, analysis: FileAnalysis): boolean {
 }
 
 function isDefinition(symbol: CodeSymbol): boolean {
-  return symbol.container === undefined && symbol.name.length >= 3 && !NON_DEFINITION_KINDS.has(symbol.kind);
+  return (
+    symbol.container === undefined &&
+    symbol.name.length >= 3 &&
+    !NON_DEFINITION_KINDS.has(symbol.kind) &&
+    // Every CommonJS file mentions `exports`: koa's three anonymous exports made it a hub.
+    !ANONYMOUS_EXPORT_NAMES.has(symbol.name)
+  );
 }
 
 /** A cheap key of the list of paths (FNV-1a over every path), to tell when files came or went. */

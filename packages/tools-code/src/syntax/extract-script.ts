@@ -1,6 +1,11 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { ExtractionContext, stringLiteralValue } from './extraction-context.js';
-import type { FileAnalysis, SymbolKindName } from './symbols.js';
+import {
+  ANONYMOUS_DEFAULT_EXPORT,
+  ANONYMOUS_MODULE_EXPORT,
+  type FileAnalysis,
+  type SymbolKindName,
+} from './symbols.js';
 import { walkTree } from './tree-walk.js';
 
 /** A Map, so a method named like an Object property (`x.constructor(…)`) is no route method. */
@@ -50,6 +55,50 @@ function isRequireValue(value: Node | null): boolean {
     else return false;
   }
   return false;
+}
+
+/** Whether `node` is the value assigned to `module.exports` (`module.exports = <node>`). */
+function isModuleExportsValue(node: Node | null): boolean {
+  const assignment = node?.parent;
+  if (assignment?.type !== 'assignment_expression') return false;
+  if (assignment.childForFieldName('right')?.id !== node!.id) return false;
+  const left = assignment.childForFieldName('left');
+  return (
+    left?.type === 'member_expression' &&
+    left.childForFieldName('object')?.text === 'module' &&
+    left.childForFieldName('property')?.text === 'exports'
+  );
+}
+
+/**
+ * The members of an object assigned to `module.exports` are the module's exports, as
+ * `exports.name = …` ones are: `{ stringify: (obj) => …, parse: function () {…}, format () {…} }`
+ * lists two exported functions and an exported method (koa's lib/search-params.js listed none). A member naming a
+ * variable (`{ helper }`) marks that variable exported; one holding what `require` returned is a
+ * re-export, not a definition of this file's.
+ */
+function addModuleExportsMembers(object: Node, context: ExtractionContext, exportedNames: Set<string>): void {
+  for (const member of object.namedChildren) {
+    if (member === null) continue;
+    if (member.type === 'shorthand_property_identifier') {
+      exportedNames.add(member.text);
+      continue;
+    }
+    if (member.type === 'method_definition') {
+      // `format () {…}`, `get header () {…}`: methods of the exported object, as TypeScript says.
+      context.addSymbol(member.childForFieldName('name'), 'method', member, { exported: true });
+      continue;
+    }
+    if (member.type !== 'pair') continue;
+    const key = member.childForFieldName('key');
+    const value = member.childForFieldName('value');
+    if (value === null || key === null) continue;
+    const name = key.type === 'string' ? stringLiteralValue(key) : key.text;
+    if (value.type === 'identifier') exportedNames.add(value.text);
+    else if (FUNCTION_VALUE_TYPES.has(value.type))
+      context.addSymbol(key, 'function', member, { name, exported: true });
+    else if (value.type === 'class') context.addSymbol(key, 'class', member, { name, exported: true });
+  }
 }
 
 /**
@@ -177,6 +226,10 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
       case 'method_signature':
       case 'abstract_method_signature': {
         const node = cursor.currentNode;
+        // A method of the object assigned to `module.exports` is listed with the object's other
+        // members, as an exported function (addModuleExportsMembers).
+        if (type === 'method_definition' && isModuleExportsValue(node.parent))
+          return context.enterContainer(node.childForFieldName('name')?.text ?? '<method>', 'method', true);
         // A method of an object literal inside a function is local, as the function's variables
         // are: ky's `get duplex() {…}` in a feature test was listed as a top-level definition.
         if (context.functionDepth > 0 && node.parent?.type === 'object')
@@ -246,6 +299,15 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
         }
         const value = node.childForFieldName('value');
         if (value?.type === 'identifier') exportedNames.add(value.text);
+        // `export default function () {}`, `export default () => …`, `export default class {}`:
+        // listed as `default`, as TypeScript lists them (a named one is a declaration, above).
+        if (value !== null && (FUNCTION_VALUE_TYPES.has(value.type) || value.type === 'class')) {
+          const kind = value.type === 'class' ? 'class' : 'function';
+          const nameNode = value.childForFieldName('name');
+          const name = nameNode?.text ?? ANONYMOUS_DEFAULT_EXPORT;
+          context.addSymbol(nameNode, kind, value, { name, exported: true });
+          return context.enterContainer(name, kind, kind === 'function');
+        }
         for (const child of node.namedChildren) {
           if (child?.type !== 'export_clause') continue;
           for (const specifier of child.namedChildren) {
@@ -292,18 +354,19 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
           else context.addSymbol(property, isFunction ? 'function' : 'variable', node, { exported: true });
           return undefined;
         }
-        // module.exports = function mixin() {}: the module's one export is the named function.
+        // module.exports = function mixin() {}: the module's one export is the named function;
+        // an anonymous one is listed as `exports`, as TypeScript lists it (koa's lib/only.js,
+        // `module.exports = (obj, keys) => {…}`, had no symbol at all).
         if (object === 'module' && property?.text === 'exports') {
           if (value?.type === 'identifier') exportedNames.add(value.text);
-          else if (value?.type === 'object')
-            for (const member of value.namedChildren) {
-              if (member?.type === 'shorthand_property_identifier') exportedNames.add(member.text);
-              else if (member?.type === 'pair' && member.childForFieldName('value')?.type === 'identifier')
-                exportedNames.add(member.childForFieldName('value')!.text);
-            }
+          else if (value?.type === 'object') addModuleExportsMembers(value, context, exportedNames);
           if (isFunction || value?.type === 'class') {
-            const name = value?.childForFieldName('name') ?? null;
-            context.addSymbol(name, isFunction ? 'function' : 'class', node, { exported: true });
+            const kind = isFunction ? 'function' : 'class';
+            const nameNode = value?.childForFieldName('name') ?? null;
+            const name = nameNode?.text ?? ANONYMOUS_MODULE_EXPORT;
+            context.addSymbol(nameNode, kind, node, { name, exported: true });
+            // A class's methods are its own (they were listed without a container).
+            return context.enterContainer(name, kind, isFunction);
           }
           return undefined;
         }

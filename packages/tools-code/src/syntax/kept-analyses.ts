@@ -34,8 +34,10 @@ export interface KeptAnalysis {
  * 9: a Python assignment to a name its scope already declared is no second symbol, and a module's
  *    dunder settings (`__all__`, `__version__`) are none; Django's URL patterns are routes, and
  *    their includes `INCLUDE` routes with a `target`.
+ * 10: a module's anonymous export is a symbol (`default`, `exports`, see ANONYMOUS_EXPORT_NAMES),
+ *    and the functions and classes of an object assigned to `module.exports` are exported ones.
  */
-const KEPT_FORMAT = 9;
+const KEPT_FORMAT = 10;
 
 /** Packages whose versions shape the analyses: this one, the parser and every grammar's. */
 const ANALYSER_PACKAGES = ['@assistant-kit/tools-code', 'web-tree-sitter', ...GRAMMAR_PACKAGES];

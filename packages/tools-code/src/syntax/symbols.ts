@@ -41,6 +41,19 @@ export const SYMBOL_KIND_NAMES = [
 /** One of {@link SYMBOL_KIND_NAMES}. */
 export type SymbolKindName = (typeof SYMBOL_KIND_NAMES)[number];
 
+/**
+ * The names a module's anonymous export is listed under, as TypeScript's navigation tree (and
+ * tree-sitter's own tags) list it: `default` for `export default function () {}`, `exports` for
+ * `module.exports = () => {}`. No other file uses the export by that name (each importer binds it
+ * under a name of its own), so they link no file to another and single out no test.
+ */
+export const ANONYMOUS_DEFAULT_EXPORT = 'default';
+export const ANONYMOUS_MODULE_EXPORT = 'exports';
+export const ANONYMOUS_EXPORT_NAMES: ReadonlySet<string> = new Set([
+  ANONYMOUS_DEFAULT_EXPORT,
+  ANONYMOUS_MODULE_EXPORT,
+]);
+
 /** One named thing in a file, with 1-based positions of its name. */
 export interface CodeSymbol {
   name: string;
