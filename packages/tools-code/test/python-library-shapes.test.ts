@@ -131,3 +131,55 @@ describe('a Python library: its related tests and entry points', () => {
     for (const test of tests) expect((test.reasons as string[]).join(' ')).not.toContain('__iter__');
   });
 });
+
+// psf/requests (fetched for the probe, not kept) declares no console script: its map said
+// "entrypoints: (none found)", where a JavaScript library's package.json `main` names its entry.
+describe('a Python library without console scripts', () => {
+  const entrypointsOf = async (files: Record<string, string>) => {
+    const session = await openWrittenProject('py-library-entry', files);
+    try {
+      return (await callOk(session, 'repo_map', { include: ['entrypoints'] })).data.entrypoints;
+    } finally {
+      await session.close();
+    }
+  };
+
+  it('names the package it installs, in src/ or beside pyproject.toml, under its normalised name', async () => {
+    expect(
+      await entrypointsOf({
+        'pyproject.toml':
+          '[project]\nname = "requests"\nversion = "1"\n\n[tool.setuptools]\nlicense-files = []\n',
+        'src/requests/__init__.py': 'from .api import get\n',
+        'src/requests/api.py': 'def get(url):\n    return url\n',
+      }),
+    ).toEqual([
+      {
+        path: 'src/requests/__init__.py',
+        reason: 'pyproject.toml project requests, the package it installs',
+      },
+    ]);
+    expect(
+      await entrypointsOf({
+        'pyproject.toml': '[tool.poetry]\nname = "python-DateUtil"\n',
+        'dateutil/__init__.py': '',
+        'dateutil/parser.py': 'def parse(text):\n    return text\n',
+      }),
+    ).toEqual([
+      {
+        path: 'dateutil/__init__.py',
+        reason: 'pyproject.toml project python-DateUtil, the package it installs',
+      },
+    ]);
+    // A single-module project.
+    expect(
+      await entrypointsOf({ 'pyproject.toml': '[project]\nname = "six"\n', 'six.py': 'PY3 = True\n' }),
+    ).toEqual([{ path: 'six.py', reason: 'pyproject.toml project six, the package it installs' }]);
+    // A name no package bears names nothing.
+    expect(
+      await entrypointsOf({
+        'pyproject.toml': '[project]\nname = "beautifulsoup4"\n',
+        'bs4/__init__.py': '',
+      }),
+    ).toEqual([]);
+  });
+});

@@ -161,3 +161,44 @@ describe('tests that import their package by name, typed by a declaration file',
     ]);
   });
 });
+
+// yargs/yargs (fetched for the probe, not kept): index.mjs and the tests import
+// `./build/lib/yargs-factory.js`, which tsc (outDir build, rootDir .) writes from
+// lib/yargs-factory.ts, and build/ is ignored. The imports resolved to nothing, and
+// code_related_tests of lib/yargs-factory.ts found 0 tests.
+describe('relative imports of build output the workspace does not hold', () => {
+  let session: FixtureSession;
+  beforeAll(async () => {
+    session = await openWrittenProject('relative-build-output', {
+      'package.json': JSON.stringify({
+        name: 'cli',
+        main: './index.mjs',
+        scripts: { test: 'mocha ./test/*.mjs' },
+      }),
+      'tsconfig.json': JSON.stringify({
+        compilerOptions: { outDir: 'build', rootDir: '.' },
+        include: ['lib/**/*.ts'],
+      }),
+      '.gitignore': 'build/\n',
+      'index.mjs': "import { Factory } from './build/lib/factory.js';\nexport default Factory();\n",
+      'lib/factory.ts':
+        "import { YError } from './yerror.js';\nexport function Factory() {\n  return new YError('x');\n}\n",
+      'lib/yerror.ts': 'export class YError extends Error {}\n',
+      'src/other.ts': 'export const other = 1;\n',
+      'test/factory.mjs':
+        "import cli from '../index.mjs';\nconst { Factory } = cli;\ndescribe('cli', () => { it('runs', () => Factory()); });\n",
+      'test/yerror.mjs':
+        "import { YError } from '../build/lib/yerror.js';\nimport { other } from '../dist/other.js';\ndescribe('YError', () => { it('is', () => new YError(other)); });\n",
+    });
+  });
+  afterAll(() => session?.close());
+
+  it('stand for the sources they are built from, under outDir with rootDir "." or src/', async () => {
+    const factory = await callOk(session, 'code_related_tests', { path: 'lib/factory.ts' });
+    expect(factory.text).toContain('test/factory.mjs: imports lib/factory.ts through index.mjs');
+    const yerror = await callOk(session, 'code_related_tests', { path: 'lib/yerror.ts' });
+    expect(yerror.text).toContain('test/yerror.mjs: imports lib/yerror.ts;');
+    const other = await callOk(session, 'code_related_tests', { path: 'src/other.ts' });
+    expect((other.data.tests as Structured[]).map((entry) => entry.path)).toEqual(['test/yerror.mjs']);
+  });
+});

@@ -155,7 +155,10 @@ export class ModuleResolver {
         .replace(/(.)\/$/, '$1');
       const manifest = this.#packages.find((entry) => entry.folder === folder);
       const main = manifest?.main === undefined ? undefined : this.#fileAt(manifest.folder, manifest.main);
-      return main ?? resolveImport(fromFile, specifier, this.#files);
+      // Build output the workspace does not hold (it is ignored) stands for its source: yargs'
+      // index.mjs and tests import `./build/lib/yargs-factory.js`, which tsc writes from
+      // lib/yargs-factory.ts, and no test was related to any of its sources.
+      return main ?? resolveImport(fromFile, specifier, this.#files) ?? this.#fileAt('.', folder);
     }
     const direct = resolveImport(fromFile, specifier, this.#files);
     if (direct !== undefined) return direct;
@@ -215,12 +218,18 @@ export class ModuleResolver {
       this.#files.has(candidate) ? candidate : resolveImport('probe', `./${candidate}`, this.#files);
     const found = probe(joined);
     if (found !== undefined) return found;
-    const source = joined
-      .replace(/(^|\/)(dist|distribution|build|lib|out)\//, '$1src/')
-      .replace(/\.d\.[cm]?ts$|\.[cm]?js$/, '.ts');
+    const output = /(^|\/)(dist|distribution|build|lib|out)\//;
+    const source = joined.replace(output, '$1src/').replace(/\.d\.[cm]?ts$|\.[cm]?js$/, '.ts');
     if (source !== joined)
       return (
-        probe(source) ?? probe(source.replace(/(^|\/)src\//, '$1source/')) ?? this.#sourceInAnyCase(source)
+        probe(source) ??
+        probe(source.replace(/(^|\/)src\//, '$1source/')) ??
+        // tsc with `rootDir: "."` keeps the source folders under its outDir (`build/lib/x.js`
+        // from `lib/x.ts`): the output folder dropped.
+        (output.test(joined)
+          ? probe(joined.replace(output, '$1').replace(/\.d\.[cm]?ts$|\.[cm]?js$/, '.ts'))
+          : undefined) ??
+        this.#sourceInAnyCase(source)
       );
     return undefined;
   }

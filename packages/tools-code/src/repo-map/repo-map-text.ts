@@ -92,7 +92,32 @@ export function pyprojectEntrypoints(
       if (file !== undefined) found.push({ path: file, reason: `pyproject.toml script ${match[1]}` });
     }
   }
+  // A library's entry is the package it installs, named after the project: psf/requests (no
+  // console script) had no entry point at all, where package.json's `main` gives a JavaScript
+  // library one. `python-dateutil` installs `dateutil`; names are normalised as pip does.
+  const name = pyprojectName(text);
+  if (name !== undefined) {
+    const normalised = name.toLowerCase().replace(/[-.]+/g, '_');
+    const packages = [normalised, normalised.replace(/^py(thon)?_/, '')];
+    const file = [...new Set(packages)]
+      .flatMap((module) =>
+        ['', 'src/'].flatMap((root) => [`${root}${module}/__init__.py`, `${root}${module}.py`]),
+      )
+      .map((candidate) => (folder === '.' ? candidate : `${folder}/${candidate}`))
+      .find((candidate) => files.has(candidate));
+    if (file !== undefined)
+      found.push({ path: file, reason: `pyproject.toml project ${name}, the package it installs` });
+  }
   return found;
+}
+
+/** The project's name in a pyproject.toml (`[project]`, or Poetry's `[tool.poetry]`). */
+function pyprojectName(text: string): string | undefined {
+  for (const table of ['project', 'tool.poetry']) {
+    const match = tomlTable(text, table)?.match(/^\s*name\s*=\s*["']([\w.-]+)["']/m);
+    if (match !== null && match !== undefined) return match[1];
+  }
+  return undefined;
 }
 
 export function packageEntrypoints(
