@@ -51,6 +51,24 @@ describe("a test script's options in a run of some of its tests", () => {
     });
   });
 
+  it("carries Node's own options, which mocha hands to node, with their values", () => {
+    // yargs' test script: `--enable-source-maps` read as an unknown option that might take
+    // `./test/*.mjs` as its value, so the tests the script names were not known, and mocha's
+    // selection took yargs' Deno tests.
+    expect(
+      carried(
+        'c8 mocha --enable-source-maps ./test/*.mjs --require ./test/before.mjs --timeout=24000 --check-leaks',
+      ),
+    ).toEqual({
+      options: ['--enable-source-maps', '--require', './test/before.mjs', '--timeout=24000', '--check-leaks'],
+      testPaths: ['./test/*.mjs'],
+    });
+    expect(carried('mocha --import tsx --inspect --v8-stack-trace-limit=50 test/')).toEqual({
+      options: ['--import', 'tsx', '--inspect', '--v8-stack-trace-limit=50'],
+      testPaths: ['test/'],
+    });
+  });
+
   it('carries nothing when an unknown option may take the next argument', () => {
     expect(carried('mocha --made-up-option value test/')).toEqual({ unknownOption: '--made-up-option' });
     // Followed by an option, or self-contained, an unknown option is kept.

@@ -135,6 +135,26 @@ const TABLES: Partial<Record<TestRunner, RunnerOptionTable>> = {
 };
 
 /**
+ * Whether `name` is an option of Node itself, which mocha passes on to the node it starts (as its
+ * `node-flags` module decides): one Node accepts in NODE_OPTIONS (this Node's list), a V8 option,
+ * or an inspector one. mocha's own options are looked up first.
+ */
+function isNodeOption(name: string): boolean {
+  return (
+    !TABLES.mocha!.takesValue.has(name) &&
+    !TABLES.mocha!.flags.has(name) &&
+    (process.allowedNodeEnvironmentFlags.has(name) || /^--(v8-|inspect|debug)/.test(name))
+  );
+}
+
+/** Node's options that take the next argument as their value when written without `=`. */
+const NODE_OPTIONS_WITH_VALUES = set(
+  ...['--import', '--loader', '--experimental-loader', '--conditions', '--env-file', '--input-type'],
+  ...['--disable-warning', '--unhandled-rejections', '--stack-size', '--max-old-space-size', '--title'],
+  ...['--experimental-default-type', '--redirect-warnings', '--inspect-port', '--dns-result-order'],
+);
+
+/**
  * The options of a test script carried into runs of a selection, and the tests the script names
  * (its positional arguments: files, folders, globs), or why none could be read.
  */
@@ -179,6 +199,13 @@ export function selectionOptions(
       if (next === undefined) break;
       if (!leftOut) options.push(token, next);
       index++;
+      continue;
+    }
+    if (runner === 'mocha' && isNodeOption(name)) {
+      // mocha hands Node's own options to the node it starts (`--enable-source-maps`, yargs').
+      const value = NODE_OPTIONS_WITH_VALUES.has(name) ? next : undefined;
+      if (value !== undefined) index++;
+      options.push(token, ...(value === undefined ? [] : [value]));
       continue;
     }
     if (!table.flags.has(name) && next !== undefined && !next.startsWith('-'))
