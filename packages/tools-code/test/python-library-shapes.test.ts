@@ -183,3 +183,34 @@ describe('a Python library without console scripts', () => {
     ).toEqual([]);
   });
 });
+
+// fastapi/fastapi (fetched for the probe, not kept): ten of its fourteen entry points were
+// `docs_src/…/main.py` (its tutorial's code) and one was `fastapi/middleware/wsgi.py`, a middleware.
+describe('entry files by name', () => {
+  it('are not the documentation’s code, and wsgi.py or asgi.py only where a web project keeps them', async () => {
+    const session = await openWrittenProject('py-entry-names', {
+      'pyproject.toml': '[project]\nname = "webkit"\n',
+      'webkit/__init__.py': 'from .app import App\n',
+      'webkit/app.py': 'class App:\n    pass\n',
+      'webkit/middleware/wsgi.py': 'class WSGIMiddleware:\n    pass\n',
+      'webkit/__main__.py': 'print("cli")\n',
+      'docs_src/first_steps/main.py': 'from webkit import App\n\napp = App()\n',
+      'docs/examples/app.py': 'from webkit import App\n',
+      'site/site/settings.py': 'DEBUG = False\n',
+      'site/site/wsgi.py': 'application = None\n',
+      'wsgi.py': 'from webkit import App\n\napplication = App()\n',
+    });
+    try {
+      const { data } = await callOk(session, 'repo_map', { include: ['entrypoints'] });
+      expect((data.entrypoints as Structured[]).map((entry) => entry.path).sort()).toEqual([
+        'site/site/wsgi.py',
+        'webkit/__init__.py',
+        'webkit/__main__.py',
+        'webkit/app.py',
+        'wsgi.py',
+      ]);
+    } finally {
+      await session.close();
+    }
+  });
+});

@@ -10,12 +10,14 @@ const VENDORED =
 
 /**
  * Code that measures, shows or tends the project rather than being it: benchmarks, examples and
- * demos, and the folders of tools (`.github/`, `.husky/`, an assistant's `.claude/skills/`). On
- * zod, its benchmark files and a `.claude` script ranked among the files to read next, by defining
- * short names (`get`, `set`, `add`, `bench`) that hundreds of files use as method names; on
- * Express, six of the first eleven were examples.
+ * demos, the documentation's code, and the folders of tools (`.github/`, `.husky/`, an
+ * assistant's `.claude/skills/`). On zod, its benchmark files and a `.claude` script ranked among
+ * the files to read next, by defining short names (`get`, `set`, `add`, `bench`) that hundreds of
+ * files use as method names; on Express, six of the first eleven were examples; on FastAPI, ten
+ * of its fourteen entry points were `docs_src/…/main.py`, the code of its tutorial.
  */
-const TOOLING = /(^|\/)(bench|benches|benchmark|benchmarks|examples?|samples?|demos?)\/|(^|\/)\.[^/]+\//;
+const TOOLING =
+  /(^|\/)(bench|benches|benchmark|benchmarks|examples?|samples?|demos?|docs?|docs?_src|documentation)\/|(^|\/)\.[^/]+\//;
 
 /**
  * Build output checked in (`dist/`) and the build's own configuration (`webpack.config.js`,

@@ -5,6 +5,17 @@ import { isApplicationCode } from '../application-code.js';
 import { ENTRYPOINT_PATTERNS, packageEntrypoints, pyprojectEntrypoints } from '../repo-map-text.js';
 import type { SectionInput } from './section.js';
 
+/**
+ * `wsgi.py` and `asgi.py` start a server only where a web project keeps them: at the top of the
+ * tree (Flask, gunicorn's `wsgi:app`) or beside a Django project's settings. Elsewhere they are a
+ * library's modules: FastAPI's `fastapi/middleware/wsgi.py` is a middleware, werkzeug's
+ * `src/werkzeug/wsgi.py` its WSGI helpers. Other names are not judged here.
+ */
+function isServerEntry(relative: string, hasSibling: (name: string) => boolean): boolean {
+  if (!/(^|\/)(wsgi|asgi)\.py$/.test(relative)) return true;
+  return !relative.includes('/') || hasSibling('settings.py') || hasSibling('settings/__init__.py');
+}
+
 /** The entrypoints section: the package entry points (package.json main, exports, bin) and conventionally named entry files. */
 export async function entrypointsSection(input: SectionInput): Promise<void> {
   const { context, options, scope, files, fileSet, listed, structured, sections } = input;
@@ -22,7 +33,10 @@ export async function entrypointsSection(input: SectionInput): Promise<void> {
     conventional: files.filter(
       (file) =>
         isApplicationCode(file, scope) &&
-        ENTRYPOINT_PATTERNS.some((pattern) => pattern.test(relativeToScope(file))),
+        ENTRYPOINT_PATTERNS.some((pattern) => pattern.test(relativeToScope(file))) &&
+        isServerEntry(relativeToScope(file), (sibling) =>
+          fileSet.has(path.posix.join(path.posix.dirname(file), sibling)),
+        ),
     ),
   }));
   for (const manifest of byPath.manifests) {
