@@ -166,6 +166,22 @@ describe("the profile's runner command", () => {
   });
 });
 
+describe('a script read as the shell reads it', () => {
+  it('joins the quoted parts of a word, so an environment value loses its quotes', () => {
+    // got's test script: NODE_OPTIONS kept its quotes ('--import=tsx/esm'), which Node refuses.
+    expect(runnerOfScript("xo && tsc --noEmit && NODE_OPTIONS='--import=tsx/esm' ava")).toMatchObject({
+      runner: 'ava',
+      env: { NODE_OPTIONS: '--import=tsx/esm' },
+    });
+    expect(runnerOfScript('mocha --grep="a \\"b\\" c" it\\ works \'x\'"y"z')?.argv).toEqual([
+      'node_modules/.bin/mocha',
+      '--grep=a "b" c',
+      'it works',
+      'xyz',
+    ]);
+  });
+});
+
 describe("a runner started through the project's own launcher", () => {
   it('is the runner, with the launcher named as left out', () => {
     expect(runnerOfScript('node bin/ssl_hotfix.js mocha test/unit/**/*.js --timeout 30000 --exit')).toEqual({

@@ -266,10 +266,37 @@ interface ScriptStep {
   argv: string[];
 }
 
+/**
+ * Splits a command into words as a POSIX shell does: a word joins its unquoted, single-quoted and
+ * double-quoted parts. got's `NODE_OPTIONS='--import=tsx/esm' ava` kept its quotes in the value
+ * (`'--import=tsx/esm'`), which Node refuses in NODE_OPTIONS, when only whole words were unquoted.
+ */
 function tokenize(command: string): string[] {
   const tokens: string[] = [];
-  for (const match of command.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g))
-    tokens.push(match[1] ?? match[2] ?? match[3]!);
+  let word: string | undefined;
+  for (let index = 0; index < command.length; index++) {
+    const character = command[index]!;
+    if (/\s/.test(character)) {
+      if (word !== undefined) tokens.push(word);
+      word = undefined;
+    } else if (character === "'") {
+      const end = command.indexOf("'", index + 1);
+      const close = end < 0 ? command.length : end;
+      word = (word ?? '') + command.slice(index + 1, close);
+      index = close;
+    } else if (character === '"') {
+      word ??= '';
+      for (index++; index < command.length && command[index] !== '"'; index++) {
+        // Inside double quotes a backslash escapes only these, as in the shell.
+        if (command[index] === '\\' && /["\\$`]/.test(command[index + 1] ?? '')) index++;
+        word += command[index];
+      }
+    } else if (character === '\\' && index + 1 < command.length) {
+      word = (word ?? '') + command[index + 1];
+      index++;
+    } else word = (word ?? '') + character;
+  }
+  if (word !== undefined) tokens.push(word);
   return tokens;
 }
 
