@@ -64,3 +64,40 @@ describe("run_tests runs the tests as the project's developer does at the checko
     expect(text).not.toContain('\u001b');
   });
 });
+
+// koajs/koa (fetched and installed for the probe, not kept): run_tests path=lib/context.js ran its
+// 72 related tests, and the first line, which named every file, was 2,800 characters long, the
+// outcome and the counts at its very end.
+describe('a run of many test files', () => {
+  let session: FixtureSession;
+  const names = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'];
+  beforeAll(async () => {
+    const tests: Record<string, string> = {};
+    for (const name of names)
+      tests[`test/${name}.test.js`] = [
+        "const test = require('node:test');",
+        "const assert = require('node:assert');",
+        "const { add } = require('../add.js');",
+        `test('${name} adds', () => assert.strictEqual(add(1, 1), 2));`,
+      ].join('\n');
+    session = await openWrittenProject('run-many-files', {
+      'package.json': JSON.stringify({ name: 'adder', scripts: { test: 'node --test' } }),
+      'add.js': 'exports.add = (a, b) => a + b;\n',
+      ...tests,
+    });
+  });
+  afterAll(() => session?.close());
+
+  it('names the first three on its first line with how many more, and the whole command next', async () => {
+    const { text, data } = await callOk(session, 'run_tests', { path: 'add.js' });
+    const [first, second] = text.split('\n');
+    expect(first).toMatch(
+      /^PASSED: node --test --test-reporter=tap test\/\w+\.test\.js test\/\w+\.test\.js test\/\w+\.test\.js \(\+3 more test files\) \(tests related to add\.js\) exited 0 after [\d.]+ s; 6 passed, 0 failed, 0 skipped \(from the tap report\)\.$/,
+    );
+    expect(second).toBe(
+      `Command: ${['node', '--test', '--test-reporter=tap', ...(data.files as string[])].join(' ')}`,
+    );
+    expect((data.files as string[]).sort()).toEqual(names.map((name) => `test/${name}.test.js`).sort());
+    expect(data.argv).toEqual(['node', '--test', '--test-reporter=tap', ...(data.files as string[])]);
+  });
+});

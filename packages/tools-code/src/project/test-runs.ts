@@ -43,6 +43,27 @@ export function formatCommand(command: Pick<CheckCommand, 'argv' | 'cwd' | 'env'
   return command.cwd === '.' ? argv : `(cd ${command.cwd} && ${argv})`;
 }
 
+/** Test files a first line names before it says how many more the run was given. */
+const FILES_NAMED_FIRST = 3;
+
+/**
+ * `command` with only its first few selected test files, and how many it leaves out, when it was
+ * given more. koa's run of the 72 tests related to lib/context.js had a first line of 2,800
+ * characters, its counts at the very end.
+ */
+function withFewFiles<
+  Command extends Pick<CheckCommand, 'argv' | 'cwd' | 'env'> & { files: readonly string[] },
+>(command: Command): { command: Command; more: number } {
+  const selected = new Set(command.files);
+  const positions = command.argv.flatMap((part, index) => (selected.has(part) ? [index] : []));
+  if (positions.length <= FILES_NAMED_FIRST + 1) return { command, more: 0 };
+  const dropped = new Set(positions.slice(FILES_NAMED_FIRST));
+  return {
+    command: { ...command, argv: command.argv.filter((_part, index) => !dropped.has(index)) },
+    more: dropped.size,
+  };
+}
+
 export async function confinedPaths(
   context: CodeContext,
   path: string | undefined,
@@ -287,7 +308,10 @@ export async function runResult(
   const output = await cutOutput(keepOutput, combined, TEST_OUTPUT_CHARACTER_CAP, 'head-and-tail');
   const seconds = (result.durationMs / 1_000).toFixed(1);
   const label = isTests ? status.toUpperCase() : `${status.toUpperCase()} (${planned.kind} check)`;
-  const header = `${label}: ${formatCommand(planned)} (${planned.reason}) exited ${result.exitCode ?? result.signal} after ${seconds} s; ${countsText}.${result.timedOut ? ` It was stopped at the ${timeoutSeconds} s limit.` : ''}${planned.skippedSteps.length > 0 ? ` Left out the script's other steps: ${planned.skippedSteps.join('; ')}.` : ''}`;
+  // A run of many files names the first few here (the counts stay on the first line, where a
+  // reader cut short still sees them); the whole command follows on a line of its own.
+  const shortened = withFewFiles(planned);
+  const header = `${label}: ${formatCommand(shortened.command)}${shortened.more === 0 ? '' : ` (+${shortened.more} more test files)`} (${planned.reason}) exited ${result.exitCode ?? result.signal} after ${seconds} s; ${countsText}.${result.timedOut ? ` It was stopped at the ${timeoutSeconds} s limit.` : ''}${planned.skippedSteps.length > 0 ? ` Left out the script's other steps: ${planned.skippedSteps.join('; ')}.` : ''}`;
   const failureLines = failures
     .slice(0, 50)
     .map(
@@ -298,6 +322,7 @@ export async function runResult(
   const notes = offline === undefined ? givenNotes : [...givenNotes, offline];
   const text = [
     header,
+    ...(shortened.more === 0 ? [] : [`Command: ${formatCommand(planned)}`]),
     ...notes,
     ...(failureLines.length > 0 ? ['Failed tests:', ...failureLines] : []),
     output.text,
