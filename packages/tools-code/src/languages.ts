@@ -10,6 +10,7 @@ export type GrammarName =
   | 'json'
   | 'python'
   | 'go'
+  | 'rust'
   | 'yaml';
 
 /** What the package knows about one language: how to recognise its files and how to read them. */
@@ -49,7 +50,7 @@ const languagesByExtension: Record<string, LanguageInfo> = {
   '.md': { languageId: 'markdown', name: 'Markdown', code: false },
   '.markdown': { languageId: 'markdown', name: 'Markdown', code: false },
   '.go': { languageId: 'go', name: 'Go', grammar: 'go', code: true },
-  '.rs': { languageId: 'rust', name: 'Rust', code: true },
+  '.rs': { languageId: 'rust', name: 'Rust', grammar: 'rust', code: true },
   '.java': { languageId: 'java', name: 'Java', code: true },
   '.kt': { languageId: 'kotlin', name: 'Kotlin', code: true },
   '.rb': { languageId: 'ruby', name: 'Ruby', code: true },

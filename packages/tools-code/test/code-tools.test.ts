@@ -243,7 +243,7 @@ describe('diagnostics', () => {
   it('reports a real type error, syntax checks, checked and unresolved paths, and changes nothing', async () => {
     const before = await readFile(path.join(root, 'src/broken.ts'), 'utf8');
     await writeFile(path.join(root, 'src/broken.py'), 'def broken(:\n    pass\n');
-    await writeFile(path.join(root, 'src/main.rs'), 'fn main() {}\n');
+    await writeFile(path.join(root, 'src/Main.java'), 'class Main {}\n');
     const result = await ok('code_diagnostics', { glob: 'src/**' });
     const problems = result.data.diagnostics as Structured[];
     expect(problems).toEqual(
@@ -266,7 +266,7 @@ describe('diagnostics', () => {
       ]),
     );
     expect(result.data.unresolved).toEqual(
-      expect.arrayContaining([{ path: 'src/main.rs', reason: 'no language server or grammar for Rust' }]),
+      expect.arrayContaining([{ path: 'src/Main.java', reason: 'no language server or grammar for Java' }]),
     );
     const limited = await ok('code_diagnostics', { glob: 'src/**', max_files: 2 });
     expect(limited.data.checked).toHaveLength(2);

@@ -10,6 +10,7 @@ const GRAMMARS: [GrammarName, string, string][] = [
   ['html', '<p>hello</p>\n', 'document'],
   ['json', '{ "name": "x" }\n', 'document'],
   ['go', 'package main\n\nfunc main() {}\n', 'source_file'],
+  ['rust', 'pub fn main() {}\n', 'source_file'],
   ['yaml', 'name: x\nitems:\n  - a\n', 'stream'],
 ];
 
@@ -99,7 +100,11 @@ describe('grammar loading', () => {
     const { GRAMMAR_PACKAGES, grammarPackage } = await import('../src/syntax/grammar-modules.js');
     expect(grammarPackage('tsx')).toBe('tree-sitter-typescript');
     expect(GRAMMAR_PACKAGES).toEqual(
-      expect.arrayContaining(['tree-sitter-go', '@tree-sitter-grammars/tree-sitter-yaml']),
+      expect.arrayContaining([
+        'tree-sitter-go',
+        'tree-sitter-rust',
+        '@tree-sitter-grammars/tree-sitter-yaml',
+      ]),
     );
   });
 });

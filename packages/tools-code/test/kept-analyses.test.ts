@@ -101,6 +101,7 @@ describe('kept analyses (issue 19)', () => {
     // would stay missing until each file changed.
     expect(currentAnalyser()).toContain(', tree-sitter-go 0.25.');
     expect(currentAnalyser()).toContain(', @tree-sitter-grammars/tree-sitter-yaml 0.7.');
+    expect(currentAnalyser()).toContain(', tree-sitter-rust 0.24.');
   });
 
   it('are refused whole when made for another root or analyser, or not as written', async () => {

@@ -4,14 +4,15 @@ import { type FixtureSession, openWrittenProject } from './helpers/fixture-proje
 // On a Go repository (go-chi/chi: 37 Go files use NewRouter) code_find_references answered
 // "1 reference (engine: syntax tree)": a long comment string in a JSON file. No grammar covered Go,
 // so every Go file was skipped in silence, and a word inside a JSON string value counted. Go has a
-// grammar now; Rust stands for the languages that still have none.
+// grammar now, and Rust since; Java stands for the languages that still have none.
 describe('references from syntax trees, in files no grammar covers', () => {
   let session: FixtureSession;
   beforeAll(async () => {
     session = await openWrittenProject('syntax-coverage', {
-      'Cargo.toml': '[package]\nname = "router"\nversion = "0.1.0"\nedition = "2021"\n',
-      'src/lib.rs': 'pub fn NewRouter() -> Mux {\n    Mux {}\n}\n\npub struct Mux {}\n',
-      'tests/router.rs': 'use router::NewRouter;\n\n#[test]\nfn builds() {\n    let _ = NewRouter();\n}\n',
+      'pom.xml': '<project><artifactId>router</artifactId></project>\n',
+      'src/Router.java':
+        'public class Router {\n  public static Mux NewRouter() {\n    return new Mux();\n  }\n}\n\nclass Mux {}\n',
+      'test/RouterTest.java': 'class RouterTest {\n  void builds() {\n    Router.NewRouter();\n  }\n}\n',
       'README.md': 'Call NewRouter to start.\n',
       'docs/routes.json':
         '{\n  "NewRouter": 1,\n  "comment": "builds a NewRouter and mounts it",\n  "name": "NewRouter"\n}\n',
@@ -22,7 +23,7 @@ describe('references from syntax trees, in files no grammar covers', () => {
   it('counts the code files that mention the name and could not be read as trees, and says so first', async () => {
     const result = await session.runtime.call('code_find_references', {
       symbol: 'NewRouter',
-      path: 'src/lib.rs',
+      path: 'src/Router.java',
     });
     expect(result.isError ?? false).toBe(false);
     const text = (result.content[0] as { text: string }).text;
@@ -40,7 +41,7 @@ describe('references from syntax trees, in files no grammar covers', () => {
       '2 references (engine: syntax tree, by name; incomplete: 2 files mentioning it not analysed)',
     );
     expect(text).toContain(
-      'Note: 2 files that mention "NewRouter" could not be analysed from syntax trees: src/lib.rs (no grammar for Rust), tests/router.rs (no grammar for Rust); search_files finds every mention by text.',
+      'Note: 2 files that mention "NewRouter" could not be analysed from syntax trees: src/Router.java (no grammar for Java), test/RouterTest.java (no grammar for Java); search_files finds every mention by text.',
     );
   });
 
@@ -52,7 +53,7 @@ describe('references from syntax trees, in files no grammar covers', () => {
     expect(error).toMatchObject({
       code: 'SYMBOL_NOT_FOUND',
       message:
-        'No definition of "Mux" was found in the workspace, but 1 file that mentions "Mux" could not be analysed from syntax trees: src/lib.rs (no grammar for Rust); search_files finds every mention by text.',
+        'No definition of "Mux" was found in the workspace, but 1 file that mentions "Mux" could not be analysed from syntax trees: src/Router.java (no grammar for Java); search_files finds every mention by text.',
       details: { unanalysed: 1 },
     });
     // A name nothing mentions is simply not found.

@@ -47,6 +47,13 @@ export function canBeMemberOccurrence(
     case 'python':
       if (parent.type === 'attribute' && parent.childForFieldName('attribute')?.id === node.id) return true;
       return declaredHere();
+    case 'rust':
+      // `value.method()` and `Type::function()`.
+      if (parent.type === 'field_expression' && parent.childForFieldName('field')?.id === node.id)
+        return true;
+      if (parent.type === 'scoped_identifier' && parent.childForFieldName('name')?.id === node.id)
+        return true;
+      return declaredHere();
     default:
       return true;
   }

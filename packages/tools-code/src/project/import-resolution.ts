@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { foldersUp } from '../files/relative-folders.js';
+import { RUST_MODULE_IMPORT } from '../syntax/extract-rust.js';
 
 const SCRIPT_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 const PROBE_EXTENSIONS = [...SCRIPT_EXTENSIONS, '.css', '.scss', '.html', '.json', '.vue', '.svelte'];
@@ -18,6 +19,7 @@ export function resolveImport(
   const directory = path.posix.dirname(fromFile);
   const extension = path.posix.extname(fromFile);
   if (extension === '.py' || extension === '.pyi') return resolvePythonImport(directory, specifier, files);
+  if (extension === '.rs') return resolveRustModule(fromFile, specifier, files);
   const linkLike = ['.html', '.htm', '.css', '.scss', '.md', '.markdown'].includes(extension);
   let base: string;
   // `.` and `..` name a folder, as `./` does: Express's tests `require('..')`, its root index.js.
@@ -42,6 +44,27 @@ export function resolveImport(
   }
   if (linkLike && files.has(`${base}/index.html`)) return `${base}/index.html`;
   return undefined;
+}
+
+/**
+ * The file of a Rust module a file declares (`mod backtrace;`, written `mod:backtrace` by the
+ * extractor), where rustc looks for it: beside a crate root or a `mod.rs` (`src/lib.rs` declares
+ * `src/backtrace.rs` or `src/backtrace/mod.rs`), and in the folder named after any other file
+ * (`src/fmt.rs` declares `src/fmt/inner.rs`). Other imports (`use` paths) are not resolved.
+ */
+function resolveRustModule(
+  fromFile: string,
+  specifier: string,
+  files: ReadonlySet<string>,
+): string | undefined {
+  if (!specifier.startsWith(RUST_MODULE_IMPORT)) return undefined;
+  const name = specifier.slice(RUST_MODULE_IMPORT.length);
+  const base = path.posix.basename(fromFile, '.rs');
+  const directory = path.posix.dirname(fromFile);
+  const folder = ['mod', 'lib', 'main'].includes(base) ? directory : path.posix.join(directory, base);
+  return [`${folder}/${name}.rs`, `${folder}/${name}/mod.rs`]
+    .map((candidate) => path.posix.normalize(candidate))
+    .find((candidate) => files.has(candidate));
 }
 
 /** `./x`, `../x`, `.` and `..`: a specifier Node resolves from the importing file's folder. */

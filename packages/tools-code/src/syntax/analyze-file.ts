@@ -5,6 +5,7 @@ import { extractHtml } from './extract-html.js';
 import { extractJson } from './extract-json.js';
 import { extractMarkdown } from './extract-markdown.js';
 import { extractPython } from './extract-python.js';
+import { extractRust } from './extract-rust.js';
 import { extractScript } from './extract-script.js';
 import { extractYaml } from './extract-yaml.js';
 import { strictJsonKeys } from './strict-json-keys.js';
@@ -60,6 +61,9 @@ export async function analyzeText(relativePath: string, text: string): Promise<F
         break;
       case 'go':
         extractGo(tree, analysis);
+        break;
+      case 'rust':
+        extractRust(tree, analysis);
         break;
       case 'yaml':
         extractYaml(tree, analysis);

@@ -14,6 +14,7 @@ const grammarFiles: Record<GrammarName, string> = {
   json: 'tree-sitter-json/tree-sitter-json.wasm',
   python: 'tree-sitter-python/tree-sitter-python.wasm',
   go: 'tree-sitter-go/tree-sitter-go.wasm',
+  rust: 'tree-sitter-rust/tree-sitter-rust.wasm',
   yaml: '@tree-sitter-grammars/tree-sitter-yaml/tree-sitter-yaml.wasm',
 };
 
