@@ -296,6 +296,14 @@ describe('isTestCode', () => {
       // Express's examples were six of its first eleven files to read next.
       'examples/mvc/controllers/user-pet/index.js',
       'packages/site/demo/app.js',
+      // immer's performance tests and its generated documentation site.
+      '__performance_tests__/measure.mjs',
+      'perf-testing/immutability-benchmarks.mjs',
+      'packages/core/performance-tests/run.ts',
+      '_site/readme/index.html',
+      // FastAPI's tutorial code.
+      'docs_src/first_steps/main.py',
+      'docs/conf.py',
       // axios's checked-in bundles and its build's configuration.
       'dist/node/axios.cjs',
       'packages/ui/dist/index.js',
@@ -308,6 +316,9 @@ describe('isTestCode', () => {
       expect(isApplicationCode(file), file).toBe(false);
     expect(isApplicationCode('packages/bench/property-access.ts', 'packages/bench')).toBe(true);
     expect(isApplicationCode('src/benchmark.ts')).toBe(true);
+    expect(isApplicationCode('src/perf/timer.ts')).toBe(true);
+    expect(isApplicationCode('src/performance.ts')).toBe(true);
+    expect(isApplicationCode('src/docstring/parse.py')).toBe(true);
     expect(isApplicationCode('src/workbench/view.ts')).toBe(true);
     expect(isApplicationCode('src/config.ts')).toBe(true);
     expect(isApplicationCode('lib/distance.js')).toBe(true);

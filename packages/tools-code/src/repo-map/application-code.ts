@@ -14,10 +14,12 @@ const VENDORED =
  * assistant's `.claude/skills/`). On zod, its benchmark files and a `.claude` script ranked among
  * the files to read next, by defining short names (`get`, `set`, `add`, `bench`) that hundreds of
  * files use as method names; on Express, six of the first eleven were examples; on FastAPI, ten
- * of its fourteen entry points were `docs_src/…/main.py`, the code of its tutorial.
+ * of its fourteen entry points were `docs_src/…/main.py`, the code of its tutorial; on immer,
+ * eight of its files to read next were its `__performance_tests__/`, `perf-testing/` and the
+ * generated `_site/`.
  */
 const TOOLING =
-  /(^|\/)(bench|benches|benchmark|benchmarks|examples?|samples?|demos?|docs?|docs?_src|documentation)\/|(^|\/)\.[^/]+\//;
+  /(^|\/)(bench|benches|benchmark|benchmarks|(__)?perf(ormance)?[-_]?(tests?|testing)(__)?|examples?|samples?|demos?|docs?|docs?_src|documentation|_site)\/|(^|\/)\.[^/]+\//;
 
 /**
  * Build output checked in (`dist/`) and the build's own configuration (`webpack.config.js`,
