@@ -9,6 +9,7 @@ import { isApplicationCode } from '../src/repo-map/application-code.js';
 import { ReferenceGraph } from '../src/repo-map/reference-graph.js';
 import type { FileAnalysis } from '../src/syntax/symbols.js';
 import { analysisOf } from './helpers/analyses.js';
+import { callOk, openWrittenProject, type Structured } from './helpers/fixture-projects.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 
@@ -322,5 +323,33 @@ describe('isTestCode', () => {
     expect(isApplicationCode('src/workbench/view.ts')).toBe(true);
     expect(isApplicationCode('src/config.ts')).toBe(true);
     expect(isApplicationCode('lib/distance.js')).toBe(true);
+  });
+});
+
+// immerjs/immer (fetched for the probe, not kept): its 27 translated documentation pages
+// (website/i18n/) ranked above src/core/, its five central modules, in the modules section: a
+// module's rank summed every file's, and many pages outweighed a few central files.
+describe("the modules section's order", () => {
+  it('ranks a module by its code first, its other files after', async () => {
+    const pages: Record<string, string> = {};
+    for (let index = 0; index < 30; index++)
+      pages[`site/i18n/zh/page${index}.md`] =
+        `# Page ${index}\n\nSee [the next page](page${index + 1}.md).\n`;
+    const session = await openWrittenProject('modules-order', {
+      'package.json': JSON.stringify({ name: 'lib', main: 'src/index.ts' }),
+      'src/index.ts': "export { produce } from './core/produce.js';\n",
+      'src/core/produce.ts':
+        "import { scope } from './scope.js';\nexport function produce() {\n  return scope();\n}\n",
+      'src/core/scope.ts': 'export function scope() {\n  return 1;\n}\n',
+      ...pages,
+    });
+    try {
+      const { data } = await callOk(session, 'repo_map', { include: ['modules'] });
+      const names = (data.modules as Structured[]).map((module) => module.name);
+      expect(names).toContain('site/i18n');
+      expect(names.indexOf('src/core')).toBeLessThan(names.indexOf('site/i18n'));
+    } finally {
+      await session.close();
+    }
   });
 });

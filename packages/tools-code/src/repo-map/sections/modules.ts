@@ -9,17 +9,30 @@ export async function modulesSection(input: SectionInput): Promise<void> {
   const { options, scope, files, rankOf, structured, sections } = input;
   const { modules, languagesOf } = input.derived('modules', () => groupIntoModules(files, scope));
   // A module ranks by its application code, and lists it before its tests and fixtures: summed
-  // over every file, a parser's 13,000 fixture inputs put it first and filled its listing.
+  // over every file, a parser's 13,000 fixture inputs put it first and filled its listing. Code
+  // first, then its other files: immer's 27 translated documentation pages (website/i18n/)
+  // ranked above src/core/, its five central modules, by their number alone.
+  const rankOfFiles = (moduleFiles: readonly string[], code: boolean) =>
+    moduleFiles.reduce(
+      (sum, file) =>
+        isApplicationCode(file, scope) && (languageOfPath(file)?.code === true) === code
+          ? sum + rankOf(file)
+          : sum,
+      0,
+    );
   const moduleRank = new Map(
     [...modules].map(([name, moduleFiles]) => [
       name,
-      moduleFiles.reduce((sum, file) => (isApplicationCode(file, scope) ? sum + rankOf(file) : sum), 0),
+      { code: rankOfFiles(moduleFiles, true), other: rankOfFiles(moduleFiles, false) },
     ]),
   );
   const listingOrder = (a: string, b: string) =>
     Number(isApplicationCode(b, scope)) - Number(isApplicationCode(a, scope)) || rankOf(b) - rankOf(a);
   const ordered = [...modules]
-    .sort((a, b) => moduleRank.get(b[0])! - moduleRank.get(a[0])!)
+    .sort((a, b) => {
+      const [first, second] = [moduleRank.get(a[0])!, moduleRank.get(b[0])!];
+      return second.code - first.code || second.other - first.other;
+    })
     .map(([name, moduleFiles]) => [name, [...moduleFiles].sort(listingOrder)] as const);
   // The map's refresh leaves files that hold only keys (JSON, YAML) unparsed, since its ranking
   // reads nothing of theirs: the few it lists are parsed now, for their top-level keys.
