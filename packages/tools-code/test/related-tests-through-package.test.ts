@@ -187,6 +187,8 @@ describe('relative imports of build output the workspace does not hold', () => {
       'src/other.ts': 'export const other = 1;\n',
       'test/factory.mjs':
         "import cli from '../index.mjs';\nconst { Factory } = cli;\ndescribe('cli', () => { it('runs', () => Factory()); });\n",
+      'test/broken.mjs':
+        "import { other } from '../src/OTHER.js';\ndescribe('broken', () => { it('is', () => other); });\n",
       'test/yerror.mjs':
         "import { YError } from '../build/lib/yerror.js';\nimport { other } from '../dist/other.js';\ndescribe('YError', () => { it('is', () => new YError(other)); });\n",
     });
@@ -199,6 +201,7 @@ describe('relative imports of build output the workspace does not hold', () => {
     const yerror = await callOk(session, 'code_related_tests', { path: 'lib/yerror.ts' });
     expect(yerror.text).toContain('test/yerror.mjs: imports lib/yerror.ts;');
     const other = await callOk(session, 'code_related_tests', { path: 'src/other.ts' });
+    // test/broken.mjs imports `../src/OTHER.js`, which is no build output: it names no file.
     expect((other.data.tests as Structured[]).map((entry) => entry.path)).toEqual(['test/yerror.mjs']);
   });
 });

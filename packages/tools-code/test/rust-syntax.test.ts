@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { analyzeText } from '../src/syntax/analyze-file.js';
 import {
   callOk,
   type FixtureSession,
@@ -65,6 +66,21 @@ describe('Rust from syntax trees (rust-crate fixture)', () => {
     expect((await callOk(session, 'file_outline', { path: 'src/fmt/inner.rs' })).data.symbols).toHaveLength(
       1,
     );
+  });
+
+  it('counts the names used in type aliases, constants, statics, signatures and macros', async () => {
+    const analysis = (await analyzeText(
+      'src/lib.rs',
+      [
+        'pub type Result<T> = core::result::Result<T, Failure>;',
+        'const LIMIT: Budget = Budget::new();',
+        'static NAME: Label = Label::EMPTY;',
+        'pub trait Source { fn read(&self) -> Chunk; }',
+        'macro_rules! fail { () => { Failure::default() } }',
+      ].join('\n'),
+    ))!;
+    for (const name of ['Failure', 'Budget', 'Label', 'Chunk'])
+      expect(analysis.identifiers.has(name), name).toBe(true);
   });
 
   it('finds definitions and member uses by name', async () => {

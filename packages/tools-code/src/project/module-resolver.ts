@@ -81,6 +81,9 @@ function matchSubpath(map: Record<string, unknown>, subpath: string): string | u
   return undefined;
 }
 
+/** A folder build tools write to, which a source folder of the same name replaces (`dist/` for `src/`). */
+const BUILD_OUTPUT_FOLDER = /(^|\/)(dist|distribution|build|lib|out)\//;
+
 /**
  * Resolves import specifiers to workspace files the way the project's own tools do: relative
  * paths and index files, tsconfig/jsconfig `paths` aliases, the package's own name through
@@ -158,7 +161,11 @@ export class ModuleResolver {
       // Build output the workspace does not hold (it is ignored) stands for its source: yargs'
       // index.mjs and tests import `./build/lib/yargs-factory.js`, which tsc writes from
       // lib/yargs-factory.ts, and no test was related to any of its sources.
-      return main ?? resolveImport(fromFile, specifier, this.#files) ?? this.#fileAt('.', folder);
+      return (
+        main ??
+        resolveImport(fromFile, specifier, this.#files) ??
+        (BUILD_OUTPUT_FOLDER.test(folder) ? this.#fileAt('.', folder) : undefined)
+      );
     }
     const direct = resolveImport(fromFile, specifier, this.#files);
     if (direct !== undefined) return direct;
@@ -218,16 +225,15 @@ export class ModuleResolver {
       this.#files.has(candidate) ? candidate : resolveImport('probe', `./${candidate}`, this.#files);
     const found = probe(joined);
     if (found !== undefined) return found;
-    const output = /(^|\/)(dist|distribution|build|lib|out)\//;
-    const source = joined.replace(output, '$1src/').replace(/\.d\.[cm]?ts$|\.[cm]?js$/, '.ts');
+    const source = joined.replace(BUILD_OUTPUT_FOLDER, '$1src/').replace(/\.d\.[cm]?ts$|\.[cm]?js$/, '.ts');
     if (source !== joined)
       return (
         probe(source) ??
         probe(source.replace(/(^|\/)src\//, '$1source/')) ??
         // tsc with `rootDir: "."` keeps the source folders under its outDir (`build/lib/x.js`
         // from `lib/x.ts`): the output folder dropped.
-        (output.test(joined)
-          ? probe(joined.replace(output, '$1').replace(/\.d\.[cm]?ts$|\.[cm]?js$/, '.ts'))
+        (BUILD_OUTPUT_FOLDER.test(joined)
+          ? probe(joined.replace(BUILD_OUTPUT_FOLDER, '$1').replace(/\.d\.[cm]?ts$|\.[cm]?js$/, '.ts'))
           : undefined) ??
         this.#sourceInAnyCase(source)
       );

@@ -12,9 +12,8 @@ const STANDARD_CRATES = /^(::)?(std|core|alloc)::/;
  */
 export const RUST_MODULE_IMPORT = 'mod:';
 
-/** Items that take a name and a kind, as a module's top level or a block holds them. */
+/** The kinds of the items other than functions (a function's kind depends on where it stands). */
 const ITEM_KINDS: Record<string, SymbolKindName> = {
-  function_item: 'function',
   struct_item: 'struct',
   union_item: 'struct',
   enum_item: 'enum',
@@ -139,14 +138,16 @@ export function extractRust(tree: Tree, analysis: FileAnalysis): void {
           exported: isPublic(node) || (inType && container === 'interface'),
         });
         if (type === 'function_item') return context.enterContainer(name?.text ?? '<function>', kind, true);
+        // Nothing is declared inside these, but the names they use count (`Error` in
+        // `pub type Result<T> = core::result::Result<T, Error>;`).
         if (
           type === 'function_signature_item' ||
           type === 'type_item' ||
           type === 'const_item' ||
-          type === 'static_item'
+          type === 'static_item' ||
+          type === 'macro_definition'
         )
-          return false;
-        if (type === 'macro_definition') return false;
+          return undefined;
         return context.enterContainer(name?.text ?? `<${kind}>`, kind === 'module' ? 'namespace' : kind);
       }
       case 'field_declaration': {

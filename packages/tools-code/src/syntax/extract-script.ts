@@ -73,9 +73,9 @@ function isModuleExportsValue(node: Node | null): boolean {
 /**
  * The members of an object assigned to `module.exports` are the module's exports, as
  * `exports.name = …` ones are: `{ stringify: (obj) => …, parse: function () {…}, format () {…} }`
- * lists two exported functions and an exported method (koa's lib/search-params.js listed none). A member naming a
- * variable (`{ helper }`) marks that variable exported; one holding what `require` returned is a
- * re-export, not a definition of this file's.
+ * lists two exported functions and an exported method (koa's lib/search-params.js listed none).
+ * A member naming a variable (`{ helper }`) marks that variable exported; one holding what
+ * `require` returned is a re-export, not a definition of this file's.
  */
 function addModuleExportsMembers(object: Node, context: ExtractionContext, exportedNames: Set<string>): void {
   for (const member of object.namedChildren) {
@@ -227,7 +227,7 @@ export function extractScript(tree: Tree, analysis: FileAnalysis): void {
       case 'abstract_method_signature': {
         const node = cursor.currentNode;
         // A method of the object assigned to `module.exports` is listed with the object's other
-        // members, as an exported function (addModuleExportsMembers).
+        // members, as an exported method (addModuleExportsMembers).
         if (type === 'method_definition' && isModuleExportsValue(node.parent))
           return context.enterContainer(node.childForFieldName('name')?.text ?? '<method>', 'method', true);
         // A method of an object literal inside a function is local, as the function's variables

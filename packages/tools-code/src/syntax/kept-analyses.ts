@@ -36,8 +36,10 @@ export interface KeptAnalysis {
  *    their includes `INCLUDE` routes with a `target`.
  * 10: a module's anonymous export is a symbol (`default`, `exports`, see ANONYMOUS_EXPORT_NAMES),
  *    and the functions and classes of an object assigned to `module.exports` are exported ones.
+ * 11: Rust files are analysed, and the names Rust's type aliases, constants, statics, trait
+ *    signatures and macros use are counted.
  */
-const KEPT_FORMAT = 10;
+const KEPT_FORMAT = 11;
 
 /** Packages whose versions shape the analyses: this one, the parser and every grammar's. */
 const ANALYSER_PACKAGES = ['@assistant-kit/tools-code', 'web-tree-sitter', ...GRAMMAR_PACKAGES];
