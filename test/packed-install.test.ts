@@ -189,7 +189,7 @@ describe.runIf(onThisLine)('the packed packages, installed with npm outside the 
 
   it('mount the settings plugin in a fresh Fastify app: a save and a load over HTTP', async () => {
     const script = `
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
@@ -213,6 +213,7 @@ const unauthenticated = Fastify();
 await unauthenticated.register(settingsHttpPlugin, { service: new SettingsService({ store, broker }), authenticate: () => null });
 const refused = await unauthenticated.inject({ method: 'GET', url: CLIENT_DEFAULTS_PATH });
 await Promise.all([app.close(), unauthenticated.close()]);
+await rm(directory, { recursive: true, force: true });
 console.log(JSON.stringify({ saved: saved.statusCode, loaded: loaded.statusCode, model: loaded.json().model, key: loaded.json().apiKey, refused: refused.statusCode }));
 `;
     await writeFile(path.join(consumer, 'fastify.mjs'), script);
@@ -336,7 +337,7 @@ describe.runIf(onThisLine)('the catalogue installed in three shapes', () => {
 
   it('without the peers, the catalogue lists its tools, runs file tools and names the missing packages', async () => {
     const script = `
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createToolCatalog } from '@assistant-kit/tool-catalog';
@@ -352,6 +353,7 @@ await full.close();
 const lean = await createToolCatalog({ configuration: 'W', workspace, omitFamilies: ['browser', 'code'] });
 const leanTools = lean.tools.length;
 await lean.close();
+await rm(workspace, { recursive: true, force: true });
 console.log(JSON.stringify({ tools: full.tools.length, leanTools, read: !read.isError, browser: text(browser), outline: text(outline) }));
 `;
     const folder = shapes.filesAndCommands!.folder;

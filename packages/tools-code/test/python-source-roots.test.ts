@@ -79,10 +79,11 @@ describe('pythonServerSettings', () => {
     settings: { python: { analysis: { diagnosticMode: 'openFilesOnly' } } },
   };
   let root: string;
+  let outside: string;
   let workspace: Workspace;
   beforeAll(async () => {
     root = await realpath(await mkdtemp(path.join(tmpdir(), 'python-server-settings-')));
-    const outside = await mkdtemp(path.join(tmpdir(), 'python-server-settings-outside-'));
+    outside = await mkdtemp(path.join(tmpdir(), 'python-server-settings-outside-'));
     await mkdir(path.join(root, 'lib', 'pkg'), { recursive: true });
     await writeFile(path.join(root, 'lib', 'pkg', '__init__.py'), '');
     await symlink(outside, path.join(root, 'linked'));
@@ -94,6 +95,7 @@ describe('pythonServerSettings', () => {
   });
   afterAll(async () => {
     await rm(root, { recursive: true, force: true });
+    await rm(outside, { recursive: true, force: true });
   });
 
   it('adds the declared folders found in the workspace to extraPaths, keeping the other settings', async () => {

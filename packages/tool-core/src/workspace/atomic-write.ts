@@ -64,18 +64,25 @@ export async function stageFile(
   return { temporaryPath, targetPath };
 }
 
-/** Atomically replaces the target with the staged file (rename never follows a symlink target). */
-export async function commitStagedFile(staged: StagedFile): Promise<void> {
+/**
+ * Atomically replaces the target with the staged file (rename never follows a symlink target),
+ * then flushes the folder: with `flushFolder` when the caller holds it open (one call instead of
+ * an open, a flush and a close), else by its path.
+ */
+export async function commitStagedFile(
+  staged: StagedFile,
+  flushFolder: () => Promise<void> = () => syncDirectory(path.dirname(staged.targetPath)),
+): Promise<void> {
   await rename(staged.temporaryPath, staged.targetPath);
-  await syncDirectory(path.dirname(staged.targetPath));
+  await flushFolder();
 }
 
 export async function discardStagedFile(staged: StagedFile): Promise<void> {
   await unlink(staged.temporaryPath).catch(() => {});
 }
 
-/** Flushes a directory entry change (the rename) to disk; best effort where unsupported. */
-async function syncDirectory(directory: string): Promise<void> {
+/** Flushes a directory entry change (a rename, link or mkdir) to disk; best effort where unsupported. */
+export async function syncDirectory(directory: string): Promise<void> {
   try {
     const handle = await open(directory, 'r');
     try {
@@ -95,10 +102,11 @@ export async function writeFileAtomically(
   bytes: Uint8Array,
   shownPath: string,
   mode?: number,
+  flushFolder?: () => Promise<void>,
 ): Promise<void> {
   const staged = await stageFile(realRoot, targetPath, bytes, shownPath, mode);
   try {
-    await commitStagedFile(staged);
+    await commitStagedFile(staged, flushFolder);
   } catch (error) {
     await discardStagedFile(staged);
     throw error;

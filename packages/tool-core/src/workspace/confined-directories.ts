@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, realpath, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
-import { realPathOfDescriptor } from './atomic-write.js';
+import { realPathOfDescriptor, syncDirectory } from './atomic-write.js';
 import { isInsideDirectory } from './path-confinement.js';
 
 const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
@@ -39,6 +39,8 @@ export interface OpenedDirectory {
    * it to the open descriptor, so no later swap of a parent can redirect it), else its real path.
    */
   path: string;
+  /** Flushes the folder's entries to disk (after a link or rename into it); best effort. */
+  sync(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -66,7 +68,7 @@ export async function openDirectoryInside(
   procCheck ??= procAvailable();
   if (!(await procCheck)) {
     const real = await walkWithRealpathChecks(realRoot, components, shownPath, options.create);
-    return { path: real, close: async () => {} };
+    return { path: real, sync: () => syncDirectory(real), close: async () => {} };
   }
   let current = await open(realRoot, DIRECTORY_FLAGS);
   try {
@@ -74,20 +76,18 @@ export async function openDirectoryInside(
     if (rootReal !== undefined && rootReal !== realRoot) throw redirected(shownPath);
     for (const component of components) {
       const childPath = procPathOf(current, component);
-      if (options.create) {
+      // Opened first: the folders of a write nearly always exist, and a mkdir that fails with
+      // EEXIST costs a thrown error per component. A folder made here is flushed in its parent,
+      // so that a file written into it survives a crash with the folders above it.
+      let child = await openChildDirectory(childPath, shownPath, options.create);
+      if (child === undefined) {
         try {
           await mkdir(childPath, { mode: 0o777 });
+          await current.sync().catch(() => {});
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         }
-      }
-      let child: FileHandle;
-      try {
-        child = await open(childPath, DIRECTORY_FLAGS);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ELOOP' || code === 'ENOTDIR') throw redirected(shownPath, error);
-        throw error;
+        child = (await openChildDirectory(childPath, shownPath, false))!;
       }
       const childReal = await realPathOfDescriptor(child.fd);
       if (childReal !== undefined && !isInsideDirectory(realRoot, childReal)) {
@@ -102,7 +102,30 @@ export async function openDirectoryInside(
     throw error;
   }
   const opened = current;
-  return { path: `/proc/self/fd/${opened.fd}`, close: () => opened.close().catch(() => {}) };
+  return {
+    path: `/proc/self/fd/${opened.fd}`,
+    sync: () => opened.sync().catch(() => {}),
+    close: () => opened.close().catch(() => {}),
+  };
+}
+
+/**
+ * Opens a folder named relative to an open, verified parent without following a symlink;
+ * undefined when it is missing and `missingIsExpected` (the caller creates it).
+ */
+async function openChildDirectory(
+  childPath: string,
+  shownPath: string,
+  missingIsExpected: boolean,
+): Promise<FileHandle | undefined> {
+  try {
+    return await open(childPath, DIRECTORY_FLAGS);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'ENOTDIR') throw redirected(shownPath, error);
+    if (code === 'ENOENT' && missingIsExpected) return undefined;
+    throw error;
+  }
 }
 
 /** Creates the missing folders of `directory` inside the workspace (see {@link openDirectoryInside}). */
@@ -129,6 +152,7 @@ async function walkWithRealpathChecks(
       try {
         await mkdir(next);
         created = true;
+        await syncDirectory(current);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }

@@ -344,6 +344,8 @@ export class Workspace {
       }
       try {
         await link(staged.temporaryPath, target);
+        // The new name survives a crash like a replaced file's (the content was flushed when staged).
+        await parent.sync();
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
           throw new ToolError('FILE_EXISTS', `"${resolved.relative}" already exists.`, { cause: error });
@@ -379,7 +381,7 @@ export class Workspace {
     const parent = await this.#openParentDirectory(resolved, false);
     try {
       const target = path.join(parent.path, path.basename(resolved.absolute));
-      await writeFileAtomically(this.root, target, bytes, resolved.relative, resolved.mode);
+      await writeFileAtomically(this.root, target, bytes, resolved.relative, resolved.mode, parent.sync);
     } catch (error) {
       if (isToolError(error)) throw error;
       throw new ToolError('WRITE_FAILED', `Could not write "${resolved.relative}"; it is unchanged.`, {
@@ -437,7 +439,7 @@ export class Workspace {
       const committed: number[] = [];
       try {
         for (const [index, file] of staged.entries()) {
-          await commitStagedFile(file);
+          await commitStagedFile(file, parents[index]!.sync);
           committed.push(index);
         }
       } catch (error) {

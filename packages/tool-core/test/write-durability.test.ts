@@ -1,0 +1,56 @@
+import { readlinkSync } from 'node:fs';
+import { mkdir, mkdtemp, open, readFile, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Workspace } from '../src/index.js';
+
+let root: string;
+let workspace: Workspace;
+/** The real path of every descriptor flushed with fsync, in order. */
+let flushed: string[];
+
+beforeEach(async () => {
+  root = await realpath(await mkdtemp(path.join(tmpdir(), 'write-durability-')));
+  await mkdir(path.join(root, 'existing'));
+  workspace = await Workspace.open(root);
+  flushed = [];
+  // FileHandle is not exported: its prototype is that of any opened handle.
+  const probe = await open(root, 'r');
+  const prototype = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+  await probe.close();
+  const sync = prototype.sync;
+  vi.spyOn(prototype, 'sync').mockImplementation(function (this: { fd: number }) {
+    flushed.push(readlinkSync(`/proc/self/fd/${this.fd}`));
+    return sync.call(this);
+  });
+});
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await rm(root, { recursive: true, force: true });
+});
+
+describe.runIf(process.platform === 'linux')('a created file survives a crash like a replaced one', () => {
+  it('flushes the new file and the folder that names it', async () => {
+    await workspace.createFile('existing/new.txt', Buffer.from('new\n'));
+    expect(await readFile(path.join(root, 'existing/new.txt'), 'utf8')).toBe('new\n');
+    // The staged temp file's content, then the folder entry that now names it.
+    expect(flushed.at(-1)).toBe(path.join(root, 'existing'));
+    expect(flushed.some((flushedPath) => flushedPath.startsWith(path.join(root, 'existing/.new.txt.')))).toBe(
+      true,
+    );
+  });
+
+  it('flushes each folder it created in its parent', async () => {
+    await workspace.createFile('made/deeper/new.txt', Buffer.from('new\n'));
+    const folders = flushed.filter((flushedPath) => !flushedPath.includes('.new.txt.'));
+    expect(folders).toEqual([root, path.join(root, 'made'), path.join(root, 'made/deeper')]);
+  });
+
+  it('flushes nothing more for folders that already existed', async () => {
+    await workspace.createFile('existing/other.txt', Buffer.from('x'));
+    const folders = flushed.filter((flushedPath) => !flushedPath.includes('.other.txt.'));
+    expect(folders).toEqual([path.join(root, 'existing')]);
+  });
+});
