@@ -12,11 +12,13 @@ import type { CodeContext, EngineName } from './code-context.js';
 import type { SourceLocation } from './language-service.js';
 import { canBeMemberOccurrence } from './member-occurrences.js';
 import {
+  MENTION_SCAN_BATCH,
   openMentioningFiles,
   type UnanalysedFile,
   unanalysedNote,
   unlinkedMentions,
   unlinkedMentionsNote,
+  yieldToEventLoop,
 } from './reference-scope.js';
 import {
   bareSymbolName,
@@ -269,8 +271,11 @@ export async function syntaxReferences(
   const snapshot = await context.syntax.refresh({ signal: options.signal, filter: matchesGlob });
   const locations: Answer['locations'] = [];
   const unanalysed: UnanalysedFile[] = [];
+  const needle = Buffer.from(bare, 'utf8');
+  let looked = 0;
   for (const file of snapshot.files) {
     if (!matchesGlob(file.relative)) continue;
+    if (++looked % MENTION_SCAN_BATCH === 0) await yieldToEventLoop();
     const language = languageOfPath(file.relative);
     const grammar = language?.grammar;
     const parsable = grammar !== undefined && file.size <= MAX_OUTLINE_BYTES;
@@ -279,8 +284,10 @@ export async function syntaxReferences(
     // A file no tree is made of is read only to tell whether it mentions the name, and only code
     // counts: prose and data without a tree (Markdown, TOML, a huge JSON or YAML file) hold no references.
     if (!parsable && !language?.code) continue;
+    const readLimit = parsable ? MAX_OUTLINE_BYTES : MAX_MENTION_SCAN_BYTES;
+    if (!context.syntax.mayHold(file, needle, readLimit)) continue;
     const text = await context.languages.documents
-      .read(file.relative, parsable ? MAX_OUTLINE_BYTES : MAX_MENTION_SCAN_BYTES)
+      .read(file.relative, readLimit)
       .then((document) => document.text)
       .catch(() => undefined);
     if (text === undefined || !text.includes(bare)) continue;

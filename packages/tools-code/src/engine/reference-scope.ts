@@ -8,6 +8,14 @@ import { bareSymbolName, wordOccurrences } from './symbol-queries.js';
 /** Most files that mention a symbol opened in its server before one references or rename request. */
 export const MAX_MENTIONING_FILES_OPENED = 300;
 
+/** Files whose bytes a search for a name looks at between two turns of the event loop. */
+export const MENTION_SCAN_BATCH = 256;
+
+/** Lets the event loop run (answers, cancellations) in the middle of a long synchronous scan. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** A file that mentions the symbol but the language server could not look at, and why. */
 export interface UnanalysedFile {
   path: string;
@@ -48,8 +56,12 @@ export async function openMentioningFiles(
   if (bare === '') return scope;
   const snapshot = await context.syntax.refresh({ signal, analyze: false });
   scope.snapshot = snapshot;
+  const needle = Buffer.from(bare, 'utf8');
+  let looked = 0;
   for (const file of snapshot.files) {
     if (file.relative === queryPath) continue;
+    // The bytes are looked at in this thread: other calls and cancellations get a turn now and then.
+    if (++looked % MENTION_SCAN_BATCH === 0) await yieldToEventLoop();
     const language = languageOfPath(file.relative);
     const fileServer = context.languages.serverFor(file.relative);
     if (fileServer === undefined && !language?.code) continue;
@@ -57,6 +69,7 @@ export async function openMentioningFiles(
       scope.unanalysed.push({ path: file.relative, reason: 'too large for the language server' });
       continue;
     }
+    if (!context.syntax.mayHold(file, needle, MAX_SERVER_FILE_BYTES)) continue;
     const text = await context.languages.documents
       .read(file.relative, MAX_SERVER_FILE_BYTES)
       .then((document) => document.text)

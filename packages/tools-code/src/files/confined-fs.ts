@@ -23,6 +23,20 @@ import {
 
 export type { FSWatcher, Stats };
 
+/**
+ * Whether a file's bytes hold `needle`: false only when the file was read (confined, at most
+ * `maxBytes`) and they do not; a file that cannot be read that way is left to the caller's own
+ * read, which reports why.
+ */
+export function confinedFileMayHold(
+  root: string,
+  absolute: string,
+  needle: Buffer,
+  maxBytes: number,
+): boolean {
+  return readConfinedFileSync(root, absolute, maxBytes)?.includes(needle) ?? true;
+}
+
 /** Largest file read whole for parsing or as a .gitignore. */
 export const MAX_CONFINED_READ_BYTES = 8 * 1024 * 1024;
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isRacyStamp, type KeptState, RACY_MARGIN_MS } from '@assistant-kit/tool-core';
 import { throwIfCancelled } from '../errors.js';
-import { readConfinedText } from '../files/confined-fs.js';
+import { confinedFileMayHold, readConfinedText } from '../files/confined-fs.js';
 import { sameFileVersion, yieldToEventLoop } from '../files/folder-scan.js';
 import { WorkspaceTree, type WorkspaceTreeOptions } from '../files/workspace-tree.js';
 import {
@@ -208,6 +208,17 @@ export class SyntaxIndex {
     const { observedAt, ...stamp } = version;
     this.#store({ relative, ...stamp }, analysis, observedAt, hashIfRacy(stamp, observedAt, text));
     return analysis;
+  }
+
+  /**
+   * A cheap first look for a name: false only when the listed file's bytes (read confined, at
+   * most `maxBytes`) do not hold `needle` (a name's UTF-8 bytes), so the file cannot mention it. Searches for a
+   * name over a whole workspace look at every file this way and read through the document cache
+   * (path resolution, a hash, a line index) only the few that may: on a 27,700-file repository,
+   * reading all of them through the cache took about 15 s per references request.
+   */
+  mayHold(file: WalkedFile, needle: Buffer, maxBytes: number): boolean {
+    return confinedFileMayHold(this.root, file.absolute, needle, maxBytes);
   }
 
   /** Lists the workspace (or a scope) and brings every parsable file's analysis up to date. */
