@@ -10,7 +10,6 @@ import {
 import type { CodeContext } from '../engine/code-context.js';
 import { codeError } from '../errors.js';
 import { foldersUp, inFolder } from '../files/relative-folders.js';
-import { walkWorkspace } from '../files/workspace-walker.js';
 import {
   type CheckCommand,
   type CheckKind,
@@ -100,8 +99,9 @@ export interface PlannedRun {
 }
 
 export async function loadProfile(context: CodeContext, signal: AbortSignal): Promise<ProjectProfile> {
-  const walk = await walkWorkspace(context.workspace.root, { signal });
-  return detectProjectProfile(context.workspace, walk.files);
+  // The syntax index's listing, as code_project_profile's: no walk of the whole tree per run.
+  const walk = await context.syntax.refresh({ signal, analyze: false });
+  return detectProjectProfile(context.workspace, walk.files, walk.pathsKey);
 }
 
 export async function scriptBody(context: CodeContext, command: CheckCommand): Promise<string | undefined> {

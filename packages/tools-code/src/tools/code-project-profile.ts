@@ -1,6 +1,5 @@
 import { defineTool, textResult } from '@assistant-kit/tool-core';
 import type { CodeContext } from '../engine/code-context.js';
-import { walkWorkspace } from '../files/workspace-walker.js';
 import { joinCapped } from '../output/format.js';
 import { detectProjectProfile } from '../project/project-profile.js';
 import { formatCommand } from '../project/test-runs.js';
@@ -21,8 +20,11 @@ export function codeProjectProfileTool(context: CodeContext) {
     effects: ['read'],
     network: 'none',
     handler: async (_args, { signal }) => {
-      const walk = await walkWorkspace(context.workspace.root, { signal });
-      const profile = await detectProjectProfile(context.workspace, walk.files);
+      // The syntax index's listing (kept current by watchers), not a walk of its own: on a
+      // 27,700-file repository a walk per call took about 0.6 s, the profile of a listing
+      // already made and unchanged since takes a few milliseconds.
+      const walk = await context.syntax.refresh({ signal, analyze: false });
+      const profile = await detectProjectProfile(context.workspace, walk.files, walk.pathsKey);
       const lines = [
         `Project ${profile.name}: ${walk.files.length} files${walk.truncated ? ' (walk capped)' : ''}.`,
         `Languages: ${profile.languages.map((language) => `${language.name} (${language.files})`).join(', ') || 'none detected'}`,

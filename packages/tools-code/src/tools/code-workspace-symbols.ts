@@ -41,21 +41,28 @@ export function codeWorkspaceSymbolsTool(context: CodeContext) {
       const files = snapshot.files.map((file) => file.relative).filter(matchesGlob);
       const fromServers = await serverWorkspaceSymbols(context, normalizedQuery, files, signal);
       // Servers index only the files of their projects: syntax answers fill in the rest, and a
-      // symbol both engines found is listed once (the server's answer wins).
-      const candidates: LocatedSymbol[] = fromServers.symbols.filter((symbol) => matchesGlob(symbol.path));
-      const seen = new Set(candidates.map((symbol) => `${symbol.path}:${symbol.line}:${symbol.name}`));
+      // symbol both engines found is listed once (the server's answer wins). Each symbol is
+      // ranked before anything is made of it: a large workspace holds hundreds of thousands.
+      const exactQuery = (query ?? '').trim();
+      const rankOf = (name: string, kind: string) =>
+        wantedKind === undefined || wantedKind === '' || kind === wantedKind
+          ? matchRank(name, normalizedQuery, exactQuery)
+          : 0;
+      const fromServer = fromServers.symbols.filter((symbol) => matchesGlob(symbol.path));
+      const seen = new Set(fromServer.map((symbol) => `${symbol.path}:${symbol.line}:${symbol.name}`));
+      const ranked: { symbol: LocatedSymbol; rank: number }[] = [];
+      for (const symbol of fromServer) {
+        const rank = rankOf(symbol.name, symbol.kind);
+        if (rank > 0) ranked.push({ symbol, rank });
+      }
       for (const [relative, analysis] of snapshot.analyses) {
         for (const symbol of analysis.symbols) {
-          if (seen.has(`${relative}:${symbol.line}:${symbol.name}`)) continue;
-          candidates.push({ ...symbol, path: relative, engine: 'syntax' });
+          const rank = rankOf(symbol.name, symbol.kind);
+          if (rank === 0 || seen.has(`${relative}:${symbol.line}:${symbol.name}`)) continue;
+          ranked.push({ symbol: { ...symbol, path: relative, engine: 'syntax' }, rank });
         }
       }
-      const matched = candidates
-        .map((symbol) => ({ symbol, rank: matchRank(symbol.name, normalizedQuery, (query ?? '').trim()) }))
-        .filter(
-          ({ symbol, rank }) =>
-            rank > 0 && (wantedKind === undefined || wantedKind === '' || symbol.kind === wantedKind),
-        )
+      const matched = ranked
         .sort(
           (a, b) =>
             b.rank - a.rank ||
