@@ -42,9 +42,9 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-function readsOf(spy: ReturnType<typeof vi.spyOn>): string[] {
+function readsOf(spy: { mock: { calls: unknown[][] } }): string[] {
   // The files read, each once (opening a file in a server reads it through the cache again).
-  return [...new Set(spy.mock.calls.map((call) => call[0] as string))].sort();
+  return [...new Set(spy.mock.calls.map((call) => String(call[0])))].sort();
 }
 
 describe('a search for a name reads only the files whose bytes hold it', () => {
