@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { chmod, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createHarness, errorCodeOf, type Harness, structured, textOf } from './helpers.js';
 
 let harness: Harness;
@@ -90,6 +90,34 @@ describe('replace_in_files', () => {
       dry_run: false,
     });
     expect((await bytesOf('win.txt')).toString()).toBe('uno\r\ndos\r\n');
+  });
+
+  it('reads and decodes only the files whose bytes may hold a literal find', async () => {
+    for (let index = 0; index < 40; index++)
+      await harness.write(`other/f${index}.ts`, `export const value${index} = ${index};\n`);
+    // Not UTF-8 and without the find: no encoding of it can hold an ASCII find.
+    await harness.write('other/latin1.txt', Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    const reads = vi.spyOn(harness.workspace, 'readFile');
+    try {
+      const result = await harness.call('replace_in_files', { find: 'use(oldName);\nnext', replace: 'x' });
+      expect(structured(result)).toMatchObject({ files_changed: 0 });
+      // Its longest line, `use(oldName);`, is in one file only; a UTF-16 file is always read.
+      expect(reads.mock.calls.map((call) => call[0])).toEqual(['src/a.ts', 'utf16.txt']);
+      const ascii = await harness.call('replace_in_files', { find: 'oldName', replace: 'newName' });
+      expect(structured(ascii)).toMatchObject({ files_changed: 4, replacements: 5 });
+      expect(structured(ascii).skipped).toEqual([
+        { path: 'blob.bin', reason: 'binary', message: 'binary file (NUL bytes)' },
+        expect.objectContaining({ path: 'legacy.txt', reason: 'unknown-encoding' }),
+      ]);
+      // A non-ASCII find may be in a file of another encoding: such a file is read and reported.
+      const accented = await harness.call('replace_in_files', { find: 'café', replace: 'cafe' });
+      expect(structured(accented).skipped).toEqual([
+        expect.objectContaining({ path: 'legacy.txt', reason: 'unknown-encoding' }),
+        expect.objectContaining({ path: 'other/latin1.txt', reason: 'unknown-encoding' }),
+      ]);
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('refuses more files than max_files without writing anything', async () => {

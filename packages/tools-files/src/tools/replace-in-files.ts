@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { displayName, readConfinedFileSync } from '@assistant-kit/kernel';
 import {
   defineTool,
@@ -18,10 +19,30 @@ import {
 } from '../family-context.js';
 import { ReplaceInFilesParameters } from '../schemas.js';
 import { compileSearchRegex, escapeRegex } from '../search/regex-translation.js';
-import { canonicalEncodingName, encodeText, type TextEncoding } from '../text/encoding.js';
+import {
+  byteOrderMark,
+  canonicalEncodingName,
+  encodeText,
+  isUtf16,
+  type TextEncoding,
+} from '../text/encoding.js';
 import { applyLineEndings } from '../text/line-endings.js';
 import { decodeFileBytes, isBinaryContent } from '../text/text-file.js';
 import { compileGlobFilter } from '../walk/glob-filter.js';
+
+/**
+ * Whether a file's bytes rule out a literal find (its UTF-8 bytes: `needle`) when no encoding
+ * other than UTF-8 is named: valid UTF-8 decodes to text holding the find only where the bytes
+ * hold the needle, and an ASCII find is not in bytes of any ASCII-compatible encoding that lack
+ * it. A UTF-16 file (byte-order mark) and a non-UTF-8 file that may hold a non-ASCII find in
+ * another encoding are read as before (the second is reported: its encoding must be named).
+ */
+function cannotHoldLiteral(bytes: Buffer, needle: Buffer, needleIsAscii: boolean): boolean {
+  if (bytes.includes(needle)) return false;
+  const mark = byteOrderMark(bytes);
+  if (mark !== undefined && isUtf16(mark.name)) return false;
+  return needleIsAscii || isUtf8(bytes);
+}
 
 /** Changed lines listed per file in the answer (every replacement is still counted). */
 const LINES_LISTED_PER_FILE = 50;
@@ -123,6 +144,19 @@ export function createReplaceInFilesTool(family: FamilyContext) {
       const namedEncoding = args.encoding === undefined ? undefined : canonicalEncodingName(args.encoding);
       const filter = args.glob === undefined ? undefined : compileGlobFilter(args.glob);
       const regex = args.regex === true ? compileSearchRegex(args.find, 'gm') : undefined;
+      // A literal find is first looked for in each file's bytes, and only the files that may hold
+      // it are read through the Workspace (resolved, hashed) and decoded: on a 27,700-file
+      // repository, reading and decoding every file took 13 s. Its longest line is looked for:
+      // an LF in the find also matches a CRLF or CR line break of the file.
+      const longestLine = args.find
+        .split(/\r\n|\r|\n/)
+        .reduce((longest, line) => (line.length > longest.length ? line : longest), '');
+      const literal =
+        regex === undefined &&
+        longestLine !== '' &&
+        (namedEncoding === undefined || namedEncoding === 'utf-8')
+          ? { needle: Buffer.from(longestLine, 'utf8'), ascii: /^[\x00-\x7f]*$/.test(longestLine) }
+          : undefined;
 
       const planned: PlannedFile[] = [];
       const skipped: SkippedFile[] = [];
@@ -146,6 +180,11 @@ export function createReplaceInFilesTool(family: FamilyContext) {
               message: `larger than ${options.maxEditBytes} bytes`,
             });
             return true;
+          }
+          if (literal !== undefined) {
+            // Unreadable this way: read through the Workspace below, which reports why.
+            const bytes = readConfinedFileSync(workspace.root, entry.absolute, options.maxEditBytes);
+            if (bytes !== undefined && cannotHoldLiteral(bytes, literal.needle, literal.ascii)) return true;
           }
           let read: Awaited<ReturnType<typeof workspace.readFile>>;
           try {
