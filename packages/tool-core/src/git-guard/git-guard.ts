@@ -7,6 +7,7 @@ import type { Workspace } from '../workspace/workspace.js';
 import { commandEntriesOf, type GitConfigEntry, removeEntries } from './git-config.js';
 import {
   type GitGuardSnapshot,
+  GitScanMemory,
   isRunnableHook,
   readRegularFile,
   scanGitState,
@@ -72,14 +73,17 @@ function quarantineName(relative: string): string {
  */
 export class GitGuard {
   readonly #workspace: Workspace;
+  /** What the last scan read, so that each scan reads only the folders changed since. */
+  readonly #memory: GitScanMemory;
 
-  constructor(workspace: Workspace) {
+  constructor(workspace: Workspace, options: { clock?: () => number } = {}) {
     this.#workspace = workspace;
+    this.#memory = new GitScanMemory(options);
   }
 
   /** The state to compare against: call before the process starts. */
   snapshot(): Promise<GitGuardSnapshot> {
-    return scanGitState(this.#workspace.root);
+    return scanGitState(this.#workspace.root, this.#memory);
   }
 
   /** Scans again, neutralises everything added since `before`, and says what it did. */
@@ -92,11 +96,11 @@ export class GitGuard {
    * for changes a still-running background process makes later).
    */
   async check(before: GitGuardSnapshot): Promise<{ report: GitGuardReport; after: GitGuardSnapshot }> {
-    const after = await scanGitState(this.#workspace.root);
+    const after = await scanGitState(this.#workspace.root, this.#memory);
     const report = await this.#neutralise(before, after);
     return {
       report,
-      after: report.neutralised.length > 0 ? await scanGitState(this.#workspace.root) : after,
+      after: report.neutralised.length > 0 ? await scanGitState(this.#workspace.root, this.#memory) : after,
     };
   }
 

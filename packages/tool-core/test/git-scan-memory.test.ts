@@ -1,0 +1,93 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GitScanMemory, scanGitState } from '../src/git-guard/git-directory-scan.js';
+
+// The git guard scans the workspace before and after every process call. With a memory, a scan
+// reads only the folders whose inode or status change time (ctime) moved since the last one read
+// them: the attacks below plant git directories and configs in a tree the memory knows.
+
+let root: string;
+const FOLDERS = 30;
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync('git', args, {
+    cwd,
+    env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+  });
+}
+
+/** A clock this far ahead makes every stamp of the tree old enough to vouch for a reading. */
+const ahead = () => Date.now() + 60_000;
+
+beforeEach(async () => {
+  root = await realpath(await mkdtemp(path.join(tmpdir(), 'git-scan-memory-')));
+  for (let index = 0; index < FOLDERS; index++) {
+    await mkdir(path.join(root, 'src', `part${index}`, 'inner'), { recursive: true });
+    await writeFile(path.join(root, 'src', `part${index}`, 'inner', 'file.txt'), 'x');
+  }
+  git(root, 'init', '--quiet');
+});
+
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('a git scan with a memory', () => {
+  it('reads no folder again while nothing changed, and finds the same git state', async () => {
+    const memory = new GitScanMemory({ clock: ahead });
+    const first = await scanGitState(root, memory);
+    const second = await scanGitState(root, memory);
+    expect(second.directoriesWalked).toBe(first.directoriesWalked);
+    expect(first.directoriesRead).toBe(first.directoriesWalked);
+    expect(second.directoriesRead).toBe(0);
+    expect(second.gitDirectories).toEqual(first.gitDirectories);
+    expect([...second.configs.keys()]).toEqual([...first.configs.keys()]);
+  });
+
+  it('reads again a folder whose stamp was too recent to vouch for its reading', async () => {
+    // The real clock: the tree was made just now, so every stamp is within the racy margin.
+    const memory = new GitScanMemory();
+    const first = await scanGitState(root, memory);
+    expect((await scanGitState(root, memory)).directoriesRead).toBe(first.directoriesWalked);
+  });
+
+  it('finds a repository planted deep in a known tree, even with the folder mtime set back', async () => {
+    const memory = new GitScanMemory({ clock: ahead });
+    await scanGitState(root, memory);
+    const folder = path.join(root, 'src', 'part7', 'inner');
+    const { atime, mtime } = await stat(folder);
+    git(folder, 'init', '--quiet');
+    git(folder, 'config', 'core.fsmonitor', 'touch /tmp/pwned');
+    // What a process could do to hide the change: the mtime goes back, the ctime cannot.
+    await utimes(folder, atime, mtime);
+    const after = await scanGitState(root, memory);
+    expect(after.gitDirectories).toContain('src/part7/inner/.git');
+    expect(after.configs.get('src/part7/inner/.git/config')?.map((entry) => entry.key)).toContain(
+      'core.fsmonitor',
+    );
+    // Only the folders on the way that changed were read, and the new ones.
+    expect(after.directoriesRead).toBeLessThan(10);
+  });
+
+  it('reads again every scan what a file names: a .git file pointed elsewhere, and configs', async () => {
+    const memory = new GitScanMemory({ clock: ahead });
+    const linked = path.join(root, 'src', 'part3');
+    // A git directory the walk never enters (it reads no refs/ folder): found through a pointer only.
+    const target = path.join(root, '.git', 'refs', 'hidden');
+    await mkdir(target);
+    git(target, 'init', '--quiet', '--bare');
+    await writeFile(path.join(linked, '.git'), 'gitdir: ../nowhere\n');
+    const before = await scanGitState(root, memory);
+    expect(before.gitDirectories).not.toContain('.git/refs/hidden');
+    // Writing a file's content stamps the file, not its folder.
+    await writeFile(path.join(linked, '.git'), 'gitdir: ../../.git/refs/hidden\n');
+    await writeFile(path.join(root, '.git', 'config'), '[core]\n\tpager = evil\n', { flag: 'a' });
+    const after = await scanGitState(root, memory);
+    expect(after.directoriesRead).toBe(0);
+    expect(after.gitDirectories).toContain('.git/refs/hidden');
+    expect(after.configs.get('.git/config')?.map((entry) => entry.key)).toContain('core.pager');
+  });
+});
