@@ -1,6 +1,7 @@
 import { invalidArguments, isToolError, textResult } from '@assistant-kit/tool-core';
 import type { Location, LocationLink } from 'vscode-languageserver-protocol';
 import type { Node } from 'web-tree-sitter';
+import { yieldToEventLoop } from '../files/folder-scan.js';
 import { globMatcher } from '../files/glob.js';
 import { languageOfPath } from '../languages.js';
 import { protocol } from '../lsp/protocol.js';
@@ -18,7 +19,6 @@ import {
   unanalysedNote,
   unlinkedMentions,
   unlinkedMentionsNote,
-  yieldToEventLoop,
 } from './reference-scope.js';
 import {
   bareSymbolName,

@@ -1,4 +1,5 @@
 import { isToolError } from '@assistant-kit/tool-core';
+import { yieldToEventLoop } from '../files/folder-scan.js';
 import { languageOfPath } from '../languages.js';
 import type { IndexSnapshot } from '../syntax/syntax-index.js';
 import type { CodeContext } from './code-context.js';
@@ -10,11 +11,6 @@ export const MAX_MENTIONING_FILES_OPENED = 300;
 
 /** Files whose bytes a search for a name looks at between two turns of the event loop. */
 export const MENTION_SCAN_BATCH = 256;
-
-/** Lets the event loop run (answers, cancellations) in the middle of a long synchronous scan. */
-export function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /** A file that mentions the symbol but the language server could not look at, and why. */
 export interface UnanalysedFile {

@@ -212,10 +212,11 @@ export class SyntaxIndex {
 
   /**
    * A cheap first look for a name: false only when the listed file's bytes (read confined, at
-   * most `maxBytes`) do not hold `needle` (a name's UTF-8 bytes), so the file cannot mention it. Searches for a
-   * name over a whole workspace look at every file this way and read through the document cache
-   * (path resolution, a hash, a line index) only the few that may: on a 27,700-file repository,
-   * reading all of them through the cache took about 15 s per references request.
+   * most `maxBytes`) do not hold `needle` (the name's UTF-8 bytes), so the file cannot mention
+   * it. Searches for a name over a whole workspace look at every file this way and read through
+   * the document cache (path resolution, a hash, a line index) only the few that may: on a
+   * 27,700-file repository, reading all of them through the cache took about 15 s per
+   * references request.
    */
   mayHold(file: WalkedFile, needle: Buffer, maxBytes: number): boolean {
     return confinedFileMayHold(this.root, file.absolute, needle, maxBytes);
