@@ -44,7 +44,7 @@ export {
   isCommandEntry,
   parseGitConfig,
 } from './git-guard/git-config.js';
-export { type GitGuardSnapshot, scanGitState } from './git-guard/git-directory-scan.js';
+export { type GitGuardSnapshot, GitScanMemory, scanGitState } from './git-guard/git-directory-scan.js';
 export {
   describeGitGuardReport,
   GitGuard,

@@ -71,7 +71,6 @@ interface FolderReading {
  * scan, as before: writing a file does not stamp its folder.
  */
 export class GitScanMemory {
-  readings = new Map<string, FolderReading>();
   /** Stands in for `Date.now` (tests run a clock ahead so that fresh stamps can vouch). */
   readonly clock: () => number;
 
@@ -79,6 +78,9 @@ export class GitScanMemory {
     this.clock = options.clock ?? Date.now;
   }
 }
+
+/** The folder readings each memory holds (kept out of the class: they are no public API). */
+const readingsOf = new WeakMap<GitScanMemory, Map<string, FolderReading>>();
 
 function lstatOrUndefined(absolute: string): Stats | undefined {
   try {
@@ -187,7 +189,16 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
  * would accept as a git directory whatever their name (bare repositories, `modules/*`,
  * `worktrees/*`), and the `commondir` each points to. For each, the command entries of its
  * `config` and `config.worktree` (and of config files they include inside the workspace) and
- * the fingerprints of its hooks.
+ * the fingerprints of its hooks. With a `memory` (the one the last scan of the same workspace
+ * was given), only the folders changed since that scan are read again (see {@link GitScanMemory}).
+ *
+ * @example
+ * ```ts
+ * const memory = new GitScanMemory();
+ * const before = await scanGitState(root, memory);
+ * // … a process runs …
+ * const after = await scanGitState(root, memory); // reads only the folders it changed
+ * ```
  */
 export async function scanGitState(realRoot: string, memory?: GitScanMemory): Promise<GitGuardSnapshot> {
   const snapshot: GitGuardSnapshot = {
@@ -198,7 +209,7 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
     directoriesWalked: 0,
     directoriesRead: 0,
   };
-  const known = memory?.readings;
+  const known = memory === undefined ? undefined : readingsOf.get(memory);
   const readings = new Map<string, FolderReading>();
   const gitDirectories = new Set<string>();
   // Skipped: the guard's own quarantine, and the undo shadow repository, which belongs to the
@@ -292,7 +303,7 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
     if (reading.hasCommondir) addCandidateCommon(readPointer(path.join(directory, 'commondir'), ''));
     for (const name of reading.subfolders) pending.push(path.join(directory, name));
   }
-  if (memory !== undefined) memory.readings = readings;
+  if (memory !== undefined) readingsOf.set(memory, readings);
   function addCandidateCommon(target: string | undefined) {
     // A commondir needs no HEAD of its own: it is the shared part of a linked worktree.
     if (target === undefined) return;
