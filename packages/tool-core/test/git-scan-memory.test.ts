@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -32,7 +32,8 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
+  // GNU rm removes folders deeper than PATH_MAX (the last test makes some).
+  execFileSync('rm', ['-rf', root]);
 });
 
 describe('a git scan with a memory', () => {
@@ -89,5 +90,24 @@ describe('a git scan with a memory', () => {
     expect(after.directoriesRead).toBe(0);
     expect(after.gitDirectories).toContain('.git/refs/hidden');
     expect(after.configs.get('.git/config')?.map((entry) => entry.key)).toContain('core.pager');
+  });
+
+  it('says the check is incomplete for a folder it cannot name, with a memory as without', async () => {
+    // Folders nested past PATH_MAX: two chains of about 2,400 characters each, one moved into
+    // the other (each call names a path shorter than PATH_MAX). The deepest folders' absolute
+    // paths cannot be stat'ed or listed, so whatever git state they hold is unverified.
+    const long = 'd'.repeat(200);
+    const chain = Array.from({ length: 12 }, () => long).join('/');
+    const outer = path.join(root, chain);
+    await mkdir(outer, { recursive: true });
+    const aside = await mkdtemp(path.join(tmpdir(), 'git-scan-deep-'));
+    await mkdir(path.join(aside, chain), { recursive: true });
+    await rename(path.join(aside, long), path.join(outer, 'inner'));
+    await rm(aside, { recursive: true, force: true });
+    for (const memory of [undefined, new GitScanMemory({ clock: ahead })]) {
+      const snapshot = await scanGitState(root, memory);
+      expect(snapshot.unreadable).toHaveLength(1);
+      expect(snapshot.unreadable[0]!.startsWith(`${long}/`)).toBe(true);
+    }
   });
 });

@@ -82,14 +82,6 @@ export class GitScanMemory {
 /** The folder readings each memory holds (kept out of the class: they are no public API). */
 const readingsOf = new WeakMap<GitScanMemory, Map<string, FolderReading>>();
 
-function lstatOrUndefined(absolute: string): Stats | undefined {
-  try {
-    return lstatSync(absolute);
-  } catch {
-    return undefined;
-  }
-}
-
 function isFileAt(absolute: string): boolean {
   try {
     return lstatSync(absolute).isFile();
@@ -274,25 +266,32 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
     const directory = pending.pop()!;
     snapshot.directoriesWalked += 1;
     if (snapshot.directoriesWalked % DIRECTORIES_PER_TURN === 0) await yieldToEventLoop();
-    let reading: FolderReading | undefined;
-    if (memory === undefined) reading = readFolder(directory, 0, 0, 0);
-    else {
-      // The stamp is taken before the entries are read: a change made meanwhile leaves a newer
-      // stamp than the one kept, so the next scan reads the folder again.
-      const readAt = memory.clock();
-      const status = lstatOrUndefined(directory);
-      if (status === undefined || !status.isDirectory()) continue;
-      const before = known?.get(directory);
-      reading =
-        before !== undefined &&
-        before.inode === status.ino &&
-        before.ctimeMs === status.ctimeMs &&
-        !isRacyStamp(before.ctimeMs, before.readAt)
-          ? before
-          : readFolder(directory, status.ino, status.ctimeMs, readAt);
-      if (reading !== undefined) readings.set(directory, reading);
+    // The stamp is taken before the entries are read: a change made meanwhile leaves a newer
+    // stamp than the one kept, so the next scan reads the folder again.
+    const readAt = (memory?.clock ?? Date.now)();
+    let status: Stats;
+    try {
+      status = lstatSync(directory);
+    } catch (error) {
+      // As for a folder that cannot be listed: the check is incomplete there (a path too long
+      // to name, a folder this process may not search), unless it is simply gone.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR')
+        snapshot.unreadable.push(toWorkspaceRelative(realRoot, directory));
+      continue;
     }
+    // Swapped for a symlink since its parent was read: not a folder of the tree, never followed.
+    if (!status.isDirectory()) continue;
+    const before = known?.get(directory);
+    const reading =
+      before !== undefined &&
+      before.inode === status.ino &&
+      before.ctimeMs === status.ctimeMs &&
+      !isRacyStamp(before.ctimeMs, before.readAt)
+        ? before
+        : readFolder(directory, status.ino, status.ctimeMs, readAt);
     if (reading === undefined) continue;
+    readings.set(directory, reading);
     if (reading.isGitDirectory) gitDirectories.add(directory);
     for (const pointer of reading.gitPointers) {
       const child = path.join(directory, pointer.name);

@@ -76,9 +76,9 @@ export class GitGuard {
   /** What the last scan read, so that each scan reads only the folders changed since. */
   readonly #memory: GitScanMemory;
 
-  constructor(workspace: Workspace, options: { clock?: () => number } = {}) {
+  constructor(workspace: Workspace) {
     this.#workspace = workspace;
-    this.#memory = new GitScanMemory(options);
+    this.#memory = new GitScanMemory();
   }
 
   /** The state to compare against: call before the process starts. */
