@@ -61,6 +61,11 @@ const ALLOWED_GIT_VARIABLES = new Set([
   ...CONFIG_OVERRIDE_VARIABLES,
 ]);
 
+/** Paths (or records) as git's `-z --stdin` and `-z --index-info` take them. */
+export function joinNul(entries: readonly string[]): string {
+  return `${entries.join('\0')}\0`;
+}
+
 /** Bytes of stderr kept for an error message. */
 const STDERR_KEEP_BYTES = 64 * 1024;
 

@@ -11,7 +11,7 @@ import {
   deferredObjectFsyncOverrides,
   shadowRepositoryOverrides,
 } from './git-config-overrides.js';
-import { afterFirstTab, GitRunner, pathspecsFor, wholeRecord } from './git-runner.js';
+import { afterFirstTab, GitRunner, joinNul, pathspecsFor, wholeRecord } from './git-runner.js';
 import { putBackAfterAFailedCheckout } from './put-back.js';
 import { blobObjectId, RecordedEntries, regularFileMode, standsAsEntry } from './recorded-entries.js';
 import {
@@ -27,7 +27,12 @@ import {
   setPermissions,
   writeScratchFiles,
 } from './storage-files.js';
-import { createBeyondALinkCheck, entriesBelowFolder, findWorkspaceChanges } from './workspace-listing.js';
+import {
+  createBeyondALinkCheck,
+  entriesBelowFolder,
+  findWorkspaceChanges,
+  recordListedPaths,
+} from './workspace-listing.js';
 
 /** Ref of the newest checkpoint; every checkpoint commit has the previous one as parent. */
 export const CHECKPOINT_REF = 'refs/assistant-kit/checkpoints';
@@ -486,17 +491,24 @@ export class ShadowRepository {
       ),
       unchecked.length === 0 ? [] : this.#recordedButIgnored(unchecked, signal),
     ]);
-    if (changes.update.length > BULK_RECORD_FILES) {
+    if (changes.update.length > 0) {
       this.#indexTree = undefined;
       this.#recorded.changed(changes.update);
-      await this.#recordInBulk(changes.update, signal);
-    } else if (changes.update.length > 0) {
-      this.#indexTree = undefined;
-      this.#recorded.changed(changes.update);
-      await this.git.run(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
-        input: joinNul(changes.update),
-        signal,
-      });
+      // Paths the user turned into folders (or put beyond a link) since the listing leave the index.
+      const decided =
+        changes.update.length > BULK_RECORD_FILES
+          ? await this.#recordInBulk(changes.update, signal)
+          : await recordListedPaths(
+              this.git,
+              this.options.workTree,
+              changes.update,
+              this.options.maxFileBytes,
+              {
+                signal,
+              },
+            );
+      changes.forceRemove.push(...decided.forceRemove);
+      changes.skippedLargeFiles.push(...decided.skippedLargeFiles);
     }
     // Recorded files that are ignored now (a new .gitignore rule, or the root's rules reaching
     // into a nested repository's files) leave the index, like files grown over the size limit.
@@ -555,17 +567,23 @@ export class ShadowRepository {
    * git's per-object flush (`core.fsync=all`, batch) one `update-index` of 28,000 files took about
    * four times as long as this.
    */
-  async #recordInBulk(paths: readonly string[], signal: AbortSignal | undefined): Promise<void> {
+  async #recordInBulk(
+    paths: readonly string[],
+    signal: AbortSignal | undefined,
+  ): Promise<Awaited<ReturnType<typeof recordListedPaths>>> {
     const scratch = `${this.indexFile}.bulk-${randomUUID()}`;
     try {
       await copyFileIfPresent(this.indexFile, scratch);
-      await this.#objectWriter.run(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
-        input: joinNul(paths),
-        signal,
-        env: { GIT_INDEX_FILE: scratch },
-      });
+      const decided = await recordListedPaths(
+        this.#objectWriter,
+        this.options.workTree,
+        paths,
+        this.options.maxFileBytes,
+        { signal, env: { GIT_INDEX_FILE: scratch } },
+      );
       await flushFileSystemOf(path.join(this.gitDirectory, 'objects'));
       await replaceFileDurably(scratch, this.indexFile);
+      return decided;
     } finally {
       await removePath(scratch);
     }
@@ -593,9 +611,14 @@ export class ShadowRepository {
       );
       const entries = new Map<string, TreeEntry>();
       if (changes.update.length === 0) return { entries, skippedLargeFiles: changes.skippedLargeFiles };
-      await capture.run(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
-        input: joinNul(changes.update),
-      });
+      // The capture index starts empty: a path dropped as a folder now has no entry to remove.
+      const decided = await recordListedPaths(
+        capture,
+        this.options.workTree,
+        changes.update,
+        this.options.maxFileBytes,
+      );
+      changes.skippedLargeFiles.push(...decided.skippedLargeFiles);
       for (const line of splitNul(await capture.run(['ls-files', '-z', '--stage']))) {
         const tab = line.indexOf('\t');
         const [mode, object] = line.slice(0, tab).split(' ');
@@ -1632,10 +1655,6 @@ function unquoteCStyle(body: string): Buffer {
     }
   }
   return Buffer.from(bytes);
-}
-
-function joinNul(entries: readonly string[]): string {
-  return `${entries.join('\0')}\0`;
 }
 
 /** The words of read-tree's checks made before it writes anything (files in the way). */

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { holdsRawBytes, readFolderEntries } from '@assistant-kit/kernel';
-import { type GitRunner, wholeRecord } from './git-runner.js';
+import { isToolError } from '@assistant-kit/tool-core';
+import { type GitRunner, joinNul, wholeRecord } from './git-runner.js';
 import { lstatIfPresent } from './storage-files.js';
 
 /** What changed in the work tree since the shadow index last recorded it. */
@@ -83,17 +84,46 @@ export async function findWorkspaceChanges(
       if (tag !== '?') maybeRecorded.add(file);
     }
   }
+  const { update, forceRemove, skippedLargeFiles } = await classifyListedPaths(
+    root,
+    [...candidates].sort(),
+    (relative) => maybeRecorded.has(relative),
+    maxFileBytes,
+    signal,
+  );
+  return { update, forceRemove, skippedLargeFiles, nestedRepositories, visible: [...visible] };
+}
+
+/** What a listing's stat step decided for each listed path. */
+interface ClassifiedPaths {
+  update: string[];
+  forceRemove: string[];
+  skippedLargeFiles: { path: string; size: number }[];
+}
+
+/**
+ * The stat step of a listing: each listed path is recorded again (a file, a link, or gone),
+ * dropped from the index although it may exist (a folder now, grown over the size limit, or
+ * beyond a link), or skipped as too large. Only paths the index may record (`mayBeRecorded`) can
+ * lie beyond a link (see createBeyondALinkCheck).
+ */
+async function classifyListedPaths(
+  root: string,
+  ordered: readonly string[],
+  mayBeRecorded: (relative: string) => boolean,
+  maxFileBytes: number,
+  signal: AbortSignal | undefined,
+): Promise<ClassifiedPaths> {
   const update: string[] = [];
   const forceRemove: string[] = [];
   const skippedLargeFiles: { path: string; size: number }[] = [];
-  const ordered = [...candidates].sort();
   const beyondALink = createBeyondALinkCheck(root);
   for (let start = 0; start < ordered.length; start += STAT_BATCH) {
     if (signal?.aborted) break;
     const batch = ordered.slice(start, start + STAT_BATCH);
     const [statuses, blocked] = await Promise.all([
       Promise.all(batch.map((relative) => lstatIfPresent(path.join(root, relative)))),
-      Promise.all(batch.map((relative) => maybeRecorded.has(relative) && beyondALink(relative))),
+      Promise.all(batch.map((relative) => mayBeRecorded(relative) && beyondALink(relative))),
     ]);
     statuses.forEach((status, index) => {
       const relative = batch[index]!;
@@ -121,7 +151,47 @@ export async function findWorkspaceChanges(
       if (status.isDirectory()) forceRemove.push(relative);
     });
   }
-  return { update, forceRemove, skippedLargeFiles, nestedRepositories, visible: [...visible] };
+  return { update, forceRemove, skippedLargeFiles };
+}
+
+/**
+ * Records the `update` paths of a listing with `update-index --add --remove`. The user works on
+ * while it runs: between the listing's stat and git's, a listed file can become a folder (git
+ * refuses to add one) or come to lie beyond a link (git refuses that too), and one such path
+ * failed the whole record: a first session's baseline with it, and so every checkpoint of the
+ * session. A failure is answered by looking at the paths again as the listing did (a folder or a
+ * path beyond a link is dropped from the index, a file over the size limit skipped) and recording
+ * the rest; a failure the new look does not explain is git's own and is thrown. Each new attempt
+ * has fewer paths, so changes that go on during the record cannot keep it going for ever. Returns
+ * what the new looks decided besides recording, for the caller to merge into its changes.
+ */
+export async function recordListedPaths(
+  git: GitRunner,
+  root: string,
+  paths: readonly string[],
+  maxFileBytes: number,
+  options: { signal?: AbortSignal | undefined; env?: Record<string, string> } = {},
+): Promise<Omit<ClassifiedPaths, 'update'>> {
+  const decided: Omit<ClassifiedPaths, 'update'> = { forceRemove: [], skippedLargeFiles: [] };
+  let pending = paths;
+  while (pending.length > 0) {
+    try {
+      await git.run(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
+        input: joinNul(pending),
+        signal: options.signal,
+        ...(options.env === undefined ? {} : { env: options.env }),
+      });
+      break;
+    } catch (error) {
+      if (!isToolError(error, 'GIT_FAILED')) throw error;
+      const again = await classifyListedPaths(root, pending, () => true, maxFileBytes, options.signal);
+      if (again.update.length === pending.length) throw error;
+      pending = again.update;
+      decided.forceRemove.push(...again.forceRemove);
+      decided.skippedLargeFiles.push(...again.skippedLargeFiles);
+    }
+  }
+  return decided;
 }
 
 /**
