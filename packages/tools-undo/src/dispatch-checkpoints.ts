@@ -310,8 +310,16 @@ export class DispatchCheckpoints {
           try {
             await this.#recordBaseline(state.shadow, state.log);
           } catch (error) {
-            // No baseline, no checkpoints: calls stop being captured in memory and meet the error.
-            this.#early = undefined;
+            if (state.log.head === undefined) {
+              // Nothing recorded: the calls waiting meet the error, and the next call that
+              // needs the history tries again. The dispatches captured in memory stay held and
+              // become their own checkpoints then, as if the first try had only been slow.
+              this.#readyPromise = undefined;
+            } else {
+              // Recorded in part: no checkpoints this session; calls stop being captured in
+              // memory and meet the error.
+              this.#early = undefined;
+            }
             throw error;
           }
         }
@@ -344,9 +352,10 @@ export class DispatchCheckpoints {
 
   /**
    * True while the workspace's first baseline (every file hashed once, in the background, the
-   * first time checkpoints run in a workspace) is still being recorded. File-tool dispatches
-   * (observed) do not wait for it; a call that needs the history (undo, redo, listing,
-   * workspace_diff, a process call inside a dispatch) waits until it is recorded.
+   * first time checkpoints run in a workspace) is not recorded yet: still being recorded, or to
+   * be tried again after a failed try. File-tool dispatches (observed) do not wait for it; a call
+   * that needs the history (undo, redo, listing, workspace_diff, a process call inside a
+   * dispatch) waits until it is recorded (and, after a failure, starts the next try).
    */
   get baselinePending(): boolean {
     return this.#early !== undefined;

@@ -1746,7 +1746,8 @@ function isRegularFileMode(mode: string | undefined): boolean {
 /**
  * Throws when a file or link the checkout was to remove still stands: git only warns ("unable to
  * unlink") and exits 0 when the system refuses a removal (an immutable file, a folder it may not
- * write in), so the undo would claim a deletion that did not happen. The caller puts back the rest.
+ * write in), so the undo would claim a deletion that did not happen. A process or person writing
+ * the path again right after git removed it looks the same from here. The caller puts back the rest.
  */
 async function assertRemoved(workTree: string, written: readonly RawChange[]): Promise<void> {
   const removed = written.filter((change) => change.after === undefined).map((change) => change.path);
@@ -1764,7 +1765,7 @@ async function assertRemoved(workTree: string, written: readonly RawChange[]): P
   if (standing.length > 0)
     throw undoError(
       'GIT_FAILED',
-      `git could not remove ${standing.map(displayName).join(', ')} (the system refused it).`,
+      `git could not remove ${standing.map(displayName).join(', ')}: the system refused it, or something wrote it again while the undo ran.`,
     );
 }
 

@@ -159,11 +159,14 @@ async function classifyListedPaths(
  * while it runs: between the listing's stat and git's, a listed file can become a folder (git
  * refuses to add one) or come to lie beyond a link (git refuses that too), and one such path
  * failed the whole record: a first session's baseline with it, and so every checkpoint of the
- * session. A failure is answered by looking at the paths again as the listing did (a folder or a
- * path beyond a link is dropped from the index, a file over the size limit skipped) and recording
- * the rest; a failure the new look does not explain is git's own and is thrown. Each new attempt
- * has fewer paths, so changes that go on during the record cannot keep it going for ever. Returns
- * what the new looks decided besides recording, for the caller to merge into its changes.
+ * session. A file rewritten while git reads it fails it too ("short read": git read fewer bytes
+ * than it had just stat'ed). A failure is answered by looking at the paths again as the listing
+ * did (a folder or a path beyond a link is dropped from the index, a file over the size limit
+ * skipped) and recording the rest. A failure the new look does not explain is tried once more as
+ * it is (the rewrite is over by then, or git reads the new bytes whole); a second one is git's
+ * own and is thrown. Every other new attempt has fewer paths, so changes that go on during the
+ * record cannot keep it going for ever. Returns what the new looks decided besides recording, for
+ * the caller to merge into its changes.
  */
 export async function recordListedPaths(
   git: GitRunner,
@@ -174,6 +177,7 @@ export async function recordListedPaths(
 ): Promise<Omit<ClassifiedPaths, 'update'>> {
   const decided: Omit<ClassifiedPaths, 'update'> = { forceRemove: [], skippedLargeFiles: [] };
   let pending = paths;
+  let triedAgainAsItIs = false;
   while (pending.length > 0) {
     try {
       await git.run(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
@@ -185,7 +189,11 @@ export async function recordListedPaths(
     } catch (error) {
       if (!isToolError(error, 'GIT_FAILED')) throw error;
       const again = await classifyListedPaths(root, pending, () => true, maxFileBytes, options.signal);
-      if (again.update.length === pending.length) throw error;
+      if (again.update.length === pending.length) {
+        if (triedAgainAsItIs) throw error;
+        triedAgainAsItIs = true;
+        continue;
+      }
       pending = again.update;
       decided.forceRemove.push(...again.forceRemove);
       decided.skippedLargeFiles.push(...again.skippedLargeFiles);

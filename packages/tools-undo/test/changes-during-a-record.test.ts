@@ -2,6 +2,7 @@ import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isToolError, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { undoError } from '../src/errors.js';
 import { GitRunner } from '../src/git-runner.js';
 import { createUndoTools } from '../src/index.js';
 import { recordListedPaths } from '../src/workspace-listing.js';
@@ -64,6 +65,31 @@ describe('recordListedPaths', () => {
       skippedLargeFiles: [{ path: 'big.txt', size: 100 }],
     });
     expect(await git.run(['ls-files'])).toBe('');
+  });
+
+  /** A runner whose first `failures` commands fail as git does when a file shrinks while it reads it. */
+  class ShortReads extends GitRunner {
+    constructor(private failures: number) {
+      super({ ...base, GIT_DIR: path.join(root, '.git'), GIT_WORK_TREE: root }, root);
+    }
+    override async run(...args: Parameters<GitRunner['run']>): ReturnType<GitRunner['run']> {
+      if (this.failures-- > 0)
+        throw undoError('GIT_FAILED', 'git update-index failed: error: short read while indexing a.txt');
+      return super.run(...args);
+    }
+  }
+
+  it('tries once more as it is when a new look explains nothing (a file rewritten while git read it)', async () => {
+    await gitIn(path.join(root, '.git')).run(['init', '-q']);
+    await write(root, 'a.txt', 'a\n');
+    const decided = await recordListedPaths(new ShortReads(1), root, ['a.txt'], 1 << 20);
+    expect(decided).toEqual({ forceRemove: [], skippedLargeFiles: [] });
+    expect(await gitIn(path.join(root, '.git')).run(['ls-files'])).toBe('a.txt\n');
+    // Twice is git's own failure.
+    const failure = await recordListedPaths(new ShortReads(2), root, ['a.txt'], 1 << 20).catch(
+      (error: unknown) => error,
+    );
+    expect(isToolError(failure, 'GIT_FAILED')).toBe(true);
   });
 
   it('throws a failure that a new look at the paths does not explain', async () => {
