@@ -517,11 +517,21 @@ export class ShadowRepository {
     const ignoreFileChanged = changes.nestedRepositories.length > 0 || changes.update.some(isIgnoreFile);
     // A narrowed snapshot checks only its own paths (above), unless an ignore file changed (its
     // rules reach everywhere); the session's first full snapshot checks the whole index.
-    let ignored: string[] = foundInBackground ?? [];
-    if (ignoreFileChanged || (!this.#ignoredChecked && onlyPaths === undefined)) {
+    // A full snapshot's check of the whole index is the background check's, when that has
+    // finished by now (it usually has: it starts with the session, this waited for a listing),
+    // by the same argument as above: what this record added is not ignored, unless an ignore
+    // file changed, which asks for the check anyway. Run again, it cost a second whole-index
+    // `ls-files --ignored` (about 150 ms at 28,000 files) on a session's first process call.
+    const standIn =
+      foundInBackground ??
+      (onlyPaths === undefined && !this.#ignoredChecked && options.atDispatchEnd !== true
+        ? this.#ignoredFoundInBackground
+        : undefined);
+    let ignored: string[] = standIn ?? [];
+    if (ignoreFileChanged || (!this.#ignoredChecked && onlyPaths === undefined && standIn === undefined)) {
       ignored = await this.#recordedButIgnored(undefined, signal);
       this.#ignoredChecked = true;
-    } else if (!this.#ignoredChecked && foundInBackground === undefined) {
+    } else if (!this.#ignoredChecked && standIn === undefined) {
       ignored = ignoredAmongUnchecked;
       for (const file of unchecked) this.#ignoredCheckedPaths.add(file);
     }
@@ -534,7 +544,7 @@ export class ShadowRepository {
         signal,
       });
     }
-    if (foundInBackground !== undefined) this.#ignoredChecked = true;
+    if (standIn !== undefined) this.#ignoredChecked = true;
     // A listed path the rules left out just now is not visible: a tracked `.gitignore` rewritten
     // to ignore itself was listed (tracked files always are), recorded, then dropped as ignored.
     const leftOut = new Set(ignored);

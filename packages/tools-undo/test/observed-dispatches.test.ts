@@ -673,6 +673,33 @@ describe('a later session and ignore rules changed since the last', () => {
   });
 });
 
+describe('a later session whose ignore rules are as they were', () => {
+  eachTestInAFreshFolder('undo-later-same-rules-');
+
+  it("takes the background check's finding for a full snapshot: the whole index is checked once", async () => {
+    await write(root, 'keep.txt', 'k0\n');
+    await write(root, '.gitignore', '*.log\n');
+    await open(root);
+    await family.close();
+    const { logFile, restore } = await installLoggingGit(`${root}-bin`);
+    try {
+      await open(root);
+      // A process dispatch: its begin and its end each take a full snapshot.
+      await family.checkpoints.beginDispatch('process');
+      await write(root, 'keep.txt', 'k1\n');
+      await write(root, 'made.log', 'ignored\n');
+      const ended = await family.checkpoints.endDispatch();
+      expect(ended.changedFiles).toEqual([{ path: 'keep.txt', status: 'modified' }]);
+      const wholeIndexChecks = (await readFile(logFile, 'utf8'))
+        .split('\n')
+        .filter((line) => line.includes('--cached --ignored') && !line.includes(' -- '));
+      expect(wholeIndexChecks).toHaveLength(1);
+    } finally {
+      await restore();
+    }
+  });
+});
+
 describe('an end not awaited (the caller answers first)', () => {
   eachTestInAFreshFolder('undo-end-later-');
 
