@@ -103,7 +103,7 @@ describe('recordListedPaths', () => {
 
 describe('a baseline recorded while the user turns files into folders', () => {
   it('is recorded, and the session keeps its checkpoints', async () => {
-    // Before the fix this failed in every round on a two-core machine: the baseline's listing of
+    // Before the fix this failed in its first round on a two-core machine: the baseline's listing of
     // 300 files runs long enough for the changes below to land between its stat and git's.
     for (let round = 0; round < 4; round++) {
       const directory = path.join(root, `round-${round}`);
