@@ -1,3 +1,4 @@
+import { joinNul } from './git-runner.js';
 import type { UserRepository } from './user-repository.js';
 
 /**
@@ -18,7 +19,7 @@ export async function pathsWithConvertedLineEndings(
   });
   const autocrlfConverts = ['true', 'input'].includes(autocrlf.stdout.trim().toLowerCase());
   const output = await repository.git.run(['check-attr', '-z', '--stdin', 'text', 'eol'], {
-    input: `${paths.join('\0')}\0`,
+    input: joinNul(paths),
   });
   // -z output: path NUL attribute NUL value NUL, for each path and attribute.
   const fields = output.split('\0');

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { GitRunner } from './git-runner.js';
+import { type GitRunner, joinNul } from './git-runner.js';
 import { standsAsEntry } from './recorded-entries.js';
 import type { TreeEntry } from './shadow-repository.js';
 import { lstatIfPresent, removeFileOrLink, removeFolderIfEmpty, setPermissions } from './storage-files.js';
@@ -89,7 +89,7 @@ export async function putBackAfterAFailedCheckout(options: PutBackOptions): Prom
   await git.run(['read-tree', '--reset', fromTree]);
   if (writable.length > 0) {
     await git.run(['checkout-index', '--force', '--index', '-z', '--stdin'], {
-      input: `${writable.join('\0')}\0`,
+      input: joinNul(writable),
     });
   }
   for (const file of writable) {
