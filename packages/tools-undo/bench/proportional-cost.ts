@@ -9,7 +9,8 @@
  *    caller waits for (begin + write: the MCP server and the catalogue's dispatchAnswerFirst()
  *    record the end after answering), in a first session and in a later one; shown beside it, all
  *    three together (what the catalogue's dispatch() waits for, and a call right after another)
- *    and the scanned dispatch (full scan at both ends, what every call cost before);
+ *    and, against the same target, the same write as a process call's dispatch (full scan at both
+ *    ends: nothing tells the checkpoints what a process wrote; it misses);
  * 2. undo of one dispatch of 10 files (the undo tool) against `git reset --hard HEAD~1` of a
  *    10-file commit in the same tree: target undo <= reset;
  * 3. catalogue start: what the constructor costs in the foreground (target < 5 ms; the first
@@ -176,15 +177,19 @@ try {
     met: null,
   });
   const scannedMs = median(scannedTimes);
+  // What a process call's dispatch costs (run_command, run_tests): nothing tells the checkpoints
+  // what a process wrote, so both ends scan the whole tree. Issue 19 holds it to the same target
+  // as a file-tool call, learnt from a watcher or a bounded scan; neither is built, and the row
+  // says so by missing.
   rows.push({
-    name: `same call as a scanned dispatch (full scan at both ends, the old path) (median ms)`,
+    name: `same write as a process call's dispatch (not observed: a full scan at both ends; no watcher or bounded scan yet), ${FILE_COUNT} files (median ms)`,
     value: scannedMs,
     unit: 'ms',
-    reference: 'the observed dispatch above',
-    referenceValue: uMs,
-    ratio: scannedMs / uMs,
-    target: 'informational',
-    met: null,
+    reference: 'the same Workspace write in W (no checkpoint)',
+    referenceValue: wMs,
+    ratio: scannedMs / wMs,
+    target: '<= 1.5 x W + 15 ms',
+    met: scannedMs <= 1.5 * wMs + 15,
   });
 
   // 2: undo of one 10-file dispatch against git reset --hard HEAD~1 of a 10-file commit.
