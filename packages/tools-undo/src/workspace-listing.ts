@@ -154,6 +154,9 @@ async function classifyListedPaths(
   return { update, forceRemove, skippedLargeFiles };
 }
 
+/** Tries of a record again as it is, after failures that a new look at its paths does not explain. */
+const UNEXPLAINED_RETRIES = 3;
+
 /**
  * Records the `update` paths of a listing with `update-index --add --remove`. The user works on
  * while it runs: between the listing's stat and git's, a listed file can become a folder (git
@@ -162,11 +165,12 @@ async function classifyListedPaths(
  * session. A file rewritten while git reads it fails it too ("short read": git read fewer bytes
  * than it had just stat'ed). A failure is answered by looking at the paths again as the listing
  * did (a folder or a path beyond a link is dropped from the index, a file over the size limit
- * skipped) and recording the rest. A failure the new look does not explain is tried once more as
- * it is (the rewrite is over by then, or git reads the new bytes whole); a second one is git's
- * own and is thrown. Every other new attempt has fewer paths, so changes that go on during the
- * record cannot keep it going for ever. Returns what the new looks decided besides recording, for
- * the caller to merge into its changes.
+ * skipped) and recording the rest. A failure the new look does not explain is tried again as it
+ * is, up to {@link UNEXPLAINED_RETRIES} times (a rewrite is over by then, or git reads the new
+ * bytes whole; a file something rewrites every few milliseconds can cut two tries short); one
+ * more is git's own and is thrown. Every other new attempt has fewer paths, so changes that go on
+ * during the record cannot keep it going for ever. Returns what the new looks decided besides
+ * recording, for the caller to merge into its changes.
  */
 export async function recordListedPaths(
   git: GitRunner,
@@ -177,7 +181,7 @@ export async function recordListedPaths(
 ): Promise<Omit<ClassifiedPaths, 'update'>> {
   const decided: Omit<ClassifiedPaths, 'update'> = { forceRemove: [], skippedLargeFiles: [] };
   let pending = paths;
-  let triedAgainAsItIs = false;
+  let retriedAsItIs = 0;
   while (pending.length > 0) {
     try {
       await git.run(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
@@ -190,8 +194,8 @@ export async function recordListedPaths(
       if (!isToolError(error, 'GIT_FAILED')) throw error;
       const again = await classifyListedPaths(root, pending, () => true, maxFileBytes, options.signal);
       if (again.update.length === pending.length) {
-        if (triedAgainAsItIs) throw error;
-        triedAgainAsItIs = true;
+        if (retriedAsItIs === UNEXPLAINED_RETRIES) throw error;
+        retriedAsItIs += 1;
         continue;
       }
       pending = again.update;
