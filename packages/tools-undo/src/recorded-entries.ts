@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TreeEntry } from './shadow-repository.js';
-import { lstatIfPresent, readLinkTarget, readRegularFileIfSmall } from './storage-files.js';
+import { readLinkTarget, readRegularFileIfSmall } from './storage-files.js';
 
 /**
  * What the shadow index records for each path, kept in memory so that the record made just before
@@ -129,9 +129,11 @@ function parseStaged(output: string): Map<string, TreeEntry> {
  */
 export async function standsAsEntry(file: string, entry: TreeEntry, maxFileBytes: number): Promise<boolean> {
   if (entry.mode === '120000') {
-    const status = await lstatIfPresent(file);
-    if (status?.isSymbolicLink() !== true) return false;
-    return blobObjectId(await readLinkTarget(file)) === entry.object;
+    // readlink alone answers "a link, and its target": looked at with lstat first, the link
+    // could go (ENOENT) or become a file (EINVAL) in between, and the error ended an undo
+    // that should have found the path changed. Whatever stops readlink, no such link stands.
+    const target = await readLinkTarget(file).catch(() => undefined);
+    return target !== undefined && blobObjectId(target) === entry.object;
   }
   const current = await readRegularFileIfSmall(file, maxFileBytes);
   return (

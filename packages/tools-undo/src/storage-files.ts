@@ -186,9 +186,11 @@ export async function readLinkTarget(file: string): Promise<Buffer> {
   return readlink(fileSystemPath(file), { encoding: 'buffer' });
 }
 
-/** Removes the file or link at `file`; never a folder. */
+/** Removes the file or link at `file`; never a folder. Already gone (someone removed it) is done. */
 export async function removeFileOrLink(file: string): Promise<void> {
-  await unlink(fileSystemPath(file));
+  await unlink(fileSystemPath(file)).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
 }
 
 /** Removes the folder at `folder` when it is empty, and leaves it otherwise. */
