@@ -1,4 +1,4 @@
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isToolError, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -122,9 +122,12 @@ describe('a baseline recorded while the user turns files into folders', () => {
         await family.checkpoints.beginDispatch('write');
         await writeFile(path.join(directory, 'a1.txt'), 'changed\n');
         const ended = await family.checkpoints.endDispatch();
-        expect(spelledOut(ended.changedFiles)).toContain('modified a1.txt');
+        // The folders made before the begin are the base's, not the dispatch's.
+        expect(spelledOut(ended.changedFiles)).toEqual(['modified a1.txt']);
         const undone = await family.checkpoints.undoDispatches(1);
-        expect(spelledOut(undone.changedFiles)).toContain('modified a1.txt');
+        expect(spelledOut(undone.changedFiles)).toEqual(['modified a1.txt']);
+        expect(await readFile(path.join(directory, 'a1.txt'), 'utf8')).toBe('1\n');
+        expect(await readFile(path.join(directory, 'a7.txt', 'inner.txt'), 'utf8')).toBe('inner\n');
       } finally {
         await family.close();
       }
