@@ -51,6 +51,7 @@ export {
   type GitGuardFinding,
   type GitGuardReport,
 } from './git-guard/git-guard.js';
+export { onProcessFootprint, type ProcessFootprint } from './git-guard/process-footprint.js';
 export { sha256Hex } from './hash.js';
 export {
   type LeftOutNoun,

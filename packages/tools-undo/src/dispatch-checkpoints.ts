@@ -3,6 +3,7 @@ import { displayName, TaskQueue } from '@assistant-kit/kernel';
 import {
   invalidArguments,
   isToolError,
+  onProcessFootprint,
   type Workspace,
   type WrittenWorkspaceFile,
 } from '@assistant-kit/tool-core';
@@ -22,6 +23,7 @@ import {
 } from './dispatch-log.js';
 import { EarlyDispatches, isUnderAny } from './early-dispatches.js';
 import { undoError } from './errors.js';
+import { NewFileBound } from './new-file-bound.js';
 import {
   type ChangedFile,
   type ChangeStatus,
@@ -206,6 +208,11 @@ interface OpenState extends OpenDispatch {
    * in it (see written-images.ts), the dispatch's result for a file someone changed after it.
    */
   written?: WrittenImages;
+  /**
+   * From its settle on, where a settled dispatch's files can have appeared (see NewFileBound):
+   * its end looks for new files only there while the bound holds.
+   */
+  newFiles?: NewFileBound;
 }
 
 /** The storage folder and the dispatch log of a session (see #logOpened). */
@@ -266,6 +273,8 @@ export class DispatchCheckpoints {
   #closed = false;
   #stopObserving: (() => void) | undefined;
   #stopHearingWrites: (() => void) | undefined;
+  #stopHearingProcesses: (() => void) | undefined;
+  #lastEndListedWithinBound = false;
   /** Ends called and not yet recorded (settled either way); close() waits for them. */
   readonly #endsInProgress = new Set<Promise<void>>();
 
@@ -290,6 +299,9 @@ export class DispatchCheckpoints {
       );
       this.#stopObserving = workspace.onBeforeWrite((paths) => this.#beforeWorkspaceWrite(paths));
       this.#stopHearingWrites = workspace.onAfterWrite((files) => this.#afterWorkspaceWrite(files));
+      this.#stopHearingProcesses = onProcessFootprint(workspace, (footprint) =>
+        this.#open?.newFiles?.noteFootprint(footprint),
+      );
     }
   }
 
@@ -367,6 +379,16 @@ export class DispatchCheckpoints {
    * pending cannot follow them one by one and waits for it. A host reads it before and after a
    * call to tell the call's result (see {@link describeBaselineWait}); the tool catalogue does.
    */
+  /**
+   * Whether the last dispatch's end looked for new files only where its processes and writes
+   * could have put them (see NewFileBound), not in the whole tree.
+   *
+   * @internal For tests and benchmarks; not part of the public API.
+   */
+  get lastEndListedWithinBound(): boolean {
+    return this.#lastEndListedWithinBound;
+  }
+
   get baselineWaitMs(): number {
     return this.#baselineWaitMs;
   }
@@ -520,7 +542,14 @@ export class DispatchCheckpoints {
       const knownVisible =
         visible !== undefined &&
         onlyPaths?.every((file) => visible.has(file) && !isIgnoreFile(file)) === true;
-      const snapshot = await shadow.snapshot(undefined, onlyPaths, { knownVisible, atDispatchEnd: true });
+      const snapshot = await shadow.snapshot(undefined, onlyPaths, {
+        knownVisible,
+        atDispatchEnd: true,
+        ...(open.observed === undefined && open.newFiles !== undefined
+          ? { newFilesWithin: open.newFiles }
+          : {}),
+      });
+      this.#lastEndListedWithinBound = snapshot.listedWithinBound === true;
       let endTree = snapshot.tree;
       let skippedLargeFiles = snapshot.skippedLargeFiles;
       // The host answered before this end looked at the disk: a file someone changed since the
@@ -639,9 +668,13 @@ export class DispatchCheckpoints {
    * for the call's result to say so.
    */
   async noteUnobservedChanges(): Promise<{ waitedForBaselineMs: number; notice?: string }> {
-    if (this.#open?.observed === undefined) return { waitedForBaselineMs: 0 };
+    if (this.#open?.observed === undefined) {
+      this.#open?.newFiles?.awaitScanAfter();
+      return { waitedForBaselineMs: 0 };
+    }
     const started = this.baselinePending ? performance.now() : undefined;
     await this.#exclusive(({ shadow, log }) => this.#settleObservedBase(shadow, log));
+    this.#open?.newFiles?.awaitScanAfter();
     if (started === undefined) return { waitedForBaselineMs: 0 };
     const waitedForBaselineMs = Math.round(performance.now() - started);
     return { waitedForBaselineMs, notice: describeBaselineWait(waitedForBaselineMs) };
@@ -706,6 +739,7 @@ export class DispatchCheckpoints {
     if (this.#open === undefined || this.#closed) return;
     if (relativePaths.some(isIgnoreFile)) this.#open.wroteAnIgnoreFile = true;
     if (this.#open.observed === undefined) {
+      this.#open.newFiles?.notePaths(relativePaths);
       await this.#noteStandingSinceBegin(this.#open, relativePaths);
       return;
     }
@@ -736,8 +770,10 @@ export class DispatchCheckpoints {
       if (fresh.length === 0) return;
       if (observed.size + fresh.length > MAX_CHANGED_PATHS_HINT) {
         // Too many files to follow one by one: settle the base with a full scan instead (the
-        // files in `fresh` are not written yet, so the scan sees what they were).
+        // files in `fresh` are not written yet, so the scan sees what they were; the end looks
+        // at them, wherever they are).
         await this.#settleObservedBase(shadow, log);
+        this.#open?.newFiles?.notePaths(fresh);
         return;
       }
       // The index entries are what matters now; the tree is written when the dispatch ends. Files
@@ -889,11 +925,18 @@ export class DispatchCheckpoints {
   async #settleObservedBase(shadow: ShadowRepository, log: DispatchLog): Promise<void> {
     const open = this.#open;
     if (open?.observed === undefined) return;
+    // From here on, process calls report where they changed folders (see NewFileBound); begun
+    // before the scan, so a change made while it runs is in the bound too.
+    open.newFiles = new NewFileBound(Date.now());
     const written = [...open.observed];
+    // A write begun before the settle may land after its scan: the end looks at those paths too.
+    open.newFiles.notePaths(written);
     // The index holds the written files as they were before the dispatch; keep that, then let a
     // full scan record everything else (edits made since the last checkpoint included).
     const before = await shadow.indexEntries(written);
     const [snapshot, hiddenNow] = await Promise.all([shadow.snapshot(), shadow.hiddenNow()]);
+    // A file too large to record that shrinks in place stamps no folder.
+    open.newFiles.notePaths(snapshot.skippedLargeFiles.map((file) => file.path));
     // The written files' state before the dispatch is in the base already; whether the rules
     // hide them now says nothing of that.
     const writtenSet = new Set(written);
@@ -1027,6 +1070,7 @@ export class DispatchCheckpoints {
     this.#closed = true;
     this.#stopObserving?.();
     this.#stopHearingWrites?.();
+    this.#stopHearingProcesses?.();
     await this.#mutex.run(async () => {
       if (this.#temporaryStorage !== undefined) {
         await removePath(this.#temporaryStorage);

@@ -12,6 +12,7 @@ import {
   shadowRepositoryOverrides,
 } from './git-config-overrides.js';
 import { afterFirstTab, GitRunner, joinNul, pathspecsFor, wholeRecord } from './git-runner.js';
+import type { NewFileBound } from './new-file-bound.js';
 import { putBackAfterAFailedCheckout } from './put-back.js';
 import { blobObjectId, RecordedEntries, regularFileMode, standsAsEntry } from './recorded-entries.js';
 import {
@@ -31,6 +32,7 @@ import {
   createBeyondALinkCheck,
   entriesBelowFolder,
   findWorkspaceChanges,
+  isIgnoreFile,
   recordListedPaths,
 } from './workspace-listing.js';
 
@@ -85,6 +87,8 @@ export interface WorkspaceSnapshot {
   tree: string;
   skippedLargeFiles: { path: string; size: number }[];
   nestedRepositories: string[];
+  /** New files were looked for only within the record's `newFilesWithin` bound. */
+  listedWithinBound?: boolean;
 }
 
 /** How {@link ShadowRepository.record} may look at the paths it is given. */
@@ -106,6 +110,11 @@ export interface RecordOptions {
    * first, and when all of them match, the index's tree is the snapshot without a git process.
    */
   expectUnchanged?: boolean;
+  /**
+   * A whole-workspace record whose new files can only be within this bound (a settled dispatch's
+   * end, see NewFileBound): git stats every recorded file, and looks for new ones only there.
+   */
+  newFilesWithin?: NewFileBound;
 }
 
 /** One entry of a git tree: permission mode and object id. */
@@ -328,6 +337,7 @@ export class ShadowRepository {
       tree,
       skippedLargeFiles: changes.skippedLargeFiles,
       nestedRepositories: changes.nestedRepositories,
+      listedWithinBound: changes.listedWithinBound,
     };
   }
 
@@ -465,7 +475,11 @@ export class ShadowRepository {
     signal?: AbortSignal,
     onlyPaths?: readonly string[],
     options: RecordOptions = {},
-  ): Promise<Pick<WorkspaceSnapshot, 'skippedLargeFiles' | 'nestedRepositories'> & { visible: string[] }> {
+  ): Promise<
+    Pick<WorkspaceSnapshot, 'skippedLargeFiles' | 'nestedRepositories' | 'listedWithinBound'> & {
+      visible: string[];
+    }
+  > {
     // A narrowed record in a session whose full check has not run yet checks its own paths
     // (each once a session), in parallel with the listing: what it reads (recorded entries that
     // are ignored now) does not depend on the update below, which only adds files that are not
@@ -488,6 +502,7 @@ export class ShadowRepository {
         signal,
         onlyPaths,
         options.knownVisible === true,
+        options.newFilesWithin,
       ),
       unchecked.length === 0 ? [] : this.#recordedButIgnored(unchecked, signal),
     ]);
@@ -551,6 +566,7 @@ export class ShadowRepository {
     return {
       skippedLargeFiles: changes.skippedLargeFiles,
       nestedRepositories: changes.nestedRepositories,
+      listedWithinBound: changes.listedWithinBound,
       visible: leftOut.size === 0 ? changes.visible : changes.visible.filter((file) => !leftOut.has(file)),
     };
   }
@@ -1815,6 +1831,4 @@ function keptPermissions(current: number, restoredMode: string): number {
 const BULK_RECORD_FILES = 2000;
 
 /** A `.gitignore` anywhere: writing one can change which files are ignored. */
-export function isIgnoreFile(relative: string): boolean {
-  return relative === '.gitignore' || relative.endsWith('/.gitignore');
-}
+export { isIgnoreFile };

@@ -1,8 +1,10 @@
 import path from 'node:path';
 import { holdsRawBytes, readFolderEntries } from '@assistant-kit/kernel';
 import { isToolError } from '@assistant-kit/tool-core';
-import { type GitRunner, joinNul, wholeRecord } from './git-runner.js';
-import { lstatIfPresent } from './storage-files.js';
+import { afterFirstTab, type GitRunner, joinNul, wholeRecord } from './git-runner.js';
+import type { NewFileBound } from './new-file-bound.js';
+import { blobObjectId } from './recorded-entries.js';
+import { lstatIfPresent, readRegularFileIfSmall } from './storage-files.js';
 
 /** What changed in the work tree since the shadow index last recorded it. */
 export interface WorkspaceChanges {
@@ -20,6 +22,13 @@ export interface WorkspaceChanges {
    * (see `knownVisible`). Paths it did not name may be ignored, absent or unchanged.
    */
   visible: string[];
+  /** Whether new files were looked for only within a {@link NewFileBound} (not the whole tree). */
+  listedWithinBound: boolean;
+}
+
+/** Whether a path is an ignore file, whose rules decide what every listing shows below it. */
+export function isIgnoreFile(relative: string): boolean {
+  return relative === '.gitignore' || relative.endsWith('/.gitignore');
 }
 
 const STAT_BATCH = 256;
@@ -30,7 +39,9 @@ const STAT_BATCH = 256;
  * tracked files whose stat data differ, tracked files that are gone, and files that are not
  * ignored and not yet recorded. A folder that is a repository of its own is listed with itself as
  * the work tree, so its `.git` is never read or changed and git does not reduce it to a link.
- * `onlyPaths` limits the scan to those files and folders (same rules, less to look at).
+ * `onlyPaths` limits the scan to those files and folders (same rules, less to look at). Without
+ * it, `bound` says where new files can be (see NewFileBound): tracked files are still all
+ * looked at, new ones only there, unless the bound does not hold for what is found there.
  */
 export async function findWorkspaceChanges(
   git: GitRunner,
@@ -40,6 +51,7 @@ export async function findWorkspaceChanges(
   signal?: AbortSignal,
   onlyPaths?: readonly string[],
   knownVisible = false,
+  bound?: NewFileBound,
 ): Promise<WorkspaceChanges> {
   const changes: WorkspaceChanges = {
     update: [],
@@ -47,6 +59,7 @@ export async function findWorkspaceChanges(
     skippedLargeFiles: [],
     nestedRepositories: [],
     visible: [],
+    listedWithinBound: false,
   };
   if (onlyPaths !== undefined && onlyPaths.length === 0) return changes;
   const candidates = new Set<string>();
@@ -57,8 +70,13 @@ export async function findWorkspaceChanges(
   const visible = new Set<string>();
   // Paths an earlier listing named (see WorkspaceChanges.visible) are looked at directly: their
   // stat data decide below, and update-index passes over those it finds unchanged.
+  const withinBound =
+    bound === undefined || onlyPaths !== undefined
+      ? undefined
+      : await listChangedEntriesWithin(git, root, bound, signal);
   const output =
-    knownVisible && onlyPaths !== undefined ? '' : await listChangedEntries(git, signal, onlyPaths);
+    withinBound ??
+    (knownVisible && onlyPaths !== undefined ? '' : await listChangedEntries(git, signal, onlyPaths));
   if (knownVisible && onlyPaths !== undefined) {
     for (const file of onlyPaths) {
       candidates.add(file);
@@ -91,7 +109,14 @@ export async function findWorkspaceChanges(
     maxFileBytes,
     signal,
   );
-  return { update, forceRemove, skippedLargeFiles, nestedRepositories, visible: [...visible] };
+  return {
+    update,
+    forceRemove,
+    skippedLargeFiles,
+    nestedRepositories,
+    visible: [...visible],
+    listedWithinBound: withinBound !== undefined,
+  };
 }
 
 /** What a listing's stat step decided for each listed path. */
@@ -264,6 +289,132 @@ async function listChangedEntries(
     .filter((file) => file !== '')
     .map((file) => `C ${file}`);
   return [...entries, untracked].join('\0');
+}
+
+/** Files given to one listing within a bound beyond which the whole tree is listed instead. */
+const MAX_BOUND_FILES = 20_000;
+/**
+ * How much older than the bound a rule file's status change time must be to count as unchanged
+ * since (a generous margin over the clock ticks of file systems' time stamps).
+ */
+const RULE_FILE_MARGIN_MS = 2_000;
+/** Rule files larger than this are taken for changed when their status data are (not read). */
+const RULE_FILE_BYTES_COMPARED = 1024 * 1024;
+
+/**
+ * {@link listChangedEntries} of the whole workspace, looking for new files only within `bound`
+ * (see NewFileBound): `diff-files` stats every recorded file (a file written in place stamps no
+ * folder), while `ls-files --others` gets the bound's files and folders by name. The files of a
+ * bound folder are read here, the folder alone (a new folder below it is in the bound itself).
+ * Undefined, for a listing of the whole tree, where the bound cannot say what the whole listing
+ * would find:
+ * - a rule file that is new, changed or gone since the settle (recorded, or in a bound folder),
+ *   whose rules may show files in folders no process touched;
+ * - a bound folder in a repository of its own (its files are listed through its own rules when
+ *   it is new), names that are not UTF-8, a folder that cannot be read;
+ * - more files than {@link MAX_BOUND_FILES}.
+ */
+async function listChangedEntriesWithin(
+  git: GitRunner,
+  root: string,
+  bound: NewFileBound,
+  signal: AbortSignal | undefined,
+): Promise<string | undefined> {
+  if (bound.lostBecause !== undefined) return undefined;
+  const files = new Set<string>([...bound.paths, ...bound.subtrees]);
+  const ruleFiles: string[] = [];
+  const nested = createNestedRepositoryCheck(root);
+  for (const folder of bound.folders) {
+    let listed: ReturnType<typeof readFolderEntries>;
+    try {
+      listed = readFolderEntries(path.join(root, folder));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Gone, or a file now: what it held is gone from the index through diff-files.
+      if (code === 'ENOENT' || code === 'ENOTDIR') continue;
+      return undefined;
+    }
+    if (listed.readAsBytes || (await nested(folder))) return undefined;
+    for (const entry of listed.entries) {
+      if (entry.isDirectory()) continue;
+      const relative = folder === '.' ? entry.name : `${folder}/${entry.name}`;
+      if (isIgnoreFile(relative)) ruleFiles.push(relative);
+      files.add(relative);
+    }
+    if (files.size > MAX_BOUND_FILES) return undefined;
+  }
+  const others = ['ls-files', '-z', '-t', '--others', '--exclude-standard'];
+  const [tracked, untracked, recordedRuleFiles] = await Promise.all([
+    git.run(['diff-files', '--name-only', '-z'], { signal }),
+    files.size === 0 ? '' : git.runForPaths(others, [...files], taggedPath, { signal }),
+    ruleFiles.length === 0
+      ? ''
+      : git.runForPaths(['ls-files', '-z', '--cached'], ruleFiles, wholeRecord, { signal }),
+  ]);
+  const changedTracked = tracked.split('\0').filter((file) => file !== '');
+  // A recorded rule file changed or gone: its old rules hid files no process touched. diff-files
+  // names a file whose status data alone changed too (touched, or rewritten with the same bytes),
+  // which would keep every later end from its bound: the bytes decide.
+  const ruleFilesNamed = changedTracked.filter(isIgnoreFile);
+  if (ruleFilesNamed.length > 0 && !(await holdRecordedBytes(git, root, ruleFilesNamed, signal)))
+    return undefined;
+  // A new rule file, or a folder shown with a slash: a repository of its own nothing is
+  // recorded from yet (its files are listed through its own rules).
+  if (untracked.split('\0').some((record) => record.endsWith('/') || isIgnoreFile(taggedPath(record))))
+    return undefined;
+  // A rule file in a bound folder that is recorded and not changed (diff-files above) is as the
+  // settle found it. One that is not recorded hides itself: only its time says it is not new.
+  const recorded = new Set(recordedRuleFiles.split('\0'));
+  for (const file of ruleFiles) {
+    if (recorded.has(file)) continue;
+    const status = await lstatIfPresent(path.join(root, file));
+    if (status !== undefined && status.ctimeMs >= bound.sinceMs - RULE_FILE_MARGIN_MS) return undefined;
+  }
+  return [...changedTracked.map((file) => `C ${file}`), untracked].join('\0');
+}
+
+/** Whether each of `files` is a regular file holding the very bytes the index records for it. */
+async function holdRecordedBytes(
+  git: GitRunner,
+  root: string,
+  files: readonly string[],
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  const staged = await git.runForPaths(['ls-files', '-z', '--stage'], files, afterFirstTab, { signal });
+  const recorded = new Map<string, string>();
+  for (const line of staged.split('\0')) {
+    const tab = line.indexOf('\t');
+    if (tab !== -1) recorded.set(line.slice(tab + 1), line.slice(0, tab).split(' ')[1]!);
+  }
+  for (const file of files) {
+    const object = recorded.get(file);
+    const current = await readRegularFileIfSmall(path.join(root, file), RULE_FILE_BYTES_COMPARED);
+    if (object === undefined || current === undefined || blobObjectId(current.bytes) !== object) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether a folder (relative to `root`, not the root itself) is in a repository of its own: it,
+ * or a folder above it below the root, holds a `.git`. Each folder is looked at once.
+ */
+function createNestedRepositoryCheck(root: string): (folder: string) => Promise<boolean> {
+  const answers = new Map<string, Promise<boolean>>();
+  const holdsGit = (folder: string) => {
+    let answer = answers.get(folder);
+    if (answer === undefined) {
+      answer = lstatIfPresent(path.join(root, folder, '.git')).then((status) => status !== undefined);
+      answers.set(folder, answer);
+    }
+    return answer;
+  };
+  return async (folder) => {
+    if (folder === '.') return false;
+    const parts = folder.split('/');
+    for (let depth = 1; depth <= parts.length; depth += 1)
+      if (await holdsGit(parts.slice(0, depth).join('/'))) return true;
+    return false;
+  };
 }
 
 /** The path of an `ls-files -t` record (`<tag> <path>`). */

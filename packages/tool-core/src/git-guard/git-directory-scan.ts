@@ -41,6 +41,13 @@ export interface GitGuardSnapshot {
   directoriesWalked: number;
   /** Of those, the folders whose entries were read (the others were known, see {@link GitScanMemory}). */
   directoriesRead: number;
+  /**
+   * Those folders, workspace-relative (`.` for the root): with a memory, every folder whose
+   * entries may have changed since the scan before (it was new, its status change time moved,
+   * or its reading was too fresh to vouch for), so where a process may have added, removed or
+   * renamed an entry. Undo checkpoints look for new files only there (see `onProcessFootprint`).
+   */
+  foldersRead: string[];
 }
 
 /** What a scan learnt from reading one folder's entries. */
@@ -200,6 +207,7 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
     unreadable: [],
     directoriesWalked: 0,
     directoriesRead: 0,
+    foldersRead: [],
   };
   const known = memory === undefined ? undefined : readingsOf.get(memory);
   const readings = new Map<string, FolderReading>();
@@ -234,6 +242,7 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
       return undefined;
     }
     snapshot.directoriesRead += 1;
+    snapshot.foldersRead.push(toWorkspaceRelative(realRoot, directory));
     const names = new Set(entries.map((entry) => entry.name));
     const reading: FolderReading = {
       inode,

@@ -98,10 +98,12 @@ export class GitGuard {
   async check(before: GitGuardSnapshot): Promise<{ report: GitGuardReport; after: GitGuardSnapshot }> {
     const after = await scanGitState(this.#workspace.root, this.#memory);
     const report = await this.#neutralise(before, after);
-    return {
-      report,
-      after: report.neutralised.length > 0 ? await scanGitState(this.#workspace.root, this.#memory) : after,
-    };
+    if (report.neutralised.length === 0) return { report, after };
+    // Scanned again after the edits; the folders the first scan read stay in the answer (the
+    // memory now vouches for them, so the second scan does not name them).
+    const again = await scanGitState(this.#workspace.root, this.#memory);
+    again.foldersRead = [...new Set([...after.foldersRead, ...again.foldersRead])];
+    return { report, after: again };
   }
 
   async #neutralise(before: GitGuardSnapshot, after: GitGuardSnapshot): Promise<GitGuardReport> {

@@ -5,6 +5,7 @@ import type { AnyToolDefinition, ToolProgress } from '../definition.js';
 import { invalidArguments, isToolError, ToolError } from '../errors.js';
 import type { GitGuardSnapshot } from '../git-guard/git-directory-scan.js';
 import { describeGitGuardReport, GitGuard, type GitGuardReport } from '../git-guard/git-guard.js';
+import { noteProcessFootprint } from '../git-guard/process-footprint.js';
 import { errorResult, type ToolResult } from '../result.js';
 import { DEFAULT_OUTPUT_CHARACTER_CAP } from '../truncate.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -250,9 +251,13 @@ export class ToolRuntime {
         new ToolError('PERMISSION_DENIED', `Authorisation of ${name} failed.`, { cause: error }),
       );
     }
-    const guarded = this.#gitGuard && definition.effects.includes('process');
+    const runsProcesses = definition.effects.includes('process');
+    const guarded = this.#gitGuard && runsProcesses;
     const guardState = guarded ? guardStateFor(this.workspace) : undefined;
     const run = async () => {
+      // Without the guard's scans around it, nothing tells where the call's processes wrote.
+      if (runsProcesses && guardState === undefined)
+        noteProcessFootprint(this.workspace, { bounded: false, reason: 'the git guard is off' });
       // The git guard's "before" is taken as the process call starts, inside the tool's queue turn.
       const before = guardState === undefined ? undefined : await this.#guardBaseline(guardState);
       const result = await this.#runHandler(definition, validArguments, options, guardState);
@@ -278,11 +283,35 @@ export class ToolRuntime {
     try {
       // A process in the set was still running when the last pass ended (or started since), so
       // it may have written meanwhile, even if it has exited by now.
-      if (state.background.size > 0 && state.lastAfter !== undefined) return state.lastAfter;
-      return await state.queue.run(() => state.guard.snapshot());
+      if (state.background.size > 0 && state.lastAfter !== undefined) {
+        noteProcessFootprint(this.workspace, {
+          bounded: false,
+          reason: 'a background process may be writing',
+        });
+        return state.lastAfter;
+      }
+      const snapshot = await state.queue.run(() => state.guard.snapshot());
+      this.#noteScanFootprint(snapshot, 'before');
+      return snapshot;
     } catch (error) {
+      noteProcessFootprint(this.workspace, { bounded: false, reason: 'the git guard could not scan' });
       return error instanceof Error ? error : new Error(String(error));
     }
+  }
+
+  /** Tells undo checkpoints where a guard scan found folder entries changed (see ProcessFootprint). */
+  #noteScanFootprint(snapshot: GitGuardSnapshot, scan: 'before' | 'after'): void {
+    noteProcessFootprint(
+      this.workspace,
+      snapshot.unreadable.length > 0
+        ? { bounded: false, reason: 'the git guard could not read every folder' }
+        : {
+            bounded: true,
+            scan,
+            foldersRead: snapshot.foldersRead,
+            gitDirectories: snapshot.gitDirectories,
+          },
+    );
   }
 
   /** One place where every process call's git changes are checked (issue 12). */
@@ -299,7 +328,9 @@ export class ToolRuntime {
         const checked = await state.queue.run(() => state.guard.check(before));
         report = checked.report;
         state.lastAfter = checked.after;
+        this.#noteScanFootprint(checked.after, 'after');
       } catch (error) {
+        noteProcessFootprint(this.workspace, { bounded: false, reason: 'the git guard could not scan' });
         report = {
           neutralised: [],
           incomplete: `the scan after the call failed: ${(error as Error).message}`,
@@ -307,6 +338,8 @@ export class ToolRuntime {
       }
     }
     for (const process of state.background) if (!process.running) state.background.delete(process);
+    if (state.background.size > 0)
+      noteProcessFootprint(this.workspace, { bounded: false, reason: 'a background process may be writing' });
     const warning = describeGitGuardReport(report);
     if (warning === undefined) return result;
     return {

@@ -1,0 +1,54 @@
+import type { Workspace } from '../workspace/workspace.js';
+
+/**
+ * Where process calls on a workspace can have added, removed or renamed folder entries, as one
+ * of the git guard's scans found it (a process writes where the Workspace cannot see). Undo
+ * checkpoints use it to look for new files only in those folders at a dispatch's end, instead
+ * of listing the whole tree (issue 19).
+ *
+ * - `bounded`: a scan before a process call's handler runs (`scan: 'before'`) or after it ended
+ *   (`'after'`). `foldersRead` are the folders whose entries may have changed since the scan
+ *   before it (see `GitGuardSnapshot.foldersRead`); `gitDirectories` every git directory the
+ *   scan found (it does not read their object folders, so a new file there shows in no folder).
+ * - `unbounded`: a process call that ran without such scans around it (the guard is off, its
+ *   scan failed or was incomplete, a background process may still be writing): its writes may
+ *   be anywhere.
+ */
+export type ProcessFootprint =
+  | {
+      readonly bounded: true;
+      readonly scan: 'before' | 'after';
+      readonly foldersRead: readonly string[];
+      readonly gitDirectories: readonly string[];
+    }
+  | { readonly bounded: false; readonly reason: string };
+
+type FootprintListener = (footprint: ProcessFootprint) => void;
+
+const listenersOf = new WeakMap<Workspace, Set<FootprintListener>>();
+
+/**
+ * Calls `listener`, synchronously, with every footprint the tool runtime reports for process
+ * calls on `workspace`. Returns a function that removes the listener. Only the runtime reports
+ * (the function that does is not part of the public API), so what a listener hears comes from
+ * the git guard's own scans.
+ *
+ * @example
+ * const stop = onProcessFootprint(workspace, (footprint) => {
+ *   if (!footprint.bounded) console.log(`a full scan is needed: ${footprint.reason}`);
+ * });
+ */
+export function onProcessFootprint(workspace: Workspace, listener: FootprintListener): () => void {
+  let listeners = listenersOf.get(workspace);
+  if (listeners === undefined) {
+    listeners = new Set();
+    listenersOf.set(workspace, listeners);
+  }
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Reports a footprint to the workspace's listeners (the tool runtime's git guard only). */
+export function noteProcessFootprint(workspace: Workspace, footprint: ProcessFootprint): void {
+  for (const listener of listenersOf.get(workspace) ?? []) listener(footprint);
+}

@@ -1,0 +1,136 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Type } from 'typebox';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  defineTool,
+  onProcessFootprint,
+  type ProcessFootprint,
+  RACY_MARGIN_MS,
+  ToolRuntime,
+  textResult,
+  Workspace,
+} from '../src/index.js';
+
+// What the tool runtime tells undo checkpoints of where a process call can have written: the
+// folders the git guard's scans before and after the call found changed, or that it cannot say.
+
+let root: string;
+let workspace: Workspace;
+let heard: ProcessFootprint[];
+let stopHearing: () => void;
+
+function writingTool(
+  name: string,
+  write: () => Promise<void>,
+  effects: ('process' | 'read')[] = ['process'],
+) {
+  return defineTool({
+    name,
+    purpose: 'Writes files, as a process would.',
+    parameters: Type.Object({}),
+    effects,
+    network: 'none',
+    handler: async () => {
+      await write();
+      return textResult('done');
+    },
+  });
+}
+
+beforeEach(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'footprint-'));
+  await mkdir(path.join(root, 'src/deep'), { recursive: true });
+  await mkdir(path.join(root, 'docs'));
+  workspace = await Workspace.open(root);
+  heard = [];
+  stopHearing = onProcessFootprint(workspace, (footprint) => heard.push(footprint));
+});
+
+afterEach(async () => {
+  stopHearing();
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('the footprint of a process call', () => {
+  it('names the folders whose entries the call changed, from the scans before and after it', async () => {
+    const runtime = new ToolRuntime({
+      workspace,
+      tools: [
+        writingTool('idle', async () => {}),
+        writingTool('create', async () => {
+          await writeFile(path.join(root, 'src/deep/new.ts'), 'x');
+        }),
+      ],
+    });
+    // The guard's readings vouch for a folder only once its stamp is older than the racy margin.
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100));
+    await runtime.call('idle', {});
+    heard.length = 0;
+    await runtime.call('create', {});
+    expect(heard).toEqual([
+      { bounded: true, scan: 'before', foldersRead: [], gitDirectories: [] },
+      { bounded: true, scan: 'after', foldersRead: ['src/deep'], gitDirectories: [] },
+    ]);
+  });
+
+  it('says nothing for a call without the process effect', async () => {
+    const runtime = new ToolRuntime({ workspace, tools: [writingTool('reader', async () => {}, ['read'])] });
+    await runtime.call('reader', {});
+    expect(heard).toEqual([]);
+  });
+
+  it('cannot say where a call wrote without the guard, or while a background process runs', async () => {
+    const off = new ToolRuntime({ workspace, gitGuard: false, tools: [writingTool('idle', async () => {})] });
+    await off.call('idle', {});
+    expect(heard).toEqual([{ bounded: false, reason: 'the git guard is off' }]);
+    heard.length = 0;
+    let running = true;
+    const background = {
+      id: 'bg',
+      pid: 1,
+      get running() {
+        return running;
+      },
+      readNewOutput: () => ({ stdout: '', stderr: '', omittedBytes: 0 }),
+      waitForOutputOrExit: async () => 'exited' as const,
+      exited: new Promise<never>(() => {}),
+      kill: async () => {},
+    };
+    const runtime = new ToolRuntime({
+      workspace,
+      processes: {
+        run: async () => {
+          throw new Error('not used');
+        },
+        startBackground: async () => background,
+      },
+      tools: [
+        defineTool({
+          name: 'serve',
+          purpose: 'Starts a background process.',
+          parameters: Type.Object({}),
+          effects: ['process'],
+          network: 'none',
+          handler: async (_args, context) => {
+            await context.processes.startBackground(context.workspace, { command: 'serve' });
+            return textResult('started');
+          },
+        }),
+        writingTool('idle', async () => {}),
+      ],
+    });
+    await runtime.call('serve', {});
+    // The call's own scans are bounded; the process it leaves running may write anywhere after.
+    expect(heard.map((footprint) => (footprint.bounded ? footprint.scan : footprint.reason))).toEqual([
+      'before',
+      'after',
+      'a background process may be writing',
+    ]);
+    heard.length = 0;
+    await runtime.call('idle', {});
+    expect(heard[0]).toEqual({ bounded: false, reason: 'a background process may be writing' });
+    running = false;
+  });
+});

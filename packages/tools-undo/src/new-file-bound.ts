@@ -1,0 +1,97 @@
+import type { ProcessFootprint } from '@assistant-kit/tool-core';
+import { DEFAULT_EXCLUDED_FOLDERS } from './shadow-repository.js';
+
+/**
+ * Folders whose files checkpoints never record, by name at any depth (the exclude file's
+ * `name/` lines; git cannot bring back a file below an excluded folder), plus `.git`, whose
+ * contents git never lists. A package install changes thousands of folders in `node_modules`
+ * and none the bound needs.
+ */
+const NEVER_LISTED_NAMES: ReadonlySet<string> = new Set([
+  '.git',
+  ...DEFAULT_EXCLUDED_FOLDERS.filter((folder) => !folder.includes('/')),
+]);
+/** The same for the exclude lines with a slash, which are anchored at the root. */
+const NEVER_LISTED_FROM_THE_ROOT = DEFAULT_EXCLUDED_FOLDERS.filter((folder) => folder.includes('/'));
+
+/** Whether checkpoints never record anything in a folder (workspace-relative, `.` the root). */
+function neverListed(folder: string): boolean {
+  if (folder.split('/').some((name) => NEVER_LISTED_NAMES.has(name))) return true;
+  return NEVER_LISTED_FROM_THE_ROOT.some((root) => folder === root || folder.startsWith(`${root}/`));
+}
+
+/**
+ * Folders read by the guard's scans since a settle beyond which the end lists the whole tree
+ * after all: reading each of them and passing their files to git costs more than a listing
+ * (a first scan of a session reads every folder; a package install reads thousands).
+ */
+export const MAX_BOUND_FOLDERS = 2_000;
+
+/**
+ * Where files can have appeared since a settled dispatch's full scan (see
+ * DispatchCheckpoints#settleObservedBase), so that its end looks for new files only there and
+ * leaves the listing of the whole tree to git's stat of what the index records (issue 19):
+ *
+ * - the folders the git guard's scans around each process call found changed (a file created,
+ *   removed or renamed into a folder stamps the folder's status change time);
+ * - the git directories those scans found that are not named `.git` (their object folders are
+ *   not read by the scans, and git lists their files like any others);
+ * - the paths written through the Workspace since the settle;
+ * - the files left out as too large at the settle (one that shrinks in place stamps no folder).
+ *
+ * Every announcement of changes the Workspace does not see (DispatchCheckpoints.noteUnobservedChanges,
+ * which the tool catalogue makes before each process call) awaits a guard scan after the call;
+ * until one has come for each, the bound does not hold (a host that runs a process of its own
+ * gets a full listing, as before). Once a process call ran without such scans (the guard off, a
+ * scan failed or was incomplete, a background process may still be writing), or the scans read
+ * too many folders to be worth it, the bound is gone and the end lists the whole tree as before.
+ */
+export class NewFileBound {
+  /** When the bound began, before the settle's scan: a rule file changed since is new to it. */
+  readonly sinceMs: number;
+  readonly folders = new Set<string>();
+  readonly subtrees = new Set<string>();
+  readonly paths = new Set<string>();
+  #lostBecause: string | undefined;
+  /** Announced unobserved changes with no guard scan after them yet. */
+  #awaitedScans = 0;
+
+  constructor(sinceMs: number) {
+    this.sinceMs = sinceMs;
+  }
+
+  /** Why the end must list the whole tree; undefined while the bound holds. */
+  get lostBecause(): string | undefined {
+    if (this.#lostBecause === undefined && this.#awaitedScans > 0)
+      return 'changes were announced that no git guard scan followed';
+    return this.#lostBecause;
+  }
+
+  /** Something is about to change files where the Workspace cannot see: a scan must follow. */
+  awaitScanAfter(): void {
+    this.#awaitedScans += 1;
+  }
+
+  /** Takes in what one of the git guard's scans found (see ProcessFootprint). */
+  noteFootprint(footprint: ProcessFootprint): void {
+    if (this.#lostBecause !== undefined) return;
+    if (!footprint.bounded) {
+      this.#lostBecause = footprint.reason;
+      return;
+    }
+    if (footprint.scan === 'after' && this.#awaitedScans > 0) this.#awaitedScans -= 1;
+    for (const folder of footprint.foldersRead) if (!neverListed(folder)) this.folders.add(folder);
+    for (const directory of footprint.gitDirectories)
+      if (directory !== '.' && !neverListed(directory)) this.subtrees.add(directory);
+    if (this.folders.size > MAX_BOUND_FOLDERS) {
+      this.#lostBecause = `the git guard's scans read more than ${MAX_BOUND_FOLDERS} folders`;
+      this.folders.clear();
+    }
+  }
+
+  /** Takes in paths written, or to look at again, whatever folder they are in. */
+  notePaths(paths: Iterable<string>): void {
+    if (this.#lostBecause !== undefined) return;
+    for (const file of paths) this.paths.add(file);
+  }
+}

@@ -1,0 +1,320 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cp, lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import path from 'node:path';
+import { defineTool, RACY_MARGIN_MS, ToolRuntime, textResult, Workspace } from '@assistant-kit/tool-core';
+import { Type } from 'typebox';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createUndoTools, type UndoToolFamily } from '../src/index.js';
+import { ShadowRepository } from '../src/shadow-repository.js';
+import { makeTemporaryDirectory, removeDirectory, userGit, write, writeThroughWorkspace } from './helpers.js';
+
+// A process dispatch's end looks for new files only in the folders the git guard's scans found
+// changed (NewFileBound). Nothing may differ from the listing of the whole tree: the same random
+// commands run in two copies of one workspace, one through the tool runtime (guard scans, bound)
+// and one as a host's own process (no scans, so a full listing), and every dispatch must record
+// the same change list, and undo must bring both back to the same bytes.
+
+const MAX_FILE_BYTES = 2_000;
+const ROUNDS = Number(process.env.UNDO_BOUND_ROUNDS ?? 14);
+
+/** A small deterministic random source (mulberry32), so a failing seed can be run again. */
+function randomSource(seed: number): (below: number) => number {
+  let state = seed >>> 0;
+  return (below) => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return Math.floor((((value ^ (value >>> 14)) >>> 0) / 4294967296) * below);
+  };
+}
+
+async function filesAndFolders(root: string): Promise<{ files: string[]; folders: string[] }> {
+  const files: string[] = [];
+  const folders: string[] = [''];
+  const visit = async (relative: string): Promise<void> => {
+    for (const entry of await readdir(path.join(root, relative), { withFileTypes: true })) {
+      if (entry.name === '.git' || entry.name === '.assistant-kit') continue;
+      const child = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory()) {
+        folders.push(child);
+        await visit(child);
+      } else files.push(child);
+    }
+  };
+  await visit('');
+  return { files: files.sort(), folders: folders.sort() };
+}
+
+/** Every file and link of the workspace (links by their target), to compare states byte for byte. */
+async function workspaceState(root: string): Promise<Record<string, string>> {
+  const state: Record<string, string> = {};
+  for (const file of (await filesAndFolders(root)).files) {
+    const full = path.join(root, file);
+    state[file] = (await lstat(full)).isSymbolicLink()
+      ? `link ${await readlink(full)}`
+      : createHash('sha256')
+          .update(await readFile(full))
+          .digest('hex');
+  }
+  return state;
+}
+
+const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+const under = (folder: string, name: string) => (folder === '' ? name : `${folder}/${name}`);
+
+/** One command of a few random file operations on the tree as it stands. */
+function randomScript(random: (below: number) => number, files: string[], folders: string[], round: number) {
+  const pick = <Item>(items: Item[]) => items[random(items.length)]!;
+  const lines: string[] = [];
+  for (let step = 0; step < 1 + random(4); step++) {
+    const name = `n${round}-${step}`;
+    const kind = random(14);
+    const file = files.length > 0 ? pick(files) : undefined;
+    const folder = pick(folders);
+    if (kind === 0) lines.push(`printf 'new\\n' > ${quote(under(folder, `${name}.txt`))}`);
+    else if (kind === 1 && file) lines.push(`printf 'more\\n' >> ${quote(file)}`);
+    else if (kind === 2 && file) lines.push(`rm -f ${quote(file)}`);
+    else if (kind === 3 && file) lines.push(`mv ${quote(file)} ${quote(under(folder, `${name}.moved`))}`);
+    else if (kind === 4)
+      lines.push(
+        `mkdir -p ${quote(under(folder, `${name}/deep/er`))}`,
+        `printf 'x\\n' > ${quote(under(folder, `${name}/deep/er/f.txt`))}`,
+        `printf 'y\\n' > ${quote(under(folder, `${name}/top.txt`))}`,
+      );
+    else if (kind === 5) lines.push(`printf 'log\\n' > ${quote(under(folder, `${name}.log`))}`);
+    else if (kind === 6) lines.push(`mkdir -p build && printf 'out\\n' > build/${name}.js`);
+    else if (kind === 7 && folder !== '' && folder !== 'lib') lines.push(`rm -rf ${quote(folder)}`);
+    else if (kind === 8 && folder !== '')
+      lines.push(`mv ${quote(folder)} ${quote(`${folder.split('/').pop()}-${name}`)} 2>/dev/null || true`);
+    else if (kind === 9)
+      lines.push(`[ -f big.bin ] && head -c 100 big.bin > big.tmp && cat big.tmp > big.bin && rm big.tmp`);
+    else if (kind === 10) lines.push(`ln -sf lib ${quote(under(folder, `${name}.link`))}`);
+    else if (kind === 11 && file) lines.push(`touch ${quote(file)}`);
+    else if (kind === 12) lines.push(`mkdir -p vendor/.cache && printf 'c\\n' > vendor/.cache/${name}`);
+    // Rarely, rules change: the end must list the whole tree then.
+    else if (kind === 13 && random(3) === 0) lines.push(`printf '*.tmp\\n${name}*\\n' >> lib/.gitignore`);
+    else lines.push(`printf 'plain\\n' > ${quote(under(folder, `${name}.md`))}`);
+  }
+  // A step may find its path gone (an earlier step moved its folder): the command goes on.
+  return [...lines, 'true'].join('\n');
+}
+
+async function makeProject(root: string): Promise<void> {
+  userGit(root, ['init', '-q']);
+  await write(root, '.gitignore', '*.log\nbuild/\nvendor/.cache/\n');
+  await write(root, 'README.md', '# project\n');
+  await write(root, 'lib/.gitignore', 'generated/\n');
+  await write(root, 'lib/a.ts', 'export const a = 1;\n');
+  await write(root, 'lib/util/b.ts', 'export const b = 2;\n');
+  await write(root, 'lib/generated/g.ts', 'hidden\n');
+  await write(root, 'docs/guide/intro.md', 'intro\n');
+  await write(root, 'node_modules/pkg/index.js', 'module\n');
+  await write(root, 'vendor/keep.txt', 'keep\n');
+  // Over the size limit: not recorded until it shrinks (in place, which stamps no folder).
+  await write(root, 'big.bin', 'b'.repeat(MAX_FILE_BYTES + 500));
+}
+
+describe('a process dispatch that looks for new files only where the git guard saw folders change', () => {
+  const directories: string[] = [];
+  const families: UndoToolFamily[] = [];
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    for (const family of families.splice(0)) await family.close();
+    for (const directory of directories.splice(0)) await removeDirectory(directory);
+  });
+
+  async function open(root: string) {
+    const workspace = await Workspace.open(root);
+    const family = createUndoTools({ workspace, maxFileBytes: MAX_FILE_BYTES });
+    families.push(family);
+    return { workspace, family };
+  }
+
+  it('records what a listing of the whole tree records, dispatch after dispatch, and undoes to the same bytes', async () => {
+    const seed = Number(process.env.UNDO_BOUND_SEED ?? 19);
+    const random = randomSource(seed);
+    const bounded = await makeTemporaryDirectory('undo-bound-');
+    const whole = await makeTemporaryDirectory('undo-whole-');
+    directories.push(bounded, whole);
+    await makeProject(bounded);
+    await cp(bounded, whole, { recursive: true });
+    // The git guard re-reads a folder whose stamp is too fresh to vouch for its last reading
+    // (within two seconds): let the project's folders age, as a real project's have.
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100));
+    // How many folders each bounded end was told to look in (the rest it did not list).
+    const boundFolders: number[] = [];
+    const snapshot = ShadowRepository.prototype.snapshot;
+    vi.spyOn(ShadowRepository.prototype, 'snapshot').mockImplementation(async function (
+      this: ShadowRepository,
+      ...args: Parameters<typeof snapshot>
+    ) {
+      const bound = args[2]?.newFilesWithin;
+      if (bound !== undefined && this.options.workTree === bounded) boundFolders.push(bound.folders.size);
+      return snapshot.apply(this, args);
+    });
+    const viaRuntime = await open(bounded);
+    const asHost = await open(whole);
+    const shell = defineTool({
+      name: 'shell',
+      purpose: 'Runs a shell script in the workspace.',
+      parameters: Type.Object({ script: Type.String() }),
+      effects: ['process', 'workspace_write'],
+      network: 'none',
+      handler: async ({ script }, context) => {
+        execFileSync('sh', ['-c', script], { cwd: context.workspace.root });
+        return textResult('ran');
+      },
+    });
+    const runtime = new ToolRuntime({ workspace: viaRuntime.workspace, tools: [shell] });
+    const withinBound: boolean[] = [];
+    const folderCounts: number[] = [];
+    // The dispatches that changed recorded files (undo counts no other), with the state before.
+    const undoable: { before: Record<string, string>; changed: string[] }[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const { files, folders } = await filesAndFolders(bounded);
+      const script = randomScript(random, files, folders, round);
+      const written = random(3) === 0 ? `lib/w${round}.ts` : undefined;
+      const before = await workspaceState(bounded);
+      const ends = [];
+      for (const side of [viaRuntime, asHost]) {
+        await side.family.checkpoints.beginDispatch(`round ${round}`, { observedWrites: true });
+        await side.family.checkpoints.noteUnobservedChanges();
+        if (side === viaRuntime) {
+          const result = await runtime.call('shell', { script });
+          expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+        } else execFileSync('sh', ['-c', script], { cwd: whole });
+        // A tool's write after the command, through the Workspace (a path the bound is told of).
+        if (written !== undefined) await writeThroughWorkspace(side.workspace, written, `w${round}\n`);
+        ends.push(await side.family.checkpoints.endDispatch());
+      }
+      withinBound.push(viaRuntime.family.checkpoints.lastEndListedWithinBound);
+      folderCounts.push((await filesAndFolders(bounded)).folders.length);
+      // A host's own process is followed by no guard scan: its end lists the whole tree.
+      expect(asHost.family.checkpoints.lastEndListedWithinBound).toBe(false);
+      expect(ends[0]!.changedFiles, `seed ${seed}, round ${round}:\n${script}`).toEqual(
+        ends[1]!.changedFiles,
+      );
+      expect(await workspaceState(bounded)).toEqual(await workspaceState(whole));
+      const changed = ends[0]!.changedFiles.flatMap((file) =>
+        file.previousPath === undefined ? [file.path] : [file.path, file.previousPath],
+      );
+      if (changed.length > 0) undoable.push({ before, changed });
+    }
+    // The bound held for most ends (it gives way only to changed rules): the test compared it.
+    expect(withinBound.filter(Boolean).length).toBeGreaterThanOrEqual(Math.ceil(ROUNDS / 2));
+    // Ends after the first (whose scan before the call read every folder) were told of fewer
+    // folders than the tree has (a folder stays in a bound while its stamp is fresh, which in
+    // this quick test is most of them; see the next test for one command's bound).
+    expect(boundFolders).toHaveLength(ROUNDS);
+    expect(boundFolders.some((count, round) => round > 0 && count < folderCounts[round]!)).toBe(true);
+    // Undo, one dispatch at a time, on both sides: both sides end alike, and every path the
+    // dispatch changed holds what it held before it (files it never recorded, such as ignored
+    // ones, stay as they are).
+    for (const { before, changed } of undoable.slice(-4).reverse()) {
+      for (const side of [viaRuntime, asHost]) await side.family.checkpoints.undoDispatches(1);
+      const now = await workspaceState(bounded);
+      expect(now).toEqual(await workspaceState(whole));
+      for (const file of changed) expect(now[file], file).toEqual(before[file]);
+    }
+  }, 120_000);
+
+  it('looks only in the folders a command changed, and lists the whole tree when it cannot say', async () => {
+    const root = await makeTemporaryDirectory('undo-bound-one-');
+    directories.push(root);
+    await makeProject(root);
+    const { workspace, family } = await open(root);
+    const bounds: string[][] = [];
+    const snapshot = ShadowRepository.prototype.snapshot;
+    vi.spyOn(ShadowRepository.prototype, 'snapshot').mockImplementation(async function (
+      this: ShadowRepository,
+      ...args: Parameters<typeof snapshot>
+    ) {
+      const bound = args[2]?.newFilesWithin;
+      if (bound !== undefined) bounds.push([...bound.folders].sort());
+      return snapshot.apply(this, args);
+    });
+    const run = (script: string, gitGuard: boolean) =>
+      new ToolRuntime({
+        workspace,
+        gitGuard,
+        tools: [
+          defineTool({
+            name: 'cmd',
+            purpose: 'Runs a shell script.',
+            parameters: Type.Object({}),
+            effects: ['process'],
+            network: 'none',
+            handler: async () => {
+              execFileSync('sh', ['-c', script], { cwd: root });
+              return textResult('ran');
+            },
+          }),
+        ],
+      }).call('cmd', {});
+    const dispatch = async (script: string, gitGuard = true) => {
+      await family.checkpoints.beginDispatch('d', { observedWrites: true });
+      await family.checkpoints.noteUnobservedChanges();
+      await run(script, gitGuard);
+      const ended = await family.checkpoints.endDispatch();
+      return {
+        changed: ended.changedFiles.map((file) => `${file.status} ${file.path}`),
+        withinBound: family.checkpoints.lastEndListedWithinBound,
+      };
+    };
+    // A first call: the guard's first scan of the session reads every folder.
+    expect(await dispatch(`printf 'a\n' > lib/new.ts`)).toEqual({
+      changed: ['added lib/new.ts'],
+      withinBound: true,
+    });
+    // Once the folders' stamps are old enough to vouch for the guard's readings, a command that
+    // creates one file and rewrites another in place leaves a bound of that one folder; the
+    // file rewritten elsewhere is found all the same (git stats every recorded file).
+    // (The readings the guard took while the stamps were fresh are read once more, by this
+    // command's scans that change nothing.)
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100));
+    expect(await dispatch('true')).toEqual({ changed: [], withinBound: true });
+    bounds.length = 0;
+    expect(await dispatch(`printf 'b\n' > docs/guide/new.md && printf 'x\n' >> lib/util/b.ts`)).toEqual({
+      changed: ['added docs/guide/new.md', 'modified lib/util/b.ts'],
+      withinBound: true,
+    });
+    expect(bounds).toEqual([['docs/guide']]);
+    // Without the guard nothing tells where the command wrote: the whole tree is listed.
+    expect(await dispatch(`printf 'c\n' > vendor/new.txt`, false)).toEqual({
+      changed: ['added vendor/new.txt'],
+      withinBound: false,
+    });
+    // A rule file rewritten in place shows files in folders no process touched: the whole tree
+    // is listed. (lib/generated/g.ts, shown now, stood there before: it goes to the base.)
+    expect(await dispatch(`printf '# none\n' > lib/.gitignore`)).toEqual({
+      changed: ['modified lib/.gitignore'],
+      withinBound: false,
+    });
+    // A rule file touched, or rewritten with the bytes it had, changes no rule: its status data
+    // alone moved, and the bound holds (it is recorded again, so later ends are not held back).
+    expect(await dispatch(`touch lib/.gitignore && cp .gitignore x && cat x > .gitignore && rm x`)).toEqual({
+      changed: [],
+      withinBound: true,
+    });
+    // A new rule file that hides itself is listed nowhere: its fresh time alone gives it away.
+    expect(await dispatch(`mkdir notes && printf '*\n' > notes/.gitignore`)).toEqual({
+      changed: [],
+      withinBound: false,
+    });
+    // A new repository of its own: its files are listed through its own rules, by a whole listing.
+    expect(
+      await dispatch(
+        `mkdir sub && git init -q sub && printf 's\n' > sub/s.txt && printf '*.txt\n' > sub/.gitignore`,
+      ),
+    ).toEqual({ changed: ['added sub/.gitignore'], withinBound: false });
+    // A host that announces changes of its own and runs no tool: no scan follows, no bound.
+    await family.checkpoints.beginDispatch('host', { observedWrites: true });
+    await family.checkpoints.noteUnobservedChanges();
+    execFileSync('sh', ['-c', `printf 'd\n' > docs/host.md`], { cwd: root });
+    const host = await family.checkpoints.endDispatch();
+    expect(host.changedFiles.map((file) => file.path)).toEqual(['docs/host.md']);
+    expect(family.checkpoints.lastEndListedWithinBound).toBe(false);
+  }, 60_000);
+});
