@@ -374,12 +374,6 @@ export class DispatchCheckpoints {
   }
 
   /**
-   * Milliseconds that writes through the Workspace have waited, in all, for the workspace's first
-   * baseline: a dispatch that writes more than {@link MAX_CHANGED_PATHS_HINT} files while it is
-   * pending cannot follow them one by one and waits for it. A host reads it before and after a
-   * call to tell the call's result (see {@link describeBaselineWait}); the tool catalogue does.
-   */
-  /**
    * Whether the last dispatch's end looked for new files only where its processes and writes
    * could have put them (see NewFileBound), not in the whole tree.
    *
@@ -389,6 +383,12 @@ export class DispatchCheckpoints {
     return this.#lastEndListedWithinBound;
   }
 
+  /**
+   * Milliseconds that writes through the Workspace have waited, in all, for the workspace's first
+   * baseline: a dispatch that writes more than {@link MAX_CHANGED_PATHS_HINT} files while it is
+   * pending cannot follow them one by one and waits for it. A host reads it before and after a
+   * call to tell the call's result (see {@link describeBaselineWait}); the tool catalogue does.
+   */
   get baselineWaitMs(): number {
     return this.#baselineWaitMs;
   }

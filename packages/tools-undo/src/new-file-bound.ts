@@ -2,22 +2,29 @@ import type { ProcessFootprint } from '@assistant-kit/tool-core';
 import { DEFAULT_EXCLUDED_FOLDERS } from './shadow-repository.js';
 
 /**
- * Folders whose files checkpoints never record, by name at any depth (the exclude file's
- * `name/` lines; git cannot bring back a file below an excluded folder), plus `.git`, whose
- * contents git never lists. A package install changes thousands of folders in `node_modules`
- * and none the bound needs.
+ * Folders the exclude file names (`name/` lines match at any depth; a line with a slash is
+ * anchored at the root). Checkpoints record nothing below one while it is ignored, which a
+ * workspace `.gitignore` can undo (`!node_modules/`), so the end asks git whether each still is.
+ * A package install changes thousands of folders there and none the bound needs.
  */
-const NEVER_LISTED_NAMES: ReadonlySet<string> = new Set([
-  '.git',
-  ...DEFAULT_EXCLUDED_FOLDERS.filter((folder) => !folder.includes('/')),
-]);
-/** The same for the exclude lines with a slash, which are anchored at the root. */
-const NEVER_LISTED_FROM_THE_ROOT = DEFAULT_EXCLUDED_FOLDERS.filter((folder) => folder.includes('/'));
+const EXCLUDED_NAMES: ReadonlySet<string> = new Set(
+  DEFAULT_EXCLUDED_FOLDERS.filter((folder) => !folder.includes('/')),
+);
+const EXCLUDED_FROM_THE_ROOT = DEFAULT_EXCLUDED_FOLDERS.filter((folder) => folder.includes('/'));
 
-/** Whether checkpoints never record anything in a folder (workspace-relative, `.` the root). */
-function neverListed(folder: string): boolean {
-  if (folder.split('/').some((name) => NEVER_LISTED_NAMES.has(name))) return true;
-  return NEVER_LISTED_FROM_THE_ROOT.some((root) => folder === root || folder.startsWith(`${root}/`));
+/**
+ * Of a folder (workspace-relative, `.` the root): `git` when it is in a `.git` folder (git never
+ * lists what one holds), the outermost excluded folder it is in or is, or undefined.
+ */
+function excludedAbove(folder: string): string | undefined {
+  const names = folder.split('/');
+  if (names.includes('.git')) return 'git';
+  const anchored = EXCLUDED_FROM_THE_ROOT.find((root) => folder === root || folder.startsWith(`${root}/`));
+  const index = names.findIndex((name) => EXCLUDED_NAMES.has(name));
+  const byName = index === -1 ? undefined : names.slice(0, index + 1).join('/');
+  if (anchored === undefined) return byName;
+  if (byName === undefined) return anchored;
+  return byName.length < anchored.length ? byName : anchored;
 }
 
 /**
@@ -36,6 +43,8 @@ export const MAX_BOUND_FOLDERS = 2_000;
  *   removed or renamed into a folder stamps the folder's status change time);
  * - the git directories those scans found that are not named `.git` (their object folders are
  *   not read by the scans, and git lists their files like any others);
+ * - not the folders git never lists (in a `.git`) or that the exclude file hides (`node_modules`
+ *   and the like), as long as git still ignores them;
  * - the paths written through the Workspace since the settle;
  * - the files left out as too large at the settle (one that shrinks in place stamps no folder).
  *
@@ -50,6 +59,11 @@ export class NewFileBound {
   /** When the bound began, before the settle's scan: a rule file changed since is new to it. */
   readonly sinceMs: number;
   readonly folders = new Set<string>();
+  /**
+   * Excluded folders (see EXCLUDED_NAMES) that bound folders lie in, left out of `folders`: the
+   * end lists the whole tree unless git still ignores each of them.
+   */
+  readonly excludedFolders = new Set<string>();
   readonly subtrees = new Set<string>();
   readonly paths = new Set<string>();
   #lostBecause: string | undefined;
@@ -80,9 +94,16 @@ export class NewFileBound {
       return;
     }
     if (footprint.scan === 'after' && this.#awaitedScans > 0) this.#awaitedScans -= 1;
-    for (const folder of footprint.foldersRead) if (!neverListed(folder)) this.folders.add(folder);
-    for (const directory of footprint.gitDirectories)
-      if (directory !== '.' && !neverListed(directory)) this.subtrees.add(directory);
+    for (const folder of footprint.foldersRead) {
+      const excluded = excludedAbove(folder);
+      if (excluded === undefined) this.folders.add(folder);
+      else if (excluded !== 'git') this.excludedFolders.add(excluded);
+    }
+    for (const directory of footprint.gitDirectories) {
+      const excluded = excludedAbove(directory);
+      if (excluded === undefined && directory !== '.') this.subtrees.add(directory);
+      else if (excluded !== undefined && excluded !== 'git') this.excludedFolders.add(excluded);
+    }
     if (this.folders.size > MAX_BOUND_FOLDERS) {
       this.#lostBecause = `the git guard's scans read more than ${MAX_BOUND_FOLDERS} folders`;
       this.folders.clear();

@@ -291,8 +291,12 @@ async function listChangedEntries(
   return [...entries, untracked].join('\0');
 }
 
-/** Files given to one listing within a bound beyond which the whole tree is listed instead. */
-const MAX_BOUND_FILES = 20_000;
+/**
+ * Files given to one listing within a bound beyond which the whole tree is listed instead: they
+ * go to git as arguments (a command line has a limit), and git matches every path it looks at
+ * against each of them.
+ */
+const MAX_BOUND_FILES = 2_000;
 /**
  * How much older than the bound a rule file's status change time must be to count as unchanged
  * since (a generous margin over the clock ticks of file systems' time stamps).
@@ -312,7 +316,8 @@ const RULE_FILE_BYTES_COMPARED = 1024 * 1024;
  *   whose rules may show files in folders no process touched;
  * - a bound folder in a repository of its own (its files are listed through its own rules when
  *   it is new), names that are not UTF-8, a folder that cannot be read;
- * - more files than {@link MAX_BOUND_FILES}.
+ * - a folder the exclude file names that git no longer ignores, or that is gone;
+ * - more files than {@link MAX_BOUND_FILES} (or more folders than NewFileBound keeps).
  */
 async function listChangedEntriesWithin(
   git: GitRunner,
@@ -322,6 +327,7 @@ async function listChangedEntriesWithin(
 ): Promise<string | undefined> {
   if (bound.lostBecause !== undefined) return undefined;
   const files = new Set<string>([...bound.paths, ...bound.subtrees]);
+  if (files.size > MAX_BOUND_FILES) return undefined;
   const ruleFiles: string[] = [];
   const nested = createNestedRepositoryCheck(root);
   for (const folder of bound.folders) {
@@ -344,13 +350,27 @@ async function listChangedEntriesWithin(
     if (files.size > MAX_BOUND_FILES) return undefined;
   }
   const others = ['ls-files', '-z', '-t', '--others', '--exclude-standard'];
-  const [tracked, untracked, recordedRuleFiles] = await Promise.all([
+  const excluded = [...bound.excludedFolders];
+  const [tracked, untracked, recordedRuleFiles, stillIgnored] = await Promise.all([
     git.run(['diff-files', '--name-only', '-z'], { signal }),
     files.size === 0 ? '' : git.runForPaths(others, [...files], taggedPath, { signal }),
     ruleFiles.length === 0
       ? ''
       : git.runForPaths(['ls-files', '-z', '--cached'], ruleFiles, wholeRecord, { signal }),
+    // An ignored folder is named once, with a slash, and not entered.
+    excluded.length === 0
+      ? ''
+      : git.runForPaths(
+          ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'],
+          excluded,
+          (record) => record.replace(/\/$/, ''),
+          { signal },
+        ),
   ]);
+  // A folder the exclude file names that a rule brought back (`!node_modules/`), or that is gone:
+  // what is in it was left out of the bound.
+  const ignoredFolders = new Set(stillIgnored.split('\0'));
+  if (excluded.some((folder) => !ignoredFolders.has(`${folder}/`))) return undefined;
   const changedTracked = tracked.split('\0').filter((file) => file !== '');
   // A recorded rule file changed or gone: its old rules hid files no process touched. diff-files
   // names a file whose status data alone changed too (touched, or rewritten with the same bytes),

@@ -298,6 +298,23 @@ describe('a process dispatch that looks for new files only where the git guard s
       changed: [],
       withinBound: true,
     });
+    // A package install writes where checkpoints record nothing: the bound leaves those folders
+    // out, once git says they are still ignored...
+    expect(
+      await dispatch(`mkdir -p node_modules/dep/lib && printf 'd\n' > node_modules/dep/lib/d.js`),
+    ).toEqual({
+      changed: [],
+      withinBound: true,
+    });
+    // ...and lists the whole tree when a rule brought them back.
+    expect(await dispatch(`printf '!node_modules/\n' >> .gitignore`)).toEqual({
+      changed: ['modified .gitignore'],
+      withinBound: false,
+    });
+    expect(await dispatch(`printf 'e\n' > node_modules/dep/lib/e.js`)).toEqual({
+      changed: ['added node_modules/dep/lib/e.js'],
+      withinBound: false,
+    });
     // A new rule file that hides itself is listed nowhere: its fresh time alone gives it away.
     expect(await dispatch(`mkdir notes && printf '*\n' > notes/.gitignore`)).toEqual({
       changed: [],
