@@ -276,6 +276,16 @@ describe('the git guard after a process call', () => {
     expect(guardOf(await runtime.call('idle', {}))).toBeUndefined();
   });
 
+  it('says its check is incomplete below a folder whose name is not UTF-8 (it cannot walk it)', async () => {
+    await mkdir(Buffer.concat([Buffer.from(`${root}/vendor/`), Buffer.from([0x6d, 0xff])]), {
+      recursive: true,
+    });
+    const runtime = new ToolRuntime({ workspace, tools: [plantingTool('idle', async () => {})] });
+    expect(guardOf(await runtime.call('idle', {}))?.incomplete).toBe(
+      'could not walk folders whose names are not UTF-8 in vendor',
+    );
+  });
+
   it('does not run for tools without the process effect, and can be switched off', async () => {
     const plant = async (at: string) => {
       git(at, 'config', 'core.pager', 'evil');

@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -72,6 +73,16 @@ describe('the footprint of a process call', () => {
     expect(heard).toEqual([
       { bounded: true, scan: 'before', foldersRead: [], gitDirectories: [] },
       { bounded: true, scan: 'after', foldersRead: ['src/deep'], gitDirectories: [] },
+    ]);
+  });
+
+  it('cannot say where a call wrote while a folder name is not UTF-8 (the guard cannot walk it)', async () => {
+    const runtime = new ToolRuntime({ workspace, tools: [writingTool('idle', async () => {})] });
+    mkdirSync(Buffer.concat([Buffer.from(`${root}/docs/`), Buffer.from([0x72, 0xff])]));
+    await runtime.call('idle', {});
+    expect(heard).toEqual([
+      { bounded: false, reason: 'the git guard cannot walk a folder whose name is not UTF-8' },
+      { bounded: false, reason: 'the git guard cannot walk a folder whose name is not UTF-8' },
     ]);
   });
 

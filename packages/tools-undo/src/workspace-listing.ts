@@ -330,7 +330,14 @@ async function listChangedEntriesWithin(
   if (files.size > MAX_BOUND_FILES) return undefined;
   const ruleFiles: string[] = [];
   const nested = createNestedRepositoryCheck(root);
+  const beyondALink = createBeyondALinkCheck(root);
   for (const folder of bound.folders) {
+    // A folder that is a link or a file now, or lies beyond one, holds nothing git would list
+    // there (the link itself is an entry of the folder above, which changed with it): its
+    // entries are not read through the link.
+    const status = await lstatIfPresent(path.join(root, folder));
+    if (status === undefined || !status.isDirectory() || (folder !== '.' && (await beyondALink(folder))))
+      continue;
     let listed: ReturnType<typeof readFolderEntries>;
     try {
       listed = readFolderEntries(path.join(root, folder));

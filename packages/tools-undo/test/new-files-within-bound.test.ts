@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { cp, lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { defineTool, RACY_MARGIN_MS, ToolRuntime, textResult, Workspace } from '@assistant-kit/tool-core';
@@ -70,7 +71,7 @@ function randomScript(random: (below: number) => number, files: string[], folder
   const lines: string[] = [];
   for (let step = 0; step < 1 + random(4); step++) {
     const name = `n${round}-${step}`;
-    const kind = random(14);
+    const kind = random(15);
     const file = files.length > 0 ? pick(files) : undefined;
     const folder = pick(folders);
     if (kind === 0) lines.push(`printf 'new\\n' > ${quote(under(folder, `${name}.txt`))}`);
@@ -95,6 +96,9 @@ function randomScript(random: (below: number) => number, files: string[], folder
     else if (kind === 12) lines.push(`mkdir -p vendor/.cache && printf 'c\\n' > vendor/.cache/${name}`);
     // Rarely, rules change: the end must list the whole tree then.
     else if (kind === 13 && random(3) === 0) lines.push(`printf '*.tmp\\n${name}*\\n' >> lib/.gitignore`);
+    // A folder replaced by a link (the end must not read through it).
+    else if (kind === 14 && folder !== '' && folder !== 'lib')
+      lines.push(`rm -rf ${quote(folder)} && ln -s ../lib ${quote(folder)}`);
     else lines.push(`printf 'plain\\n' > ${quote(under(folder, `${name}.md`))}`);
   }
   // A step may find its path gone (an earlier step moved its folder): the command goes on.
@@ -333,5 +337,46 @@ describe('a process dispatch that looks for new files only where the git guard s
     const host = await family.checkpoints.endDispatch();
     expect(host.changedFiles.map((file) => file.path)).toEqual(['docs/host.md']);
     expect(family.checkpoints.lastEndListedWithinBound).toBe(false);
+  }, 60_000);
+
+  it('lists the whole tree while a folder name is not UTF-8 (the guard cannot walk it)', async () => {
+    const root = await makeTemporaryDirectory('undo-bound-raw-');
+    directories.push(root);
+    await makeProject(root);
+    const rawFolder = Buffer.concat([Buffer.from(`${root}/docs/raw`), Buffer.from([0xff])]);
+    mkdirSync(rawFolder);
+    const { workspace, family } = await open(root);
+    const runtime = new ToolRuntime({
+      workspace,
+      tools: [
+        defineTool({
+          name: 'cmd',
+          purpose: 'Runs a shell script.',
+          parameters: Type.Object({ script: Type.String() }),
+          effects: ['process'],
+          network: 'none',
+          handler: async ({ script }) => {
+            execFileSync('sh', ['-c', script], { cwd: root });
+            return textResult('ran');
+          },
+        }),
+      ],
+    });
+    const dispatch = async (script: string) => {
+      await family.checkpoints.beginDispatch('d', { observedWrites: true });
+      await family.checkpoints.noteUnobservedChanges();
+      await runtime.call('cmd', { script });
+      const ended = await family.checkpoints.endDispatch();
+      return { ended, withinBound: family.checkpoints.lastEndListedWithinBound };
+    };
+    await dispatch('true');
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100));
+    await dispatch('true');
+    // Only the raw folder changes (docs does not): nothing but the guard's word can send the end
+    // there, and the guard cannot walk it.
+    const { ended, withinBound } = await dispatch(`printf 'r\\n' > "docs/$(printf 'raw\\377')/r.txt"`);
+    expect(withinBound).toBe(false);
+    expect(ended.changedFiles).toHaveLength(1);
+    expect(ended.changedFiles[0]!.path).toMatch(/^docs\/raw.*\/r\.txt$/);
   }, 60_000);
 });

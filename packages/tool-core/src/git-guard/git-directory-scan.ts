@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import {
   closeSync,
@@ -48,6 +49,11 @@ export interface GitGuardSnapshot {
    * renamed an entry. Undo checkpoints look for new files only there (see `onProcessFootprint`).
    */
   foldersRead: string[];
+  /**
+   * Folders holding a folder whose name is not UTF-8 (workspace-relative): the scan cannot name
+   * it to walk it, so nothing below it is seen, neither git state nor changed folders.
+   */
+  foldersWithNamesNotUtf8: string[];
 }
 
 /** What a scan learnt from reading one folder's entries. */
@@ -62,6 +68,8 @@ interface FolderReading {
   gitPointers: { name: string; symlink: boolean }[];
   /** A `commondir` file in a git directory (its content is read on every scan). */
   hasCommondir: boolean;
+  /** A sub-folder whose name is not UTF-8 (the walk cannot name it). */
+  holdsNameNotUtf8: boolean;
   /** Sub-folders the walk goes into. */
   subfolders: string[];
 }
@@ -180,6 +188,17 @@ export function isRunnableHook(fingerprint: string): boolean {
   return fingerprint.startsWith('exec ') || fingerprint.startsWith('link ');
 }
 
+/** Whether a folder holds a sub-folder whose name, as bytes, is not UTF-8 (read again as bytes). */
+function holdsFolderNameNotUtf8(directory: string): boolean {
+  try {
+    return readdirSync(directory, { withFileTypes: true, encoding: 'buffer' }).some(
+      (entry) => entry.isDirectory() && !isUtf8(entry.name),
+    );
+  } catch {
+    return false; // Gone since: the walk finds that.
+  }
+}
+
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -208,6 +227,7 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
     directoriesWalked: 0,
     directoriesRead: 0,
     foldersRead: [],
+    foldersWithNamesNotUtf8: [],
   };
   const known = memory === undefined ? undefined : readingsOf.get(memory);
   const readings = new Map<string, FolderReading>();
@@ -251,6 +271,9 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
       isGitDirectory: isGitDirectory(directory, names),
       gitPointers: [],
       hasCommondir: false,
+      holdsNameNotUtf8:
+        entries.some((entry) => entry.isDirectory() && entry.name.includes('\uFFFD')) &&
+        holdsFolderNameNotUtf8(directory),
       subfolders: [],
     };
     for (const entry of entries) {
@@ -302,6 +325,8 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
     if (reading === undefined) continue;
     readings.set(directory, reading);
     if (reading.isGitDirectory) gitDirectories.add(directory);
+    if (reading.holdsNameNotUtf8)
+      snapshot.foldersWithNamesNotUtf8.push(toWorkspaceRelative(realRoot, directory));
     for (const pointer of reading.gitPointers) {
       const child = path.join(directory, pointer.name);
       // A `.git` file names the real git directory (read again on every scan: writing a file

@@ -118,9 +118,16 @@ export class GitGuard {
     );
     const report: GitGuardReport = { neutralised: [] };
     const unreadable = [...new Set([...before.unreadable, ...after.unreadable])];
-    if (unreadable.length > 0) {
-      report.incomplete = `could not read ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ` and ${unreadable.length - 5} more` : ''}`;
-    }
+    const unnamed = [...new Set([...before.foldersWithNamesNotUtf8, ...after.foldersWithNamesNotUtf8])];
+    const listed = (items: string[]) =>
+      `${items.slice(0, 5).join(', ')}${items.length > 5 ? ` and ${items.length - 5} more` : ''}`;
+    const gaps = [
+      ...(unreadable.length > 0 ? [`could not read ${listed(unreadable)}`] : []),
+      ...(unnamed.length > 0
+        ? [`could not walk folders whose names are not UTF-8 in ${listed(unnamed)}`]
+        : []),
+    ];
+    if (gaps.length > 0) report.incomplete = gaps.join('; ');
     if (configFindings.length === 0 && hookFindings.length === 0) return report;
 
     const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;

@@ -305,12 +305,14 @@ export class ToolRuntime {
       this.workspace,
       snapshot.unreadable.length > 0
         ? { bounded: false, reason: 'the git guard could not read every folder' }
-        : {
-            bounded: true,
-            scan,
-            foldersRead: snapshot.foldersRead,
-            gitDirectories: snapshot.gitDirectories,
-          },
+        : snapshot.foldersWithNamesNotUtf8.length > 0
+          ? { bounded: false, reason: 'the git guard cannot walk a folder whose name is not UTF-8' }
+          : {
+              bounded: true,
+              scan,
+              foldersRead: snapshot.foldersRead,
+              gitDirectories: snapshot.gitDirectories,
+            },
     );
   }
 
