@@ -115,7 +115,12 @@ export {
   refusingProcessLauncher,
   type WaitOutcome,
 } from './runtime/process-launcher.js';
-export { type ToolCallOptions, ToolRuntime, type ToolRuntimeOptions } from './runtime/tool-runtime.js';
+export {
+  scanForProcessFootprint,
+  type ToolCallOptions,
+  ToolRuntime,
+  type ToolRuntimeOptions,
+} from './runtime/tool-runtime.js';
 export { StringEnum } from './schema-helpers.js';
 export { DEFAULT_OUTPUT_CHARACTER_CAP, type TruncatedText, truncateText } from './truncate.js';
 export { ObservedFileLedger, type ObservedFileVersion } from './workspace/observed-file-ledger.js';

@@ -9,6 +9,7 @@ import {
   onProcessFootprint,
   type ProcessFootprint,
   RACY_MARGIN_MS,
+  scanForProcessFootprint,
   ToolRuntime,
   textResult,
   Workspace,
@@ -71,8 +72,46 @@ describe('the footprint of a process call', () => {
     heard.length = 0;
     await runtime.call('create', {});
     expect(heard).toEqual([
-      { bounded: true, scan: 'before', foldersRead: [], gitDirectories: [] },
-      { bounded: true, scan: 'after', foldersRead: ['src/deep'], gitDirectories: [] },
+      { bounded: true, scan: 'before', foldersRead: [], gitDirectories: [], ruleFiles: [] },
+      { bounded: true, scan: 'after', foldersRead: ['src/deep'], gitDirectories: [], ruleFiles: [] },
+    ]);
+  });
+
+  it('scans for undo checkpoints as they settle, with the same folder memory, and names the rule files', async () => {
+    const runtime = new ToolRuntime({ workspace, tools: [writingTool('idle', async () => {})] });
+    await writeFile(path.join(root, '.gitignore'), '*.log\n');
+    await writeFile(path.join(root, 'src/.gitignore'), 'out/\n');
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100));
+    await runtime.call('idle', {});
+    await runtime.call('idle', {});
+    // A person's new file between calls: the settle's scan reads its folder again.
+    await writeFile(path.join(root, 'docs/note.md'), 'x');
+    heard.length = 0;
+    await scanForProcessFootprint(workspace);
+    await runtime.call('idle', {});
+    expect(heard).toEqual([
+      {
+        bounded: true,
+        scan: 'settle',
+        foldersRead: ['docs'],
+        gitDirectories: [],
+        ruleFiles: ['.gitignore', 'src/.gitignore'],
+      },
+      // The call's own scans read it again while its stamp is too fresh to vouch for a reading.
+      {
+        bounded: true,
+        scan: 'before',
+        foldersRead: ['docs'],
+        gitDirectories: [],
+        ruleFiles: ['.gitignore', 'src/.gitignore'],
+      },
+      {
+        bounded: true,
+        scan: 'after',
+        foldersRead: ['docs'],
+        gitDirectories: [],
+        ruleFiles: ['.gitignore', 'src/.gitignore'],
+      },
     ]);
   });
 

@@ -4,6 +4,7 @@ import {
   invalidArguments,
   isToolError,
   onProcessFootprint,
+  scanForProcessFootprint,
   type Workspace,
   type WrittenWorkspaceFile,
 } from '@assistant-kit/tool-core';
@@ -23,7 +24,7 @@ import {
 } from './dispatch-log.js';
 import { EarlyDispatches, isUnderAny } from './early-dispatches.js';
 import { undoError } from './errors.js';
-import { NewFileBound } from './new-file-bound.js';
+import { excludedAbove, NewFileBound } from './new-file-bound.js';
 import {
   type ChangedFile,
   type ChangeStatus,
@@ -35,6 +36,7 @@ import {
 } from './shadow-repository.js';
 import { lstatIfPresent, makeTemporaryDirectory, pathExists, removePath } from './storage-files.js';
 import type { UserRepository } from './user-repository.js';
+import { ignoredWholeFolders } from './workspace-listing.js';
 import { replacedSinceWritten, type WrittenImage, WrittenImages } from './written-images.js';
 
 export interface DispatchCheckpointsOptions {
@@ -199,6 +201,12 @@ interface OpenState extends OpenDispatch {
    */
   hiddenAtTheBase?: (file: string) => boolean;
   /**
+   * In a settled dispatch whose settle found every rule file recorded (see #everyRuleFileRecorded):
+   * the base tree's own rules say what was hidden at the base, asked at the end for the few paths
+   * new in it; this holds the paths left out (written before the settle, as for hiddenAtTheBase).
+   */
+  hiddenByTheBaseRulesExcept?: ReadonlySet<string>;
+  /**
    * A tool wrote an ignore file: a scan since may have recorded under rules the end no longer
    * has, even when the end's change list shows no ignore file changed (written, then removed).
    */
@@ -275,6 +283,16 @@ export class DispatchCheckpoints {
   #stopHearingWrites: (() => void) | undefined;
   #stopHearingProcesses: (() => void) | undefined;
   #lastEndListedWithinBound = false;
+  #lastSettleListedWithinBound = false;
+  #lastSettleRanHiddenNow = false;
+  /**
+   * Where files can have appeared since the last listing that covered the whole tree, or this
+   * bound (see NewFileBound), across dispatches: a settle looks for new files only there. Undefined
+   * until the first settle of a session lists the whole tree, and after a listing failed.
+   */
+  #sinceListing: NewFileBound | undefined;
+  /** The bound a settle in progress lists within; it still hears what happens meanwhile. */
+  #settleBound: NewFileBound | undefined;
   /** Ends called and not yet recorded (settled either way); close() waits for them. */
   readonly #endsInProgress = new Set<Promise<void>>();
 
@@ -299,9 +317,11 @@ export class DispatchCheckpoints {
       );
       this.#stopObserving = workspace.onBeforeWrite((paths) => this.#beforeWorkspaceWrite(paths));
       this.#stopHearingWrites = workspace.onAfterWrite((files) => this.#afterWorkspaceWrite(files));
-      this.#stopHearingProcesses = onProcessFootprint(workspace, (footprint) =>
-        this.#open?.newFiles?.noteFootprint(footprint),
-      );
+      this.#stopHearingProcesses = onProcessFootprint(workspace, (footprint) => {
+        this.#sinceListing?.noteFootprint(footprint);
+        this.#settleBound?.noteFootprint(footprint);
+        this.#open?.newFiles?.noteFootprint(footprint);
+      });
     }
   }
 
@@ -384,6 +404,16 @@ export class DispatchCheckpoints {
   }
 
   /**
+   * Whether the last settle looked for new files only where they could have appeared since the
+   * listing before it, and whether it left the whole-tree `hiddenNow` out.
+   *
+   * @internal For tests and benchmarks; not part of the public API.
+   */
+  get lastSettle(): { listedWithinBound: boolean; hiddenNow: boolean } {
+    return { listedWithinBound: this.#lastSettleListedWithinBound, hiddenNow: this.#lastSettleRanHiddenNow };
+  }
+
+  /**
    * Milliseconds that writes through the Workspace have waited, in all, for the workspace's first
    * baseline: a dispatch that writes more than {@link MAX_CHANGED_PATHS_HINT} files while it is
    * pending cannot follow them one by one and waits for it. A host reads it before and after a
@@ -444,7 +474,11 @@ export class DispatchCheckpoints {
       // Taken before the scan, so that the scan's own time counts towards the clock tick that
       // must pass before the dispatch may change anything (see afterTheBeginTick).
       const times = startTimes();
+      // A listing of the whole tree: a later settle needs to look only where files appear since.
+      const sinceListing = new NewFileBound(Date.now());
+      this.#sinceListing = undefined;
       const [snapshot, hiddenAtTheBase] = await Promise.all([shadow.snapshot(), shadow.hiddenNow()]);
+      this.#sinceListing = sinceListing;
       const baseCommit = await this.#recordIfChanged(
         shadow,
         log,
@@ -628,7 +662,12 @@ export class DispatchCheckpoints {
               ]
             : []),
           ...newInTheEnd.filter((file) => open.hiddenAtTheBase?.(file) === true),
-          ...(ignoreFileChanged ? await shadow.ignoredUnderTree(baseTree, newInTheEnd) : []),
+          ...(await shadow.ignoredUnderTree(
+            baseTree,
+            ignoreFileChanged
+              ? newInTheEnd
+              : newInTheEnd.filter((file) => open.hiddenByTheBaseRulesExcept?.has(file) === false),
+          )),
           ...newInTheEnd.filter((file) => open.notCreatedByTheDispatch?.has(file) === true),
         ]),
       ];
@@ -670,11 +709,13 @@ export class DispatchCheckpoints {
   async noteUnobservedChanges(): Promise<{ waitedForBaselineMs: number; notice?: string }> {
     if (this.#open?.observed === undefined) {
       this.#open?.newFiles?.awaitScanAfter();
+      this.#sinceListing?.awaitScanAfter();
       return { waitedForBaselineMs: 0 };
     }
     const started = this.baselinePending ? performance.now() : undefined;
     await this.#exclusive(({ shadow, log }) => this.#settleObservedBase(shadow, log));
     this.#open?.newFiles?.awaitScanAfter();
+    this.#sinceListing?.awaitScanAfter();
     if (started === undefined) return { waitedForBaselineMs: 0 };
     const waitedForBaselineMs = Math.round(performance.now() - started);
     return { waitedForBaselineMs, notice: describeBaselineWait(waitedForBaselineMs) };
@@ -736,6 +777,10 @@ export class DispatchCheckpoints {
 
   /** Records a file's content before an observed dispatch writes it for the first time. */
   async #beforeWorkspaceWrite(relativePaths: readonly string[]): Promise<void> {
+    // Wherever a write lands, a later settle looks at it (an observed dispatch's end records it,
+    // but a write can outlive its dispatch).
+    this.#sinceListing?.notePaths(relativePaths);
+    this.#settleBound?.notePaths(relativePaths);
     if (this.#open === undefined || this.#closed) return;
     if (relativePaths.some(isIgnoreFile)) this.#open.wroteAnIgnoreFile = true;
     if (this.#open.observed === undefined) {
@@ -932,15 +977,16 @@ export class DispatchCheckpoints {
     // A write begun before the settle may land after its scan: the end looks at those paths too.
     open.newFiles.notePaths(written);
     // The index holds the written files as they were before the dispatch; keep that, then let a
-    // full scan record everything else (edits made since the last checkpoint included).
+    // scan record everything else (edits made since the last checkpoint included).
     const before = await shadow.indexEntries(written);
-    const [snapshot, hiddenNow] = await Promise.all([shadow.snapshot(), shadow.hiddenNow()]);
+    const { snapshot, hiddenNow } = await this.#settleListing(shadow);
     // A file too large to record that shrinks in place stamps no folder.
     open.newFiles.notePaths(snapshot.skippedLargeFiles.map((file) => file.path));
     // The written files' state before the dispatch is in the base already; whether the rules
     // hide them now says nothing of that.
     const writtenSet = new Set(written);
-    open.hiddenAtTheBase = (file) => !writtenSet.has(file) && hiddenNow(file);
+    if (hiddenNow === undefined) open.hiddenByTheBaseRulesExcept = writtenSet;
+    else open.hiddenAtTheBase = (file) => !writtenSet.has(file) && hiddenNow(file);
     noteNotCreated(
       open,
       snapshot.skippedLargeFiles.map((file) => file.path),
@@ -954,6 +1000,72 @@ export class DispatchCheckpoints {
     // A command may write any file from here on: none is known from its last write any more.
     delete open.written;
     await afterTheBeginTick(open.startedAtMs);
+  }
+
+  /**
+   * A settle's scan of the workspace. The first of a session lists the whole tree beside
+   * `hiddenNow` (what the rules hide, whichever file holds them). A later one, while the bound
+   * since the listing before holds (see NewFileBound: process calls bracketed by the git guard,
+   * announced changes each followed by its scan), first has the guard's folder memory scan the
+   * tree (a person's new file since the last scan is in a folder it reads again), then looks for
+   * new files only within that bound; and when every rule file it saw is recorded, leaves
+   * `hiddenNow` out: the base tree's rules then say what was hidden, asked at the end for the
+   * paths new in it (see hiddenByTheBaseRulesExcept).
+   */
+  async #settleListing(
+    shadow: ShadowRepository,
+  ): Promise<{ snapshot: WorkspaceSnapshot; hiddenNow: ((file: string) => boolean) | undefined }> {
+    const bound = this.#sinceListing?.lostBecause === undefined ? this.#sinceListing : undefined;
+    // What happens from here on is for the next settle; this one lists within `bound`.
+    this.#sinceListing = new NewFileBound(Date.now());
+    this.#settleBound = bound;
+    try {
+      if (bound === undefined) {
+        const [snapshot, hiddenNow] = await Promise.all([shadow.snapshot(), shadow.hiddenNow()]);
+        this.#lastSettleListedWithinBound = false;
+        this.#lastSettleRanHiddenNow = true;
+        return { snapshot, hiddenNow };
+      }
+      await scanForProcessFootprint(this.workspace);
+      const ruleFiles = bound.ruleFiles;
+      const snapshot = await shadow.snapshot(undefined, undefined, { newFilesWithin: bound });
+      this.#lastSettleListedWithinBound = snapshot.listedWithinBound === true;
+      const needsHiddenNow =
+        bound.lostBecause !== undefined ||
+        ruleFiles === undefined ||
+        !(await this.#everyRuleFileRecorded(shadow, ruleFiles));
+      this.#lastSettleRanHiddenNow = needsHiddenNow;
+      return { snapshot, hiddenNow: needsHiddenNow ? await shadow.hiddenNow() : undefined };
+    } catch (error) {
+      this.#sinceListing = undefined;
+      throw error;
+    } finally {
+      this.#settleBound = undefined;
+    }
+  }
+
+  /**
+   * Whether every rule file the guard's scan saw is one the checkpoints record (so the base tree
+   * holds every rule that hides anything), leaving out those git never reads (in a `.git`), the
+   * service's own folder, and those in a folder the exclude file names that git still ignores
+   * (a virtual environment's own `.gitignore` of `*`, say: it hides nothing the exclude file
+   * does not).
+   */
+  async #everyRuleFileRecorded(shadow: ShadowRepository, ruleFiles: readonly string[]): Promise<boolean> {
+    const inExcluded = new Map<string, string[]>();
+    const plain: string[] = [];
+    for (const file of ruleFiles) {
+      const folder = path.posix.dirname(file);
+      const excluded = excludedAbove(folder);
+      if (excluded === 'git' || excluded === '.assistant-kit') continue;
+      if (excluded === undefined) plain.push(file);
+      else inExcluded.set(excluded, [...(inExcluded.get(excluded) ?? []), file]);
+    }
+    const ignored = await ignoredWholeFolders(shadow.git, [...inExcluded.keys()]);
+    for (const [folder, files] of inExcluded) if (!ignored.has(folder)) plain.push(...files);
+    if (plain.length > MAX_CHANGED_PATHS_HINT) return false;
+    const recorded = await shadow.indexEntries(plain);
+    return plain.every((file) => recorded.get(file) !== undefined);
   }
 
   /** Forgets the open dispatch without recording it (its changes stay in the workspace). */

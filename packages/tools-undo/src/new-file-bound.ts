@@ -16,7 +16,7 @@ const EXCLUDED_FROM_THE_ROOT = DEFAULT_EXCLUDED_FOLDERS.filter((folder) => folde
  * Of a folder (workspace-relative, `.` the root): `git` when it is in a `.git` folder (git never
  * lists what one holds), the outermost excluded folder it is in or is, or undefined.
  */
-function excludedAbove(folder: string): string | undefined {
+export function excludedAbove(folder: string): string | undefined {
   const names = folder.split('/');
   if (names.includes('.git')) return 'git';
   const anchored = EXCLUDED_FROM_THE_ROOT.find((root) => folder === root || folder.startsWith(`${root}/`));
@@ -67,6 +67,8 @@ export class NewFileBound {
   readonly subtrees = new Set<string>();
   readonly paths = new Set<string>();
   #lostBecause: string | undefined;
+  /** Every `.gitignore` the last guard scan saw (see ProcessFootprint), undefined before one. */
+  #ruleFiles: readonly string[] | undefined;
   /** Announced unobserved changes with no guard scan after them yet. */
   #awaitedScans = 0;
 
@@ -79,6 +81,11 @@ export class NewFileBound {
     if (this.#lostBecause === undefined && this.#awaitedScans > 0)
       return 'changes were announced that no git guard scan followed';
     return this.#lostBecause;
+  }
+
+  /** Every `.gitignore` in the workspace as the last guard scan heard saw it. */
+  get ruleFiles(): readonly string[] | undefined {
+    return this.#ruleFiles;
   }
 
   /** Something is about to change files where the Workspace cannot see: a scan must follow. */
@@ -94,6 +101,7 @@ export class NewFileBound {
       return;
     }
     if (footprint.scan === 'after' && this.#awaitedScans > 0) this.#awaitedScans -= 1;
+    this.#ruleFiles = footprint.ruleFiles;
     for (const folder of footprint.foldersRead) {
       const excluded = excludedAbove(folder);
       if (excluded === undefined) this.folders.add(folder);

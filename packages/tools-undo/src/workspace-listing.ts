@@ -358,26 +358,17 @@ async function listChangedEntriesWithin(
   }
   const others = ['ls-files', '-z', '-t', '--others', '--exclude-standard'];
   const excluded = [...bound.excludedFolders];
-  const [tracked, untracked, recordedRuleFiles, stillIgnored] = await Promise.all([
+  const [tracked, untracked, recordedRuleFiles, ignoredFolders] = await Promise.all([
     git.run(['diff-files', '--name-only', '-z'], { signal }),
     files.size === 0 ? '' : git.runForPaths(others, [...files], taggedPath, { signal }),
     ruleFiles.length === 0
       ? ''
       : git.runForPaths(['ls-files', '-z', '--cached'], ruleFiles, wholeRecord, { signal }),
-    // An ignored folder is named once, with a slash, and not entered.
-    excluded.length === 0
-      ? ''
-      : git.runForPaths(
-          ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'],
-          excluded,
-          (record) => record.replace(/\/$/, ''),
-          { signal },
-        ),
+    ignoredWholeFolders(git, excluded, signal),
   ]);
   // A folder the exclude file names that a rule brought back (`!node_modules/`), or that is gone:
   // what is in it was left out of the bound.
-  const ignoredFolders = new Set(stillIgnored.split('\0'));
-  if (excluded.some((folder) => !ignoredFolders.has(`${folder}/`))) return undefined;
+  if (excluded.some((folder) => !ignoredFolders.has(folder))) return undefined;
   const changedTracked = tracked.split('\0').filter((file) => file !== '');
   // A recorded rule file changed or gone: its old rules hid files no process touched. diff-files
   // names a file whose status data alone changed too (touched, or rewritten with the same bytes),
@@ -398,6 +389,27 @@ async function listChangedEntriesWithin(
     if (status !== undefined && status.ctimeMs >= bound.sinceMs - RULE_FILE_MARGIN_MS) return undefined;
   }
   return [...changedTracked.map((file) => `C ${file}`), untracked].join('\0');
+}
+
+/** Of `folders`, those the rules hide whole now (git names each once and does not enter it). */
+export async function ignoredWholeFolders(
+  git: GitRunner,
+  folders: readonly string[],
+  signal?: AbortSignal,
+): Promise<Set<string>> {
+  if (folders.length === 0) return new Set();
+  const output = await git.runForPaths(
+    ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'],
+    folders,
+    (record) => record.replace(/\/$/, ''),
+    { signal },
+  );
+  return new Set(
+    output
+      .split('\0')
+      .filter((record) => record.endsWith('/'))
+      .map((record) => record.slice(0, -1)),
+  );
 }
 
 /** Whether each of `files` is a regular file holding the very bytes the index records for it. */

@@ -3,18 +3,27 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { cp, lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import { defineTool, RACY_MARGIN_MS, ToolRuntime, textResult, Workspace } from '@assistant-kit/tool-core';
+import {
+  defineTool,
+  isToolError,
+  RACY_MARGIN_MS,
+  ToolRuntime,
+  textResult,
+  Workspace,
+} from '@assistant-kit/tool-core';
 import { Type } from 'typebox';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createUndoTools, type UndoToolFamily } from '../src/index.js';
 import { ShadowRepository } from '../src/shadow-repository.js';
 import { makeTemporaryDirectory, removeDirectory, userGit, write, writeThroughWorkspace } from './helpers.js';
 
-// A process dispatch's end looks for new files only in the folders the git guard's scans found
-// changed (NewFileBound). Nothing may differ from the listing of the whole tree: the same random
-// commands run in two copies of one workspace, one through the tool runtime (guard scans, bound)
-// and one as a host's own process (no scans, so a full listing), and every dispatch must record
-// the same change list, and undo must bring both back to the same bytes.
+// A process dispatch's settle and end look for new files only in the folders the git guard's
+// scans found changed (NewFileBound), and the settle leaves hiddenNow out while every rule file is
+// recorded. Nothing may differ from the listing of the whole tree: the same random commands (and a
+// person's changes between them) run in two copies of one workspace, one through the tool runtime
+// (guard scans, bound) and one as a host's own process (no scans, so whole listings and
+// hiddenNow), and every dispatch must record the same change list, and undo must bring both back
+// to the same bytes, or refuse alike.
 
 const MAX_FILE_BYTES = 2_000;
 const ROUNDS = Number(process.env.UNDO_BOUND_ROUNDS ?? 14);
@@ -66,7 +75,12 @@ const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 const under = (folder: string, name: string) => (folder === '' ? name : `${folder}/${name}`);
 
 /** One command of a few random file operations on the tree as it stands. */
-function randomScript(random: (below: number) => number, files: string[], folders: string[], round: number) {
+function randomScript(
+  random: (below: number) => number,
+  files: string[],
+  folders: string[],
+  round: number | string,
+) {
   const pick = <Item>(items: Item[]) => items[random(items.length)]!;
   const lines: string[] = [];
   for (let step = 0; step < 1 + random(4); step++) {
@@ -154,7 +168,7 @@ describe('a process dispatch that looks for new files only where the git guard s
       this: ShadowRepository,
       ...args: Parameters<typeof snapshot>
     ) {
-      const bound = args[2]?.newFilesWithin;
+      const bound = args[2]?.atDispatchEnd === true ? args[2].newFilesWithin : undefined;
       if (bound !== undefined && this.options.workTree === bounded) boundFolders.push(bound.folders.size);
       return snapshot.apply(this, args);
     });
@@ -173,10 +187,18 @@ describe('a process dispatch that looks for new files only where the git guard s
     });
     const runtime = new ToolRuntime({ workspace: viaRuntime.workspace, tools: [shell] });
     const withinBound: boolean[] = [];
+    const settles: { listedWithinBound: boolean; hiddenNow: boolean }[] = [];
     const folderCounts: number[] = [];
     // The dispatches that changed recorded files (undo counts no other), with the state before.
     const undoable: { before: Record<string, string>; changed: string[] }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
+      // Between dispatches a person changes files too, in both copies alike: a settle must count
+      // those changes as made before the dispatch, wherever they are.
+      if (random(2) === 0) {
+        const tree = await filesAndFolders(bounded);
+        const edits = randomScript(random, tree.files, tree.folders, `u${round}`);
+        for (const root of [bounded, whole]) execFileSync('sh', ['-c', edits], { cwd: root });
+      }
       const { files, folders } = await filesAndFolders(bounded);
       const script = randomScript(random, files, folders, round);
       const written = random(3) === 0 ? `lib/w${round}.ts` : undefined;
@@ -194,6 +216,9 @@ describe('a process dispatch that looks for new files only where the git guard s
         ends.push(await side.family.checkpoints.endDispatch());
       }
       withinBound.push(viaRuntime.family.checkpoints.lastEndListedWithinBound);
+      settles.push(viaRuntime.family.checkpoints.lastSettle);
+      // The host's settles list the whole tree beside hiddenNow: no scan followed its last call.
+      expect(asHost.family.checkpoints.lastSettle).toEqual({ listedWithinBound: false, hiddenNow: true });
       folderCounts.push((await filesAndFolders(bounded)).folders.length);
       // A host's own process is followed by no guard scan: its end lists the whole tree.
       expect(asHost.family.checkpoints.lastEndListedWithinBound).toBe(false);
@@ -206,8 +231,16 @@ describe('a process dispatch that looks for new files only where the git guard s
       );
       if (changed.length > 0) undoable.push({ before, changed });
     }
-    // The bound held for most ends (it gives way only to changed rules): the test compared it.
+    // The bound held for most ends and settles (it gives way only to changed rules), and most
+    // settles left hiddenNow out: the test compared them.
     expect(withinBound.filter(Boolean).length).toBeGreaterThanOrEqual(Math.ceil(ROUNDS / 2));
+    expect(settles[0]).toEqual({ listedWithinBound: false, hiddenNow: true });
+    expect(settles.filter((settle) => settle.listedWithinBound).length).toBeGreaterThanOrEqual(
+      Math.ceil(ROUNDS / 2),
+    );
+    expect(settles.filter((settle) => !settle.hiddenNow).length).toBeGreaterThanOrEqual(
+      Math.ceil(ROUNDS / 2),
+    );
     // Ends after the first (whose scan before the call read every folder) were told of fewer
     // folders than the tree has (a folder stays in a bound while its stamp is fresh, which in
     // this quick test is most of them; see the next test for one command's bound).
@@ -217,7 +250,20 @@ describe('a process dispatch that looks for new files only where the git guard s
     // dispatch changed holds what it held before it (files it never recorded, such as ignored
     // ones, stay as they are).
     for (const { before, changed } of undoable.slice(-4).reverse()) {
-      for (const side of [viaRuntime, asHost]) await side.family.checkpoints.undoDispatches(1);
+      // A person's change since to a file the dispatch changed makes both refuse alike.
+      const refusals = [];
+      for (const side of [viaRuntime, asHost])
+        refusals.push(
+          await side.family.checkpoints.undoDispatches(1).then(
+            () => undefined,
+            (error: unknown) => (isToolError(error) ? error.code : String(error)),
+          ),
+        );
+      expect(refusals[0]).toEqual(refusals[1]);
+      if (refusals[0] !== undefined) {
+        expect(refusals[0]).toBe('UNDO_CONFLICT');
+        break;
+      }
       const now = await workspaceState(bounded);
       expect(now).toEqual(await workspaceState(whole));
       for (const file of changed) expect(now[file], file).toEqual(before[file]);
@@ -235,7 +281,7 @@ describe('a process dispatch that looks for new files only where the git guard s
       this: ShadowRepository,
       ...args: Parameters<typeof snapshot>
     ) {
-      const bound = args[2]?.newFilesWithin;
+      const bound = args[2]?.atDispatchEnd === true ? args[2].newFilesWithin : undefined;
       if (bound !== undefined) bounds.push([...bound.folders].sort());
       return snapshot.apply(this, args);
     });
@@ -378,5 +424,54 @@ describe('a process dispatch that looks for new files only where the git guard s
     expect(withinBound).toBe(false);
     expect(ended.changedFiles).toHaveLength(1);
     expect(ended.changedFiles[0]!.path).toMatch(/^docs\/raw.*\/r\.txt$/);
+  }, 60_000);
+
+  it('keeps hiddenNow while a rule file hides itself, so a file it hid is not taken for new', async () => {
+    const root = await makeTemporaryDirectory('undo-bound-self-hiding-');
+    directories.push(root);
+    await makeProject(root);
+    // A rule file the checkpoints never record (it hides itself), hiding a file beside it.
+    await write(root, 'secret/.gitignore', '*\n');
+    await write(root, 'secret/keep.env', 'TOKEN=1\n');
+    const { workspace, family } = await open(root);
+    const runtime = new ToolRuntime({
+      workspace,
+      tools: [
+        defineTool({
+          name: 'cmd',
+          purpose: 'Runs a shell script.',
+          parameters: Type.Object({ script: Type.String() }),
+          effects: ['process'],
+          network: 'none',
+          handler: async ({ script }) => {
+            execFileSync('sh', ['-c', script], { cwd: root });
+            return textResult('ran');
+          },
+        }),
+      ],
+    });
+    const dispatch = async (script: string) => {
+      await family.checkpoints.beginDispatch('d', { observedWrites: true });
+      await family.checkpoints.noteUnobservedChanges();
+      await runtime.call('cmd', { script });
+      return family.checkpoints.endDispatch();
+    };
+    await dispatch('true');
+    // The command rewrites the rule so that it hides only itself, and adds a file beside it.
+    const ended = await dispatch(
+      `printf '.gitignore\\n' > secret/.gitignore && printf 'o\\n' > secret/other.txt`,
+    );
+    expect(family.checkpoints.lastSettle.hiddenNow).toBe(true);
+    // secret/keep.env stood there before, hidden: it is not the dispatch's, and undo leaves it.
+    expect(ended.changedFiles.map((file) => `${file.status} ${file.path}`)).toEqual([
+      'added secret/other.txt',
+    ]);
+    await family.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'secret/keep.env'), 'utf8')).toBe('TOKEN=1\n');
+    await expect(lstat(path.join(root, 'secret/other.txt'))).rejects.toThrow();
+    // Once no rule file hides itself, a settle leaves hiddenNow out.
+    await dispatch('rm -rf secret');
+    await dispatch('true');
+    expect(family.checkpoints.lastSettle).toEqual({ listedWithinBound: true, hiddenNow: false });
   }, 60_000);
 });

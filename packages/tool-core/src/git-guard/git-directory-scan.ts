@@ -54,6 +54,11 @@ export interface GitGuardSnapshot {
    * it to walk it, so nothing below it is seen, neither git state nor changed folders.
    */
   foldersWithNamesNotUtf8: string[];
+  /**
+   * Every `.gitignore` entry in the folders walked (workspace-relative; not inside a git
+   * directory): undo checkpoints learn from it whether every rule file is one they record.
+   */
+  ruleFiles: string[];
 }
 
 /** What a scan learnt from reading one folder's entries. */
@@ -70,6 +75,8 @@ interface FolderReading {
   hasCommondir: boolean;
   /** A sub-folder whose name is not UTF-8 (the walk cannot name it). */
   holdsNameNotUtf8: boolean;
+  /** A `.gitignore` entry (of any kind). */
+  holdsRuleFile: boolean;
   /** Sub-folders the walk goes into. */
   subfolders: string[];
 }
@@ -228,6 +235,7 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
     directoriesRead: 0,
     foldersRead: [],
     foldersWithNamesNotUtf8: [],
+    ruleFiles: [],
   };
   const known = memory === undefined ? undefined : readingsOf.get(memory);
   const readings = new Map<string, FolderReading>();
@@ -274,6 +282,7 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
       holdsNameNotUtf8:
         entries.some((entry) => entry.isDirectory() && entry.name.includes('\uFFFD')) &&
         holdsFolderNameNotUtf8(directory),
+      holdsRuleFile: names.has('.gitignore'),
       subfolders: [],
     };
     for (const entry of entries) {
@@ -327,6 +336,8 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
     if (reading.isGitDirectory) gitDirectories.add(directory);
     if (reading.holdsNameNotUtf8)
       snapshot.foldersWithNamesNotUtf8.push(toWorkspaceRelative(realRoot, directory));
+    if (reading.holdsRuleFile && !reading.isGitDirectory)
+      snapshot.ruleFiles.push(path.posix.join(toWorkspaceRelative(realRoot, directory), '.gitignore'));
     for (const pointer of reading.gitPointers) {
       const child = path.join(directory, pointer.name);
       // A `.git` file names the real git directory (read again on every scan: writing a file

@@ -6,10 +6,12 @@ import type { Workspace } from '../workspace/workspace.js';
  * checkpoints use it to look for new files only in those folders at a dispatch's end, instead
  * of listing the whole tree (issue 19).
  *
- * - `bounded`: a scan before a process call's handler runs (`scan: 'before'`) or after it ended
- *   (`'after'`). `foldersRead` are the folders whose entries may have changed since the scan
- *   before it (see `GitGuardSnapshot.foldersRead`); `gitDirectories` every git directory the
- *   scan found (it does not read their object folders, so a new file there shows in no folder).
+ * - `bounded`: a scan before a process call's handler runs (`scan: 'before'`), after it ended
+ *   (`'after'`), or asked for by undo checkpoints as they settle a dispatch
+ *   (`'settle'`, see {@link scanForProcessFootprint}). `foldersRead` are the folders whose
+ *   entries may have changed since the scan before it (see `GitGuardSnapshot.foldersRead`);
+ *   `gitDirectories` every git directory the scan found (it does not read their object folders,
+ *   so a new file there shows in no folder); `ruleFiles` every `.gitignore` it saw.
  * - `unbounded`: a process call that ran without such scans around it (the guard is off, its
  *   scan failed or was incomplete, a background process may still be writing): its writes may
  *   be anywhere.
@@ -17,15 +19,14 @@ import type { Workspace } from '../workspace/workspace.js';
 export type ProcessFootprint =
   | {
       readonly bounded: true;
-      readonly scan: 'before' | 'after';
+      readonly scan: 'before' | 'after' | 'settle';
       readonly foldersRead: readonly string[];
       readonly gitDirectories: readonly string[];
+      readonly ruleFiles: readonly string[];
     }
   | { readonly bounded: false; readonly reason: string };
 
-type FootprintListener = (footprint: ProcessFootprint) => void;
-
-const listenersOf = new WeakMap<Workspace, Set<FootprintListener>>();
+const listenersOf = new WeakMap<Workspace, Set<(footprint: ProcessFootprint) => void>>();
 
 /**
  * Calls `listener`, synchronously, with every footprint the tool runtime reports for process
@@ -38,7 +39,10 @@ const listenersOf = new WeakMap<Workspace, Set<FootprintListener>>();
  *   if (!footprint.bounded) console.log(`a full scan is needed: ${footprint.reason}`);
  * });
  */
-export function onProcessFootprint(workspace: Workspace, listener: FootprintListener): () => void {
+export function onProcessFootprint(
+  workspace: Workspace,
+  listener: (footprint: ProcessFootprint) => void,
+): () => void {
   let listeners = listenersOf.get(workspace);
   if (listeners === undefined) {
     listeners = new Set();

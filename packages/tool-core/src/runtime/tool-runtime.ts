@@ -110,6 +110,54 @@ function guardStateFor(workspace: Workspace): GuardState {
   return state;
 }
 
+/** Tells undo checkpoints where a guard scan found folder entries changed (see ProcessFootprint). */
+function noteScanFootprint(
+  workspace: Workspace,
+  snapshot: GitGuardSnapshot,
+  scan: 'before' | 'after' | 'settle',
+): void {
+  noteProcessFootprint(
+    workspace,
+    snapshot.unreadable.length > 0
+      ? { bounded: false, reason: 'the git guard could not read every folder' }
+      : snapshot.foldersWithNamesNotUtf8.length > 0
+        ? { bounded: false, reason: 'the git guard cannot walk a folder whose name is not UTF-8' }
+        : {
+            bounded: true,
+            scan,
+            foldersRead: snapshot.foldersRead,
+            gitDirectories: snapshot.gitDirectories,
+            ruleFiles: snapshot.ruleFiles,
+          },
+  );
+}
+
+/**
+ * Scans the workspace with the git guard's folder memory, as before a process call, and reports
+ * the footprint (`scan: 'settle'`) to `onProcessFootprint` listeners: undo checkpoints call it as
+ * they settle a dispatch, so that a file made since the last scan (a person's, between calls) is
+ * in a folder the footprint names before they take their base. Reports no bound while a
+ * background process may be writing. The guard's comparison is not touched: each process call
+ * still takes its own scan before it runs.
+ *
+ * @example
+ * await scanForProcessFootprint(workspace); // listeners hear { bounded: true, scan: 'settle', … }
+ */
+export async function scanForProcessFootprint(workspace: Workspace): Promise<void> {
+  const state = guardStateFor(workspace);
+  // Left in the set until a process call's pass (see #guardBaseline): one that exited may have
+  // written after that pass.
+  if (state.background.size > 0) {
+    noteProcessFootprint(workspace, { bounded: false, reason: 'a background process may be writing' });
+    return;
+  }
+  try {
+    noteScanFootprint(workspace, await state.queue.run(() => state.guard.snapshot()), 'settle');
+  } catch {
+    noteProcessFootprint(workspace, { bounded: false, reason: 'the git guard could not scan' });
+  }
+}
+
 /** A launcher that remembers the background processes it starts, for the git guard's baseline. */
 function trackingLauncher(launcher: ProcessLauncher, state: GuardState): ProcessLauncher {
   return {
@@ -301,19 +349,7 @@ export class ToolRuntime {
 
   /** Tells undo checkpoints where a guard scan found folder entries changed (see ProcessFootprint). */
   #noteScanFootprint(snapshot: GitGuardSnapshot, scan: 'before' | 'after'): void {
-    noteProcessFootprint(
-      this.workspace,
-      snapshot.unreadable.length > 0
-        ? { bounded: false, reason: 'the git guard could not read every folder' }
-        : snapshot.foldersWithNamesNotUtf8.length > 0
-          ? { bounded: false, reason: 'the git guard cannot walk a folder whose name is not UTF-8' }
-          : {
-              bounded: true,
-              scan,
-              foldersRead: snapshot.foldersRead,
-              gitDirectories: snapshot.gitDirectories,
-            },
-    );
+    noteScanFootprint(this.workspace, snapshot, scan);
   }
 
   /** One place where every process call's git changes are checked (issue 12). */
