@@ -474,11 +474,15 @@ export class DispatchCheckpoints {
       // Taken before the scan, so that the scan's own time counts towards the clock tick that
       // must pass before the dispatch may change anything (see afterTheBeginTick).
       const times = startTimes();
-      // A listing of the whole tree: a later settle needs to look only where files appear since.
-      const sinceListing = new NewFileBound(Date.now());
-      this.#sinceListing = undefined;
-      const [snapshot, hiddenAtTheBase] = await Promise.all([shadow.snapshot(), shadow.hiddenNow()]);
-      this.#sinceListing = sinceListing;
+      // A listing of the whole tree: a later settle needs to look only where files appear from
+      // its start on (a change while it runs is heard; if it fails, the next settle lists all).
+      this.#sinceListing = new NewFileBound(Date.now());
+      const [snapshot, hiddenAtTheBase] = await Promise.all([shadow.snapshot(), shadow.hiddenNow()]).catch(
+        (error: unknown) => {
+          this.#sinceListing = undefined;
+          throw error;
+        },
+      );
       const baseCommit = await this.#recordIfChanged(
         shadow,
         log,

@@ -750,8 +750,12 @@ export class ShadowRepository {
       // through a symbolic link, and a folder or a submodule at a rule file's path holds none.
       // Recursive, since a rule file whose folder's name is not UTF-8 is asked for through a
       // folder above it (see runForPaths), and only the rule files themselves are kept.
+      // Many paths (a command's thousands of new files) would make too long a command line:
+      // the whole tree is listed then, and its rule files kept.
       const laidOut = splitNul(
-        await this.git.runForPaths(['ls-tree', '-r', '-z', tree], [...ruleFiles], afterFirstTab),
+        ruleFiles.size > MAX_RULE_FILES_NAMED
+          ? await this.git.run(['ls-tree', '-r', '-z', tree])
+          : await this.git.runForPaths(['ls-tree', '-r', '-z', tree], [...ruleFiles], afterFirstTab),
       )
         .map((line) => /^(100644|100755) blob ([0-9a-f]+)\t(.*)$/s.exec(line))
         .filter((match) => match !== null)
@@ -1826,6 +1830,9 @@ function keptPermissions(current: number, restoredMode: string): number {
   if (restoredMode === '100755') return executable ? bits : bits | ((bits & 0o444) >> 2);
   return executable ? bits & ~0o111 : bits;
 }
+
+/** Rule file paths named to one `ls-tree` (as arguments) beyond which the whole tree is listed. */
+const MAX_RULE_FILES_NAMED = 1000;
 
 /** Files recorded by one `update-index` above which objects are flushed once, not one by one. */
 const BULK_RECORD_FILES = 2000;

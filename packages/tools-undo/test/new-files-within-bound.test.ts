@@ -474,4 +474,48 @@ describe('a process dispatch that looks for new files only where the git guard s
     await dispatch('true');
     expect(family.checkpoints.lastSettle).toEqual({ listedWithinBound: true, hiddenNow: false });
   }, 60_000);
+
+  it('asks the base rules about thousands of new files at once, after a rule that hid one is removed', async () => {
+    const root = await makeTemporaryDirectory('undo-bound-many-');
+    directories.push(root);
+    await makeProject(root);
+    await write(root, 'logs/old.log', 'old\n');
+    const { workspace, family } = await open(root);
+    const runtime = new ToolRuntime({
+      workspace,
+      tools: [
+        defineTool({
+          name: 'cmd',
+          purpose: 'Runs a shell script.',
+          parameters: Type.Object({ script: Type.String() }),
+          effects: ['process'],
+          network: 'none',
+          handler: async ({ script }) => {
+            execFileSync('sh', ['-c', script], { cwd: root });
+            return textResult('ran');
+          },
+        }),
+      ],
+    });
+    const dispatch = async (script: string) => {
+      await family.checkpoints.beginDispatch('d', { observedWrites: true });
+      await family.checkpoints.noteUnobservedChanges();
+      await runtime.call('cmd', { script });
+      return family.checkpoints.endDispatch();
+    };
+    await dispatch('true');
+    // 1,200 new folders, each with a file, and the rule that hid logs/old.log removed.
+    const ended = await dispatch(
+      `for i in $(seq 1 1200); do mkdir -p gen/d$i && echo $i > gen/d$i/f.txt; done && printf 'build/\\nvendor/.cache/\\n' > .gitignore`,
+    );
+    expect(family.checkpoints.lastSettle.hiddenNow).toBe(false);
+    const changed = ended.changedFiles.map((file) => `${file.status} ${file.path}`);
+    expect(changed).toHaveLength(1201);
+    expect(changed).toContain('modified .gitignore');
+    // logs/old.log stood there, hidden by the base's rules: not the dispatch's; undo leaves it.
+    expect(changed).not.toContain('added logs/old.log');
+    await family.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'logs/old.log'), 'utf8')).toBe('old\n');
+    await expect(lstat(path.join(root, 'gen/d7/f.txt'))).rejects.toThrow();
+  }, 120_000);
 });
