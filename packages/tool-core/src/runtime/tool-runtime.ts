@@ -92,7 +92,19 @@ interface GuardState {
   lastAfter: GitGuardSnapshot | undefined;
   /** Background processes started by process calls; changes they make count as added. */
   background: Set<BackgroundProcess>;
+  /**
+   * The scan undo checkpoints asked for as they settled a dispatch (scanForProcessFootprint),
+   * taken as the process call that follows it starts: the call's baseline, not walked again.
+   */
+  settleScan?: { snapshot: GitGuardSnapshot; takenAt: number };
 }
+
+/**
+ * How long a settle's scan stands in for the baseline of the process call that follows it: the
+ * catalogue starts the call as soon as the settle is recorded; a scan older than this is taken
+ * again.
+ */
+const SETTLE_SCAN_REUSE_MS = 5_000;
 
 const guardStates = new WeakMap<Workspace, GuardState>();
 
@@ -152,7 +164,9 @@ export async function scanForProcessFootprint(workspace: Workspace): Promise<voi
     return;
   }
   try {
-    noteScanFootprint(workspace, await state.queue.run(() => state.guard.snapshot()), 'settle');
+    const snapshot = await state.queue.run(() => state.guard.snapshot());
+    state.settleScan = { snapshot, takenAt: performance.now() };
+    noteScanFootprint(workspace, snapshot, 'settle');
   } catch {
     noteProcessFootprint(workspace, { bounded: false, reason: 'the git guard could not scan' });
   }
@@ -338,6 +352,12 @@ export class ToolRuntime {
         });
         return state.lastAfter;
       }
+      // A settle's scan just before this call is its baseline (its footprint was reported then):
+      // nothing of the call has run since, and a person's change meanwhile counts as theirs.
+      const settle = state.settleScan;
+      state.settleScan = undefined;
+      if (settle !== undefined && performance.now() - settle.takenAt < SETTLE_SCAN_REUSE_MS)
+        return settle.snapshot;
       const snapshot = await state.queue.run(() => state.guard.snapshot());
       this.#noteScanFootprint(snapshot, 'before');
       return snapshot;
