@@ -1032,12 +1032,14 @@ export class DispatchCheckpoints {
       }
       await scanForProcessFootprint(this.workspace);
       const ruleFiles = bound.ruleFiles;
-      const snapshot = await shadow.snapshot(undefined, undefined, { newFilesWithin: bound });
+      // The rule files are looked up beside the listing: one it records just now may be read as
+      // not recorded yet, which only keeps hiddenNow.
+      const [snapshot, everyRuleFileRecorded] = await Promise.all([
+        shadow.snapshot(undefined, undefined, { newFilesWithin: bound }),
+        ruleFiles === undefined ? false : this.#everyRuleFileRecorded(shadow, ruleFiles),
+      ]);
       this.#lastSettleListedWithinBound = snapshot.listedWithinBound === true;
-      const needsHiddenNow =
-        bound.lostBecause !== undefined ||
-        ruleFiles === undefined ||
-        !(await this.#everyRuleFileRecorded(shadow, ruleFiles));
+      const needsHiddenNow = bound.lostBecause !== undefined || !everyRuleFileRecorded;
       this.#lastSettleRanHiddenNow = needsHiddenNow;
       return { snapshot, hiddenNow: needsHiddenNow ? await shadow.hiddenNow() : undefined };
     } catch (error) {
