@@ -18,6 +18,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { plantFifoWithLateWriter } from '../../../test-support/fifo-with-late-writer.js';
 import { commandEntriesOf, parseGitConfig, removeEntries } from '../src/git-guard/git-config.js';
 import { defineTool, type ToolResult, ToolRuntime, textResult, Workspace } from '../src/index.js';
+import { backgroundStarter } from './background-starter.js';
 
 // The runtime's git guard, driven by a fake tool that declares the `process` effect and plants
 // things itself (the sandboxed run_command versions live in tool-catalog's boundary-attacks test).
@@ -231,35 +232,7 @@ describe('the git guard after a process call', () => {
   });
 
   it('catches what a background process plants between calls', async () => {
-    let running = true;
-    const background = {
-      id: 'bg-1',
-      pid: 1,
-      get running() {
-        return running;
-      },
-      readNewOutput: () => ({ stdout: '', stderr: '', omittedBytes: 0 }),
-      waitForOutputOrExit: async () => 'exited' as const,
-      exited: new Promise<never>(() => {}),
-      kill: async () => {},
-    };
-    const processes = {
-      run: async () => {
-        throw new Error('not used');
-      },
-      startBackground: async () => background,
-    };
-    const starter = defineTool({
-      name: 'start_server',
-      purpose: 'Starts a background process.',
-      parameters: Type.Object({}),
-      effects: ['process'],
-      network: 'none',
-      handler: async (_args, context) => {
-        await context.processes.startBackground(context.workspace, { command: 'serve' });
-        return textResult('started');
-      },
-    });
+    const { processes, starter, stop } = backgroundStarter();
     const runtime = new ToolRuntime({
       workspace,
       processes,
@@ -268,7 +241,7 @@ describe('the git guard after a process call', () => {
     expect(guardOf(await runtime.call('start_server', {}))).toBeUndefined();
     // Between the calls the background process plants a hook and then exits.
     git(root, 'config', 'core.fsmonitor', 'touch /tmp/pwned');
-    running = false;
+    stop();
     const report = guardOf(await runtime.call('idle', {}))!;
     expect(report.neutralised.map((finding) => finding.key)).toEqual(['core.fsmonitor']);
     // With no background process left, the next call compares with a fresh scan again.

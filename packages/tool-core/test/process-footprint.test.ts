@@ -15,6 +15,7 @@ import {
   textResult,
   Workspace,
 } from '../src/index.js';
+import { backgroundStarter } from './background-starter.js';
 
 // What the tool runtime tells undo checkpoints of where a process call can have written: the
 // folders the git guard's scans before and after the call found changed, or that it cannot say.
@@ -148,42 +149,13 @@ describe('the footprint of a process call', () => {
     await off.call('idle', {});
     expect(heard).toEqual([{ bounded: false, reason: 'the git guard is off' }]);
     heard.length = 0;
-    let running = true;
-    const background = {
-      id: 'bg',
-      pid: 1,
-      get running() {
-        return running;
-      },
-      readNewOutput: () => ({ stdout: '', stderr: '', omittedBytes: 0 }),
-      waitForOutputOrExit: async () => 'exited' as const,
-      exited: new Promise<never>(() => {}),
-      kill: async () => {},
-    };
+    const { processes, starter, stop } = backgroundStarter();
     const runtime = new ToolRuntime({
       workspace,
-      processes: {
-        run: async () => {
-          throw new Error('not used');
-        },
-        startBackground: async () => background,
-      },
-      tools: [
-        defineTool({
-          name: 'serve',
-          purpose: 'Starts a background process.',
-          parameters: Type.Object({}),
-          effects: ['process'],
-          network: 'none',
-          handler: async (_args, context) => {
-            await context.processes.startBackground(context.workspace, { command: 'serve' });
-            return textResult('started');
-          },
-        }),
-        writingTool('idle', async () => {}),
-      ],
+      processes,
+      tools: [starter, writingTool('idle', async () => {})],
     });
-    await runtime.call('serve', {});
+    await runtime.call('start_server', {});
     // The call's own scans are bounded; the process it leaves running may write anywhere after.
     expect(heard.map((footprint) => (footprint.bounded ? footprint.scan : footprint.reason))).toEqual([
       'before',
@@ -193,6 +165,6 @@ describe('the footprint of a process call', () => {
     heard.length = 0;
     await runtime.call('idle', {});
     expect(heard[0]).toEqual({ bounded: false, reason: 'a background process may be writing' });
-    running = false;
+    stop();
   });
 });

@@ -34,6 +34,9 @@ export function excludedAbove(folder: string): string | undefined {
  */
 export const MAX_BOUND_FOLDERS = 2_000;
 
+/** Paths written since the bound began beyond which the listing covers the whole tree. */
+const MAX_BOUND_PATHS = 2_000;
+
 /**
  * Where files can have appeared since a settled dispatch's full scan (see
  * DispatchCheckpoints#settleObservedBase), so that its end looks for new files only there and
@@ -122,5 +125,11 @@ export class NewFileBound {
   notePaths(paths: Iterable<string>): void {
     if (this.#lostBecause !== undefined) return;
     for (const file of paths) this.paths.add(file);
+    // A listing would get them all by name: past this many, the whole tree is listed instead
+    // (and a long session of writes keeps no growing set).
+    if (this.paths.size > MAX_BOUND_PATHS) {
+      this.#lostBecause = `more than ${MAX_BOUND_PATHS} paths were written`;
+      this.paths.clear();
+    }
   }
 }

@@ -71,6 +71,19 @@ async function workspaceState(root: string): Promise<Record<string, string>> {
   return state;
 }
 
+/** A tool that runs a shell script in the workspace, as run_command does (no sandbox here). */
+const shellTool = defineTool({
+  name: 'shell',
+  purpose: 'Runs a shell script in the workspace.',
+  parameters: Type.Object({ script: Type.String() }),
+  effects: ['process'],
+  network: 'none',
+  handler: async ({ script }, context) => {
+    execFileSync('sh', ['-c', script], { cwd: context.workspace.root });
+    return textResult('ran');
+  },
+});
+
 const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 const under = (folder: string, name: string) => (folder === '' ? name : `${folder}/${name}`);
 
@@ -150,6 +163,21 @@ describe('a process dispatch that looks for new files only where the git guard s
     return { workspace, family };
   }
 
+  /** A workspace session whose dispatches each run one script as a process call. */
+  async function openWithShell(root: string) {
+    const { workspace, family } = await open(root);
+    const guarded = new ToolRuntime({ workspace, tools: [shellTool] });
+    const unguarded = new ToolRuntime({ workspace, tools: [shellTool], gitGuard: false });
+    const dispatch = async (script: string, options: { gitGuard?: boolean } = {}) => {
+      await family.checkpoints.beginDispatch('d', { observedWrites: true });
+      await family.checkpoints.noteUnobservedChanges();
+      const result = await (options.gitGuard === false ? unguarded : guarded).call('shell', { script });
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      return family.checkpoints.endDispatch();
+    };
+    return { workspace, family, dispatch };
+  }
+
   it('records what a listing of the whole tree records, dispatch after dispatch, and undoes to the same bytes', async () => {
     const seed = Number(process.env.UNDO_BOUND_SEED ?? 19);
     const random = randomSource(seed);
@@ -174,18 +202,7 @@ describe('a process dispatch that looks for new files only where the git guard s
     });
     const viaRuntime = await open(bounded);
     const asHost = await open(whole);
-    const shell = defineTool({
-      name: 'shell',
-      purpose: 'Runs a shell script in the workspace.',
-      parameters: Type.Object({ script: Type.String() }),
-      effects: ['process', 'workspace_write'],
-      network: 'none',
-      handler: async ({ script }, context) => {
-        execFileSync('sh', ['-c', script], { cwd: context.workspace.root });
-        return textResult('ran');
-      },
-    });
-    const runtime = new ToolRuntime({ workspace: viaRuntime.workspace, tools: [shell] });
+    const runtime = new ToolRuntime({ workspace: viaRuntime.workspace, tools: [shellTool] });
     const withinBound: boolean[] = [];
     const settles: { listedWithinBound: boolean; hiddenNow: boolean }[] = [];
     const folderCounts: number[] = [];
@@ -274,7 +291,8 @@ describe('a process dispatch that looks for new files only where the git guard s
     const root = await makeTemporaryDirectory('undo-bound-one-');
     directories.push(root);
     await makeProject(root);
-    const { workspace, family } = await open(root);
+    const session = await openWithShell(root);
+    const family = session.family;
     const bounds: string[][] = [];
     const snapshot = ShadowRepository.prototype.snapshot;
     vi.spyOn(ShadowRepository.prototype, 'snapshot').mockImplementation(async function (
@@ -285,29 +303,8 @@ describe('a process dispatch that looks for new files only where the git guard s
       if (bound !== undefined) bounds.push([...bound.folders].sort());
       return snapshot.apply(this, args);
     });
-    const run = (script: string, gitGuard: boolean) =>
-      new ToolRuntime({
-        workspace,
-        gitGuard,
-        tools: [
-          defineTool({
-            name: 'cmd',
-            purpose: 'Runs a shell script.',
-            parameters: Type.Object({}),
-            effects: ['process'],
-            network: 'none',
-            handler: async () => {
-              execFileSync('sh', ['-c', script], { cwd: root });
-              return textResult('ran');
-            },
-          }),
-        ],
-      }).call('cmd', {});
     const dispatch = async (script: string, gitGuard = true) => {
-      await family.checkpoints.beginDispatch('d', { observedWrites: true });
-      await family.checkpoints.noteUnobservedChanges();
-      await run(script, gitGuard);
-      const ended = await family.checkpoints.endDispatch();
+      const ended = await session.dispatch(script, { gitGuard });
       return {
         changed: ended.changedFiles.map((file) => `${file.status} ${file.path}`),
         withinBound: family.checkpoints.lastEndListedWithinBound,
@@ -391,37 +388,14 @@ describe('a process dispatch that looks for new files only where the git guard s
     await makeProject(root);
     const rawFolder = Buffer.concat([Buffer.from(`${root}/docs/raw`), Buffer.from([0xff])]);
     mkdirSync(rawFolder);
-    const { workspace, family } = await open(root);
-    const runtime = new ToolRuntime({
-      workspace,
-      tools: [
-        defineTool({
-          name: 'cmd',
-          purpose: 'Runs a shell script.',
-          parameters: Type.Object({ script: Type.String() }),
-          effects: ['process'],
-          network: 'none',
-          handler: async ({ script }) => {
-            execFileSync('sh', ['-c', script], { cwd: root });
-            return textResult('ran');
-          },
-        }),
-      ],
-    });
-    const dispatch = async (script: string) => {
-      await family.checkpoints.beginDispatch('d', { observedWrites: true });
-      await family.checkpoints.noteUnobservedChanges();
-      await runtime.call('cmd', { script });
-      const ended = await family.checkpoints.endDispatch();
-      return { ended, withinBound: family.checkpoints.lastEndListedWithinBound };
-    };
+    const { family, dispatch } = await openWithShell(root);
     await dispatch('true');
     await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100));
     await dispatch('true');
     // Only the raw folder changes (docs does not): nothing but the guard's word can send the end
     // there, and the guard cannot walk it.
-    const { ended, withinBound } = await dispatch(`printf 'r\\n' > "docs/$(printf 'raw\\377')/r.txt"`);
-    expect(withinBound).toBe(false);
+    const ended = await dispatch(`printf 'r\\n' > "docs/$(printf 'raw\\377')/r.txt"`);
+    expect(family.checkpoints.lastEndListedWithinBound).toBe(false);
     expect(ended.changedFiles).toHaveLength(1);
     expect(ended.changedFiles[0]!.path).toMatch(/^docs\/raw.*\/r\.txt$/);
   }, 60_000);
@@ -433,29 +407,7 @@ describe('a process dispatch that looks for new files only where the git guard s
     // A rule file the checkpoints never record (it hides itself), hiding a file beside it.
     await write(root, 'secret/.gitignore', '*\n');
     await write(root, 'secret/keep.env', 'TOKEN=1\n');
-    const { workspace, family } = await open(root);
-    const runtime = new ToolRuntime({
-      workspace,
-      tools: [
-        defineTool({
-          name: 'cmd',
-          purpose: 'Runs a shell script.',
-          parameters: Type.Object({ script: Type.String() }),
-          effects: ['process'],
-          network: 'none',
-          handler: async ({ script }) => {
-            execFileSync('sh', ['-c', script], { cwd: root });
-            return textResult('ran');
-          },
-        }),
-      ],
-    });
-    const dispatch = async (script: string) => {
-      await family.checkpoints.beginDispatch('d', { observedWrites: true });
-      await family.checkpoints.noteUnobservedChanges();
-      await runtime.call('cmd', { script });
-      return family.checkpoints.endDispatch();
-    };
+    const { family, dispatch } = await openWithShell(root);
     await dispatch('true');
     // The command rewrites the rule so that it hides only itself, and adds a file beside it.
     const ended = await dispatch(
@@ -480,29 +432,7 @@ describe('a process dispatch that looks for new files only where the git guard s
     directories.push(root);
     await makeProject(root);
     await write(root, 'logs/old.log', 'old\n');
-    const { workspace, family } = await open(root);
-    const runtime = new ToolRuntime({
-      workspace,
-      tools: [
-        defineTool({
-          name: 'cmd',
-          purpose: 'Runs a shell script.',
-          parameters: Type.Object({ script: Type.String() }),
-          effects: ['process'],
-          network: 'none',
-          handler: async ({ script }) => {
-            execFileSync('sh', ['-c', script], { cwd: root });
-            return textResult('ran');
-          },
-        }),
-      ],
-    });
-    const dispatch = async (script: string) => {
-      await family.checkpoints.beginDispatch('d', { observedWrites: true });
-      await family.checkpoints.noteUnobservedChanges();
-      await runtime.call('cmd', { script });
-      return family.checkpoints.endDispatch();
-    };
+    const { family, dispatch } = await openWithShell(root);
     await dispatch('true');
     // 1,200 new folders, each with a file, and the rule that hid logs/old.log removed.
     const ended = await dispatch(
