@@ -89,7 +89,7 @@ describe('the footprint of a process call', () => {
     // A person's new file between calls: the settle's scan reads its folder again.
     await writeFile(path.join(root, 'docs/note.md'), 'x');
     heard.length = 0;
-    await scanForProcessFootprint(workspace);
+    await scanForProcessFootprint(workspace, { asBaseline: true });
     await runtime.call('idle', {});
     expect(heard).toEqual([
       {
@@ -131,7 +131,7 @@ describe('the footprint of a process call', () => {
         }),
       ],
     });
-    await scanForProcessFootprint(workspace);
+    await scanForProcessFootprint(workspace, { asBaseline: true });
     const result = await runtime.call('plant', {});
     expect(result.structuredContent?.git_guard).toMatchObject({
       neutralised: [{ kind: 'config', path: '.git/config', key: 'core.fsmonitor' }],

@@ -717,7 +717,7 @@ export class DispatchCheckpoints {
       return { waitedForBaselineMs: 0 };
     }
     const started = this.baselinePending ? performance.now() : undefined;
-    await this.#exclusive(({ shadow, log }) => this.#settleObservedBase(shadow, log));
+    await this.#exclusive(({ shadow, log }) => this.#settleObservedBase(shadow, log, true));
     this.#open?.newFiles?.awaitScanAfter();
     this.#sinceListing?.awaitScanAfter();
     if (started === undefined) return { waitedForBaselineMs: 0 };
@@ -971,7 +971,11 @@ export class DispatchCheckpoints {
   }
 
   /** Turns an observed dispatch into a scanned one whose base is what the workspace was at its start. */
-  async #settleObservedBase(shadow: ShadowRepository, log: DispatchLog): Promise<void> {
+  async #settleObservedBase(
+    shadow: ShadowRepository,
+    log: DispatchLog,
+    beforeAProcessCall = false,
+  ): Promise<void> {
     const open = this.#open;
     if (open?.observed === undefined) return;
     // From here on, process calls report where they changed folders (see NewFileBound); begun
@@ -983,7 +987,7 @@ export class DispatchCheckpoints {
     // The index holds the written files as they were before the dispatch; keep that, then let a
     // scan record everything else (edits made since the last checkpoint included).
     const before = await shadow.indexEntries(written);
-    const { snapshot, hiddenNow } = await this.#settleListing(shadow);
+    const { snapshot, hiddenNow } = await this.#settleListing(shadow, beforeAProcessCall);
     // A file too large to record that shrinks in place stamps no folder.
     open.newFiles.notePaths(snapshot.skippedLargeFiles.map((file) => file.path));
     // The written files' state before the dispatch is in the base already; whether the rules
@@ -1018,6 +1022,7 @@ export class DispatchCheckpoints {
    */
   async #settleListing(
     shadow: ShadowRepository,
+    beforeAProcessCall: boolean,
   ): Promise<{ snapshot: WorkspaceSnapshot; hiddenNow: ((file: string) => boolean) | undefined }> {
     const bound = this.#sinceListing?.lostBecause === undefined ? this.#sinceListing : undefined;
     // What happens from here on is for the next settle; this one lists within `bound`.
@@ -1030,7 +1035,8 @@ export class DispatchCheckpoints {
         this.#lastSettleRanHiddenNow = true;
         return { snapshot, hiddenNow };
       }
-      await scanForProcessFootprint(this.workspace);
+      // Before a process call (noteUnobservedChanges), the call takes this scan for its baseline.
+      await scanForProcessFootprint(this.workspace, { asBaseline: beforeAProcessCall });
       const ruleFiles = bound.ruleFiles;
       // The rule files are looked up beside the listing: one it records just now may be read as
       // not recorded yet, which only keeps hiddenNow.

@@ -104,7 +104,7 @@ interface GuardState {
  * catalogue starts the call as soon as the settle is recorded; a scan older than this is taken
  * again.
  */
-const SETTLE_SCAN_REUSE_MS = 5_000;
+const SETTLE_SCAN_REUSE_MS = 1_000;
 
 const guardStates = new WeakMap<Workspace, GuardState>();
 
@@ -149,13 +149,17 @@ function noteScanFootprint(
  * the footprint (`scan: 'settle'`) to `onProcessFootprint` listeners: undo checkpoints call it as
  * they settle a dispatch, so that a file made since the last scan (a person's, between calls) is
  * in a folder the footprint names before they take their base. Reports no bound while a
- * background process may be writing. The guard's comparison is not touched: each process call
- * still takes its own scan before it runs.
+ * background process may be writing. With `asBaseline` (a settle for the process call about to
+ * start), the next process call of the workspace takes this scan for its baseline when it starts
+ * within a second, instead of walking the tree again; nothing of it has run since.
  *
  * @example
  * await scanForProcessFootprint(workspace); // listeners hear { bounded: true, scan: 'settle', … }
  */
-export async function scanForProcessFootprint(workspace: Workspace): Promise<void> {
+export async function scanForProcessFootprint(
+  workspace: Workspace,
+  options: { asBaseline?: boolean } = {},
+): Promise<void> {
   const state = guardStateFor(workspace);
   // Left in the set until a process call's pass (see #guardBaseline): one that exited may have
   // written after that pass.
@@ -165,7 +169,7 @@ export async function scanForProcessFootprint(workspace: Workspace): Promise<voi
   }
   try {
     const snapshot = await state.queue.run(() => state.guard.snapshot());
-    state.settleScan = { snapshot, takenAt: performance.now() };
+    state.settleScan = options.asBaseline === true ? { snapshot, takenAt: performance.now() } : undefined;
     noteScanFootprint(workspace, snapshot, 'settle');
   } catch {
     noteProcessFootprint(workspace, { bounded: false, reason: 'the git guard could not scan' });
@@ -352,8 +356,8 @@ export class ToolRuntime {
         });
         return state.lastAfter;
       }
-      // A settle's scan just before this call is its baseline (its footprint was reported then):
-      // nothing of the call has run since, and a person's change meanwhile counts as theirs.
+      // A settle's scan for this call is its baseline (its footprint was reported then): nothing
+      // of the call has run since, and a person's change meanwhile counts as theirs.
       const settle = state.settleScan;
       state.settleScan = undefined;
       if (settle !== undefined && performance.now() - settle.takenAt < SETTLE_SCAN_REUSE_MS)
