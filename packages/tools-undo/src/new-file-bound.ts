@@ -86,6 +86,16 @@ export class NewFileBound {
     return this.#lostBecause;
   }
 
+  /**
+   * Whether a rule file can change what a listing shows: not one git never reads (in a `.git`)
+   * nor the service's own folder's. One in an excluded folder can (a rule may bring the folder
+   * back, see excludedFolders).
+   */
+  mayHoldRules(file: string): boolean {
+    const above = excludedAbove(file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '.');
+    return above !== 'git' && above !== '.assistant-kit';
+  }
+
   /** Every `.gitignore` in the workspace as the last guard scan heard saw it. */
   get ruleFiles(): readonly string[] | undefined {
     return this.#ruleFiles;

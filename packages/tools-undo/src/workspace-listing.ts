@@ -356,6 +356,10 @@ async function listChangedEntriesWithin(
     }
     if (files.size > MAX_BOUND_FILES) return undefined;
   }
+  // Every rule file the guard's last scan saw, wherever it is: one that hides itself is recorded
+  // nowhere, and rewritten in place (its folder not stamped) it can show files in folders no
+  // process touched. Only its time can say it changed.
+  for (const file of bound.ruleFiles ?? []) if (bound.mayHoldRules(file)) ruleFiles.push(file);
   const others = ['ls-files', '-z', '-t', '--others', '--exclude-standard'];
   const excluded = [...bound.excludedFolders];
   const [tracked, untracked, recordedRuleFiles, ignoredFolders] = await Promise.all([
@@ -363,7 +367,7 @@ async function listChangedEntriesWithin(
     files.size === 0 ? '' : git.runForPaths(others, [...files], taggedPath, { signal }),
     ruleFiles.length === 0
       ? ''
-      : git.runForPaths(['ls-files', '-z', '--cached'], ruleFiles, wholeRecord, { signal }),
+      : git.runForPaths(['ls-files', '-z', '--cached'], [...new Set(ruleFiles)], wholeRecord, { signal }),
     ignoredWholeFolders(git, excluded, signal),
   ]);
   // A folder the exclude file names that a rule brought back (`!node_modules/`), or that is gone:
@@ -380,10 +384,10 @@ async function listChangedEntriesWithin(
   // recorded from yet (its files are listed through its own rules).
   if (untracked.split('\0').some((record) => record.endsWith('/') || isIgnoreFile(taggedPath(record))))
     return undefined;
-  // A rule file in a bound folder that is recorded and not changed (diff-files above) is as the
-  // settle found it. One that is not recorded hides itself: only its time says it is not new.
+  // A rule file that is recorded and not changed (diff-files above) is as the listing before
+  // found it. One that is not recorded hides itself: only its time says it is not new.
   const recorded = new Set(recordedRuleFiles.split('\0'));
-  for (const file of ruleFiles) {
+  for (const file of new Set(ruleFiles)) {
     if (recorded.has(file)) continue;
     const status = await lstatIfPresent(path.join(root, file));
     if (status !== undefined && status.ctimeMs >= bound.sinceMs - RULE_FILE_MARGIN_MS) return undefined;

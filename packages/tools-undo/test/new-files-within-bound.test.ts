@@ -448,4 +448,28 @@ describe('a process dispatch that looks for new files only where the git guard s
     expect(await readFile(path.join(root, 'logs/old.log'), 'utf8')).toBe('old\n');
     await expect(lstat(path.join(root, 'gen/d7/f.txt'))).rejects.toThrow();
   }, 120_000);
+
+  it('lists the whole tree after a rule file that hides itself is rewritten in place, anywhere', async () => {
+    const root = await makeTemporaryDirectory('undo-bound-in-place-');
+    directories.push(root);
+    await makeProject(root);
+    // A rule file no checkpoint records hides a file in another folder.
+    await write(root, 'conf/.gitignore', '.gitignore\nlocal/\n');
+    await write(root, 'conf/local/keep.env', 'TOKEN=1\n');
+    const { family, dispatch } = await openWithShell(root);
+    await dispatch('true');
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100));
+    await dispatch('true');
+    // Rewritten in place: no folder is stamped, and conf/local/keep.env shows now.
+    await dispatch(`printf '.gitignore\\n' > conf/.gitignore`);
+    expect(family.checkpoints.lastEndListedWithinBound).toBe(false);
+    // So the file is recorded as it stood: a command that replaces it is undone by putting it
+    // back, not by deleting a file that was there before the command.
+    const ended = await dispatch(`printf 'TOKEN=2\\n' > tmp.env && mv tmp.env conf/local/keep.env`);
+    expect(ended.changedFiles.map((file) => `${file.status} ${file.path}`)).toEqual([
+      'modified conf/local/keep.env',
+    ]);
+    await family.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'conf/local/keep.env'), 'utf8')).toBe('TOKEN=1\n');
+  }, 60_000);
 });
