@@ -38,9 +38,10 @@ export const MAX_BOUND_FOLDERS = 2_000;
 const MAX_BOUND_PATHS = 2_000;
 
 /**
- * Where files can have appeared since a settled dispatch's full scan (see
- * DispatchCheckpoints#settleObservedBase), so that its end looks for new files only there and
- * leaves the listing of the whole tree to git's stat of what the index records (issue 19):
+ * Where files can have appeared since a listing began: a dispatch's settle (for its end), or the
+ * last listing that covered the tree (for the next settle, see DispatchCheckpoints#sinceListing).
+ * A listing within it looks for new files only there and leaves the rest of the tree to git's
+ * stat of what the index records (issue 19):
  *
  * - the folders the git guard's scans around each process call found changed (a file created,
  *   removed or renamed into a folder stamps the folder's status change time);
@@ -48,8 +49,8 @@ const MAX_BOUND_PATHS = 2_000;
  *   not read by the scans, and git lists their files like any others);
  * - not the folders git never lists (in a `.git`) or that the exclude file hides (`node_modules`
  *   and the like), as long as git still ignores them;
- * - the paths written through the Workspace since the settle;
- * - the files left out as too large at the settle (one that shrinks in place stamps no folder).
+ * - the paths written through the Workspace since;
+ * - the files left out as too large then (one that shrinks in place stamps no folder).
  *
  * Every announcement of changes the Workspace does not see (DispatchCheckpoints.noteUnobservedChanges,
  * which the tool catalogue makes before each process call) awaits a guard scan after the call;
@@ -59,7 +60,7 @@ const MAX_BOUND_PATHS = 2_000;
  * too many folders to be worth it, the bound is gone and the end lists the whole tree as before.
  */
 export class NewFileBound {
-  /** When the bound began, before the settle's scan: a rule file changed since is new to it. */
+  /** When the bound began (before the listing it follows): a rule file changed since is new to it. */
   readonly sinceMs: number;
   readonly folders = new Set<string>();
   /**
