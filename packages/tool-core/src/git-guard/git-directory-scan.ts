@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import {
   closeSync,
@@ -14,6 +13,7 @@ import {
   statSync,
 } from 'node:fs';
 import path from 'node:path';
+import { type FolderEntry, holdsRawBytes, readFolderEntries } from '@assistant-kit/kernel';
 import { isRacyStamp } from '../runtime/kept-state.js';
 import { isInsideDirectory, toWorkspaceRelative } from '../workspace/path-confinement.js';
 import { HIDDEN_DIRECTORY_NAME } from '../workspace/protected-paths.js';
@@ -195,17 +195,6 @@ export function isRunnableHook(fingerprint: string): boolean {
   return fingerprint.startsWith('exec ') || fingerprint.startsWith('link ');
 }
 
-/** Whether a folder holds a sub-folder whose name, as bytes, is not UTF-8 (read again as bytes). */
-function holdsFolderNameNotUtf8(directory: string): boolean {
-  try {
-    return readdirSync(directory, { withFileTypes: true, encoding: 'buffer' }).some(
-      (entry) => entry.isDirectory() && !isUtf8(entry.name),
-    );
-  } catch {
-    return false; // Gone since: the walk finds that.
-  }
-}
-
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -260,9 +249,9 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
   };
   /** Reads a folder's entries (undefined when it cannot be read, noted as unreadable if it exists). */
   const readFolder = (directory: string, inode: number, ctimeMs: number, readAt: number) => {
-    let entries: Dirent[];
+    let entries: FolderEntry[];
     try {
-      entries = readdirSync(directory, { withFileTypes: true });
+      ({ entries } = readFolderEntries(directory));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR')
@@ -279,9 +268,9 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
       isGitDirectory: isGitDirectory(directory, names),
       gitPointers: [],
       hasCommondir: false,
-      holdsNameNotUtf8:
-        entries.some((entry) => entry.isDirectory() && entry.name.includes('\uFFFD')) &&
-        holdsFolderNameNotUtf8(directory),
+      // Such a name comes in the lossless form (see readFolderEntries), which no call here can
+      // turn back into the folder: nothing below it is walked.
+      holdsNameNotUtf8: entries.some((entry) => entry.isDirectory() && holdsRawBytes(entry.name)),
       holdsRuleFile: names.has('.gitignore'),
       subfolders: [],
     };

@@ -122,6 +122,14 @@ function guardStateFor(workspace: Workspace): GuardState {
   return state;
 }
 
+/** Tells undo checkpoints that a process call may have written anywhere, and why. */
+function noteNoBound(workspace: Workspace, reason: string): void {
+  noteProcessFootprint(workspace, { bounded: false, reason });
+}
+
+const BACKGROUND_WRITING = 'a background process may be writing';
+const GUARD_COULD_NOT_SCAN = 'the git guard could not scan';
+
 /** Tells undo checkpoints where a guard scan found folder entries changed (see ProcessFootprint). */
 function noteScanFootprint(
   workspace: Workspace,
@@ -164,7 +172,7 @@ export async function scanForProcessFootprint(
   // Left in the set until a process call's pass (see #guardBaseline): one that exited may have
   // written after that pass.
   if (state.background.size > 0) {
-    noteProcessFootprint(workspace, { bounded: false, reason: 'a background process may be writing' });
+    noteNoBound(workspace, BACKGROUND_WRITING);
     return;
   }
   try {
@@ -172,7 +180,7 @@ export async function scanForProcessFootprint(
     state.settleScan = options.asBaseline === true ? { snapshot, takenAt: performance.now() } : undefined;
     noteScanFootprint(workspace, snapshot, 'settle');
   } catch {
-    noteProcessFootprint(workspace, { bounded: false, reason: 'the git guard could not scan' });
+    noteNoBound(workspace, GUARD_COULD_NOT_SCAN);
   }
 }
 
@@ -322,8 +330,7 @@ export class ToolRuntime {
     const guardState = guarded ? guardStateFor(this.workspace) : undefined;
     const run = async () => {
       // Without the guard's scans around it, nothing tells where the call's processes wrote.
-      if (runsProcesses && guardState === undefined)
-        noteProcessFootprint(this.workspace, { bounded: false, reason: 'the git guard is off' });
+      if (runsProcesses && guardState === undefined) noteNoBound(this.workspace, 'the git guard is off');
       // The git guard's "before" is taken as the process call starts, inside the tool's queue turn.
       const before = guardState === undefined ? undefined : await this.#guardBaseline(guardState);
       const result = await this.#runHandler(definition, validArguments, options, guardState);
@@ -350,10 +357,7 @@ export class ToolRuntime {
       // A process in the set was still running when the last pass ended (or started since), so
       // it may have written meanwhile, even if it has exited by now.
       if (state.background.size > 0 && state.lastAfter !== undefined) {
-        noteProcessFootprint(this.workspace, {
-          bounded: false,
-          reason: 'a background process may be writing',
-        });
+        noteNoBound(this.workspace, BACKGROUND_WRITING);
         return state.lastAfter;
       }
       // A settle's scan for this call is its baseline (its footprint was reported then): nothing
@@ -363,17 +367,12 @@ export class ToolRuntime {
       if (settle !== undefined && performance.now() - settle.takenAt < SETTLE_SCAN_REUSE_MS)
         return settle.snapshot;
       const snapshot = await state.queue.run(() => state.guard.snapshot());
-      this.#noteScanFootprint(snapshot, 'before');
+      noteScanFootprint(this.workspace, snapshot, 'before');
       return snapshot;
     } catch (error) {
-      noteProcessFootprint(this.workspace, { bounded: false, reason: 'the git guard could not scan' });
+      noteNoBound(this.workspace, GUARD_COULD_NOT_SCAN);
       return error instanceof Error ? error : new Error(String(error));
     }
-  }
-
-  /** Tells undo checkpoints where a guard scan found folder entries changed (see ProcessFootprint). */
-  #noteScanFootprint(snapshot: GitGuardSnapshot, scan: 'before' | 'after'): void {
-    noteScanFootprint(this.workspace, snapshot, scan);
   }
 
   /** One place where every process call's git changes are checked (issue 12). */
@@ -390,9 +389,9 @@ export class ToolRuntime {
         const checked = await state.queue.run(() => state.guard.check(before));
         report = checked.report;
         state.lastAfter = checked.after;
-        this.#noteScanFootprint(checked.after, 'after');
+        noteScanFootprint(this.workspace, checked.after, 'after');
       } catch (error) {
-        noteProcessFootprint(this.workspace, { bounded: false, reason: 'the git guard could not scan' });
+        noteNoBound(this.workspace, GUARD_COULD_NOT_SCAN);
         report = {
           neutralised: [],
           incomplete: `the scan after the call failed: ${(error as Error).message}`,
@@ -400,8 +399,7 @@ export class ToolRuntime {
       }
     }
     for (const process of state.background) if (!process.running) state.background.delete(process);
-    if (state.background.size > 0)
-      noteProcessFootprint(this.workspace, { bounded: false, reason: 'a background process may be writing' });
+    if (state.background.size > 0) noteNoBound(this.workspace, BACKGROUND_WRITING);
     const warning = describeGitGuardReport(report);
     if (warning === undefined) return result;
     return {
