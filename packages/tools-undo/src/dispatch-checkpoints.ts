@@ -24,19 +24,19 @@ import {
 } from './dispatch-log.js';
 import { EarlyDispatches, isUnderAny } from './early-dispatches.js';
 import { undoError } from './errors.js';
-import { excludedAbove, NewFileBound } from './new-file-bound.js';
+import { excludedAbove } from './excluded-folders.js';
+import { mayHoldRules, NewFileBound } from './new-file-bound.js';
 import {
   type ChangedFile,
   type ChangeStatus,
   DEFAULT_MAX_FILE_BYTES,
-  isIgnoreFile,
   ShadowRepository,
   type TreeEntry,
   type WorkspaceSnapshot,
 } from './shadow-repository.js';
 import { lstatIfPresent, makeTemporaryDirectory, pathExists, removePath } from './storage-files.js';
 import type { UserRepository } from './user-repository.js';
-import { ignoredWholeFolders } from './workspace-listing.js';
+import { ignoredWholeFolders, isIgnoreFile } from './workspace-listing.js';
 import { replacedSinceWritten, type WrittenImage, WrittenImages } from './written-images.js';
 
 export interface DispatchCheckpointsOptions {
@@ -283,8 +283,7 @@ export class DispatchCheckpoints {
   #stopHearingWrites: (() => void) | undefined;
   #stopHearingProcesses: (() => void) | undefined;
   #lastEndListedWithinBound = false;
-  #lastSettleListedWithinBound = false;
-  #lastSettleRanHiddenNow = false;
+  #lastSettle = { listedWithinBound: false, hiddenNow: false };
   /**
    * Where files can have appeared since the last listing that covered the whole tree, or this
    * bound (see NewFileBound), across dispatches: a settle looks for new files only there. Undefined
@@ -318,11 +317,19 @@ export class DispatchCheckpoints {
       this.#stopObserving = workspace.onBeforeWrite((paths) => this.#beforeWorkspaceWrite(paths));
       this.#stopHearingWrites = workspace.onAfterWrite((files) => this.#afterWorkspaceWrite(files));
       this.#stopHearingProcesses = onProcessFootprint(workspace, (footprint) => {
-        this.#sinceListing?.noteFootprint(footprint);
-        this.#settleBound?.noteFootprint(footprint);
-        this.#open?.newFiles?.noteFootprint(footprint);
+        for (const bound of this.#liveBounds()) bound.noteFootprint(footprint);
       });
     }
+  }
+
+  /**
+   * The bounds that hear what happens now: the one since the last listing, the one a settle in
+   * progress lists within, and the open dispatch's.
+   */
+  #liveBounds(): NewFileBound[] {
+    return [this.#sinceListing, this.#settleBound, this.#open?.newFiles].filter(
+      (bound): bound is NewFileBound => bound !== undefined,
+    );
   }
 
   /** Starts opening the repository unless a dispatch began before it (it opens on first use then). */
@@ -410,7 +417,7 @@ export class DispatchCheckpoints {
    * @internal For tests and benchmarks; not part of the public API.
    */
   get lastSettle(): { listedWithinBound: boolean; hiddenNow: boolean } {
-    return { listedWithinBound: this.#lastSettleListedWithinBound, hiddenNow: this.#lastSettleRanHiddenNow };
+    return { ...this.#lastSettle };
   }
 
   /**
@@ -711,15 +718,16 @@ export class DispatchCheckpoints {
    * for the call's result to say so.
    */
   async noteUnobservedChanges(): Promise<{ waitedForBaselineMs: number; notice?: string }> {
+    const awaitScanAfter = () => {
+      for (const bound of this.#liveBounds()) bound.awaitScanAfter();
+    };
     if (this.#open?.observed === undefined) {
-      this.#open?.newFiles?.awaitScanAfter();
-      this.#sinceListing?.awaitScanAfter();
+      awaitScanAfter();
       return { waitedForBaselineMs: 0 };
     }
     const started = this.baselinePending ? performance.now() : undefined;
     await this.#exclusive(({ shadow, log }) => this.#settleObservedBase(shadow, log, true));
-    this.#open?.newFiles?.awaitScanAfter();
-    this.#sinceListing?.awaitScanAfter();
+    awaitScanAfter();
     if (started === undefined) return { waitedForBaselineMs: 0 };
     const waitedForBaselineMs = Math.round(performance.now() - started);
     return { waitedForBaselineMs, notice: describeBaselineWait(waitedForBaselineMs) };
@@ -781,14 +789,12 @@ export class DispatchCheckpoints {
 
   /** Records a file's content before an observed dispatch writes it for the first time. */
   async #beforeWorkspaceWrite(relativePaths: readonly string[]): Promise<void> {
-    // Wherever a write lands, a later settle looks at it (an observed dispatch's end records it,
-    // but a write can outlive its dispatch).
-    this.#sinceListing?.notePaths(relativePaths);
-    this.#settleBound?.notePaths(relativePaths);
+    // Wherever a write lands, a later listing within a bound looks at it (an observed dispatch's
+    // end records it, but a write can outlive its dispatch).
+    for (const bound of this.#liveBounds()) bound.notePaths(relativePaths);
     if (this.#open === undefined || this.#closed) return;
     if (relativePaths.some(isIgnoreFile)) this.#open.wroteAnIgnoreFile = true;
     if (this.#open.observed === undefined) {
-      this.#open.newFiles?.notePaths(relativePaths);
       await this.#noteStandingSinceBegin(this.#open, relativePaths);
       return;
     }
@@ -1031,8 +1037,7 @@ export class DispatchCheckpoints {
     try {
       if (bound === undefined) {
         const [snapshot, hiddenNow] = await Promise.all([shadow.snapshot(), shadow.hiddenNow()]);
-        this.#lastSettleListedWithinBound = false;
-        this.#lastSettleRanHiddenNow = true;
+        this.#lastSettle = { listedWithinBound: false, hiddenNow: true };
         return { snapshot, hiddenNow };
       }
       // Before a process call (noteUnobservedChanges), the call takes this scan for its baseline.
@@ -1044,9 +1049,11 @@ export class DispatchCheckpoints {
         shadow.snapshot(undefined, undefined, { newFilesWithin: bound }),
         ruleFiles === undefined ? false : this.#everyRuleFileRecorded(shadow, ruleFiles),
       ]);
-      this.#lastSettleListedWithinBound = snapshot.listedWithinBound === true;
       const needsHiddenNow = bound.lostBecause !== undefined || !everyRuleFileRecorded;
-      this.#lastSettleRanHiddenNow = needsHiddenNow;
+      this.#lastSettle = {
+        listedWithinBound: snapshot.listedWithinBound === true,
+        hiddenNow: needsHiddenNow,
+      };
       return { snapshot, hiddenNow: needsHiddenNow ? await shadow.hiddenNow() : undefined };
     } catch (error) {
       this.#sinceListing = undefined;
@@ -1066,10 +1073,8 @@ export class DispatchCheckpoints {
   async #everyRuleFileRecorded(shadow: ShadowRepository, ruleFiles: readonly string[]): Promise<boolean> {
     const inExcluded = new Map<string, string[]>();
     const plain: string[] = [];
-    for (const file of ruleFiles) {
-      const folder = path.posix.dirname(file);
-      const excluded = excludedAbove(folder);
-      if (excluded === 'git' || excluded === '.assistant-kit') continue;
+    for (const file of ruleFiles.filter(mayHoldRules)) {
+      const excluded = excludedAbove(path.posix.dirname(file));
       if (excluded === undefined) plain.push(file);
       else inExcluded.set(excluded, [...(inExcluded.get(excluded) ?? []), file]);
     }

@@ -1,30 +1,14 @@
 import type { ProcessFootprint } from '@assistant-kit/tool-core';
-import { DEFAULT_EXCLUDED_FOLDERS } from './shadow-repository.js';
+import { excludedAbove } from './excluded-folders.js';
 
 /**
- * Folders the exclude file names (`name/` lines match at any depth; a line with a slash is
- * anchored at the root). Checkpoints record nothing below one while it is ignored, which a
- * workspace `.gitignore` can undo (`!node_modules/`), so the end asks git whether each still is.
- * A package install changes thousands of folders there and none the bound needs.
+ * Whether a rule file (workspace-relative) can change what a listing shows: not one git never
+ * reads (in a `.git`) nor one in the service's own folder. One in an excluded folder can (a rule
+ * may bring the folder back, see NewFileBound.excludedFolders).
  */
-const EXCLUDED_NAMES: ReadonlySet<string> = new Set(
-  DEFAULT_EXCLUDED_FOLDERS.filter((folder) => !folder.includes('/')),
-);
-const EXCLUDED_FROM_THE_ROOT = DEFAULT_EXCLUDED_FOLDERS.filter((folder) => folder.includes('/'));
-
-/**
- * Of a folder (workspace-relative, `.` the root): `git` when it is in a `.git` folder (git never
- * lists what one holds), the outermost excluded folder it is in or is, or undefined.
- */
-export function excludedAbove(folder: string): string | undefined {
-  const names = folder.split('/');
-  if (names.includes('.git')) return 'git';
-  const anchored = EXCLUDED_FROM_THE_ROOT.find((root) => folder === root || folder.startsWith(`${root}/`));
-  const index = names.findIndex((name) => EXCLUDED_NAMES.has(name));
-  const byName = index === -1 ? undefined : names.slice(0, index + 1).join('/');
-  if (anchored === undefined) return byName;
-  if (byName === undefined) return anchored;
-  return byName.length < anchored.length ? byName : anchored;
+export function mayHoldRules(file: string): boolean {
+  const above = excludedAbove(file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '.');
+  return above !== 'git' && above !== '.assistant-kit';
 }
 
 /**
@@ -85,16 +69,6 @@ export class NewFileBound {
     if (this.#lostBecause === undefined && this.#awaitedScans > 0)
       return 'changes were announced that no git guard scan followed';
     return this.#lostBecause;
-  }
-
-  /**
-   * Whether a rule file can change what a listing shows: not one git never reads (in a `.git`)
-   * nor the service's own folder's. One in an excluded folder can (a rule may bring the folder
-   * back, see excludedFolders).
-   */
-  mayHoldRules(file: string): boolean {
-    const above = excludedAbove(file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '.');
-    return above !== 'git' && above !== '.assistant-kit';
   }
 
   /** Every `.gitignore` in the workspace as the last guard scan heard saw it. */

@@ -5,6 +5,7 @@ import { decodeNameBytes, displayName, holdsRawBytes, writeFileAtomic } from '@a
 import { isToolError } from '@assistant-kit/tool-core';
 import type { FileImage } from './before-images.js';
 import { type UndoToolError, undoError } from './errors.js';
+import { DEFAULT_EXCLUDED_FOLDERS } from './excluded-folders.js';
 import {
   commandNeutralisingOverrides,
   configOverrideEnvironment,
@@ -39,27 +40,7 @@ import {
 /** Ref of the newest checkpoint; every checkpoint commit has the previous one as parent. */
 export const CHECKPOINT_REF = 'refs/assistant-kit/checkpoints';
 
-/** Folders of installed dependencies and tool caches that checkpoints never record. */
-export const DEFAULT_EXCLUDED_FOLDERS = [
-  'node_modules',
-  'bower_components',
-  'jspm_packages',
-  '.pnpm-store',
-  '.yarn/cache',
-  '.venv',
-  '__pycache__',
-  '.tox',
-  '.mypy_cache',
-  '.pytest_cache',
-  '.ruff_cache',
-  '.gradle',
-  '.next',
-  '.nuxt',
-  '.svelte-kit',
-  '.turbo',
-  '.parcel-cache',
-  '.assistant-kit',
-] as const;
+export { DEFAULT_EXCLUDED_FOLDERS };
 
 /** Files larger than this are not recorded in checkpoints (default 5 MiB). */
 export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
@@ -1836,6 +1817,3 @@ const MAX_RULE_FILES_NAMED = 1000;
 
 /** Files recorded by one `update-index` above which objects are flushed once, not one by one. */
 const BULK_RECORD_FILES = 2000;
-
-/** A `.gitignore` anywhere: writing one can change which files are ignored. */
-export { isIgnoreFile };

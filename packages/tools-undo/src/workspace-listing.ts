@@ -2,7 +2,7 @@ import path from 'node:path';
 import { holdsRawBytes, readFolderEntries } from '@assistant-kit/kernel';
 import { isToolError } from '@assistant-kit/tool-core';
 import { afterFirstTab, type GitRunner, joinNul, wholeRecord } from './git-runner.js';
-import type { NewFileBound } from './new-file-bound.js';
+import { mayHoldRules, type NewFileBound } from './new-file-bound.js';
 import { blobObjectId } from './recorded-entries.js';
 import { lstatIfPresent, readRegularFileIfSmall } from './storage-files.js';
 
@@ -359,7 +359,7 @@ async function listChangedEntriesWithin(
   // Every rule file the guard's last scan saw, wherever it is: one that hides itself is recorded
   // nowhere, and rewritten in place (its folder not stamped) it can show files in folders no
   // process touched. Only its time can say it changed.
-  for (const file of bound.ruleFiles ?? []) if (bound.mayHoldRules(file)) ruleFiles.push(file);
+  ruleFiles.push(...(bound.ruleFiles ?? []).filter(mayHoldRules));
   const others = ['ls-files', '-z', '-t', '--others', '--exclude-standard'];
   const excluded = [...bound.excludedFolders];
   const [tracked, untracked, recordedRuleFiles, ignoredFolders] = await Promise.all([
