@@ -1043,12 +1043,13 @@ export class DispatchCheckpoints {
       // Before a process call (noteUnobservedChanges), the call takes this scan for its baseline.
       await scanForProcessFootprint(this.workspace, { asBaseline: beforeAProcessCall });
       const ruleFiles = bound.ruleFiles;
-      // The rule files are looked up beside the listing: one it records just now may be read as
-      // not recorded yet, which only keeps hiddenNow.
-      const [snapshot, everyRuleFileRecorded] = await Promise.all([
-        shadow.snapshot(undefined, undefined, { newFilesWithin: bound }),
-        ruleFiles === undefined ? false : this.#everyRuleFileRecorded(shadow, ruleFiles),
-      ]);
+      const snapshot = await shadow.snapshot(undefined, undefined, { newFilesWithin: bound });
+      // The rule files are looked up once the listing has recorded them, so the answer is the
+      // base tree's: a recorded rule file rewritten to hide itself (`*`) leaves the index in
+      // this listing, and looked up beside it, it could still be read as recorded (hiddenNow
+      // left out, and the files it hid taken for the dispatch's own at the end).
+      const everyRuleFileRecorded =
+        ruleFiles !== undefined && (await this.#everyRuleFileRecorded(shadow, ruleFiles));
       const needsHiddenNow = bound.lostBecause !== undefined || !everyRuleFileRecorded;
       this.#lastSettle = {
         listedWithinBound: snapshot.listedWithinBound === true,

@@ -403,6 +403,34 @@ describe('files a `.gitignore` that ignores itself hid, when a command removes o
     expect(await readFile(path.join(root, 'cache/keep.txt'), 'utf8')).toBe('kept\n');
   });
 
+  it('leaves what a recorded rule file hid once a person made it ignore itself, at a settle within a bound', async () => {
+    // Found by unrecorded-dispatches.test.ts (seed -529822580) after settles began to look for new
+    // files within a bound: the settle asked whether every rule file was recorded beside its
+    // listing, read `cache/.gitignore` as recorded before the listing dropped it (its new `*`
+    // hides it), left hiddenNow out, and the end listed the file it hid as added.
+    await write(root, 'a.txt', 'a\n');
+    await write(root, 'cache/.gitignore', '!keep.txt\n');
+    await write(root, 'cache/lib.py', 'lib\n');
+    await openFamily();
+    // A command's dispatch: its end lists the whole tree, and the next settle lists within a bound.
+    await family!.checkpoints.beginDispatch('remove a.txt');
+    await unlink(path.join(root, 'a.txt'));
+    await family!.checkpoints.endDispatch();
+    await unlink(path.join(root, 'cache/.gitignore'));
+    await write(root, 'cache/.gitignore', '*\n');
+    const open = await family!.checkpoints.beginDispatch('remove the cache rule', { observedWrites: true });
+    await family!.checkpoints.noteUnobservedChanges();
+    expect(family!.checkpoints.lastSettle).toEqual({ listedWithinBound: false, hiddenNow: true });
+    await pastTheBegin(open);
+    await unlink(path.join(root, 'cache/.gitignore'));
+    await writeFile(path.join(root, 'new.txt'), 'new\n');
+    const ended = await family!.checkpoints.endDispatch();
+    expect(listed(ended.changedFiles)).toEqual(['added new.txt']);
+    await family!.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'cache/lib.py'), 'utf8')).toBe('lib\n');
+    await expect(readFile(path.join(root, 'new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('still undoes a file a command created beside hidden files, under no rule of its own', async () => {
     // git names a folder that holds only hidden files (`logs/`) as hidden too, and lists the
     // files below it; only what the rules hide counts, so a new file there is the command's.
