@@ -42,6 +42,8 @@ const STAT_BATCH = 256;
  * `onlyPaths` limits the scan to those files and folders (same rules, less to look at). Without
  * it, `bound` says where new files can be (see NewFileBound): tracked files are still all
  * looked at, new ones only there, unless the bound does not hold for what is found there.
+ * `trackedDespiteRules` are looked at besides what git lists: files the user's repository
+ * tracks that the rules hide, which git's listing of new files leaves out.
  */
 export async function findWorkspaceChanges(
   git: GitRunner,
@@ -52,6 +54,7 @@ export async function findWorkspaceChanges(
   onlyPaths?: readonly string[],
   knownVisible = false,
   bound?: NewFileBound,
+  trackedDespiteRules: readonly string[] = [],
 ): Promise<WorkspaceChanges> {
   const changes: WorkspaceChanges = {
     update: [],
@@ -83,6 +86,13 @@ export async function findWorkspaceChanges(
       maybeRecorded.add(file);
       visible.add(file);
     }
+  }
+  // Files the user's repository tracks that the rules hide: the listing of new files leaves them
+  // out, so the caller names those it must look at (see ShadowRepository's #trackedDespiteRules).
+  for (const file of trackedDespiteRules) {
+    candidates.add(file);
+    maybeRecorded.add(file);
+    if (onlyPaths !== undefined) visible.add(file);
   }
   for (const entry of output.split('\0')) {
     if (entry.length < 3) continue;
