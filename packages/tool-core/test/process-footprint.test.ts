@@ -138,6 +138,40 @@ describe('the footprint of a process call', () => {
     });
   });
 
+  it('a listener that throws neither stops the guard nor keeps the footprint from the others, and hears it was lost', async () => {
+    execFileSync('git', ['init', '--quiet'], { cwd: root });
+    const failing: ProcessFootprint[] = [];
+    const stopFailing = onProcessFootprint(workspace, (footprint) => {
+      failing.push(footprint);
+      if (footprint.bounded) throw new Error('a listener that fails');
+    });
+    try {
+      const runtime = new ToolRuntime({
+        workspace,
+        tools: [
+          writingTool('plant', async () => {
+            execFileSync('git', ['config', 'core.fsmonitor', 'touch /tmp/planted'], { cwd: root });
+          }),
+        ],
+      });
+      const result = await runtime.call('plant', {});
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent?.git_guard).toMatchObject({
+        neutralised: [{ kind: 'config', path: '.git/config', key: 'core.fsmonitor' }],
+      });
+      expect(heard.map((footprint) => footprint.bounded && footprint.scan)).toEqual(['before', 'after']);
+      const lost = { bounded: false, reason: 'a footprint listener failed on the footprint before' };
+      expect(failing).toEqual([
+        expect.objectContaining({ scan: 'before' }),
+        lost,
+        expect.objectContaining({ scan: 'after' }),
+        lost,
+      ]);
+    } finally {
+      stopFailing();
+    }
+  });
+
   it('says nothing for a call without the process effect', async () => {
     const runtime = new ToolRuntime({ workspace, tools: [writingTool('reader', async () => {}, ['read'])] });
     await runtime.call('reader', {});

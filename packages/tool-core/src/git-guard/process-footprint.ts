@@ -30,7 +30,8 @@ const listenersOf = new WeakMap<Workspace, Set<(footprint: ProcessFootprint) => 
 
 /**
  * Calls `listener`, synchronously, with every footprint the tool runtime reports for process
- * calls on `workspace`. Returns a function that removes the listener. Only the runtime reports
+ * calls on `workspace`; a listener that throws is then told the footprint was lost (an unbounded
+ * one) and the guard goes on. Returns a function that removes the listener. Only the runtime reports
  * (the function that does is not part of the public API), so what a listener hears comes from
  * the git guard's own scans.
  *
@@ -52,7 +53,22 @@ export function onProcessFootprint(
   return () => listeners.delete(listener);
 }
 
-/** Reports a footprint to the workspace's listeners (the tool runtime's git guard only). */
+/**
+ * Reports a footprint to the workspace's listeners (the tool runtime's git guard only). A
+ * listener that throws neither stops the guard's scan nor keeps the footprint from the others;
+ * it is told at once that the footprint was lost (an unbounded one), since a bound that missed a
+ * footprint no longer covers where processes wrote.
+ */
 export function noteProcessFootprint(workspace: Workspace, footprint: ProcessFootprint): void {
-  for (const listener of listenersOf.get(workspace) ?? []) listener(footprint);
+  for (const listener of listenersOf.get(workspace) ?? []) {
+    try {
+      listener(footprint);
+    } catch {
+      try {
+        listener({ bounded: false, reason: 'a footprint listener failed on the footprint before' });
+      } catch {
+        // It fails on this too: nothing more can be told to it.
+      }
+    }
+  }
 }
