@@ -145,6 +145,12 @@ async function makeProject(root: string): Promise<void> {
   await write(root, 'vendor/keep.txt', 'keep\n');
   // Over the size limit: not recorded until it shrinks (in place, which stamps no folder).
   await write(root, 'big.bin', 'b'.repeat(MAX_FILE_BYTES + 500));
+  // Tracked although the rules match them: recorded all the same (see #trackedDespiteRules).
+  await write(root, 'build/kept.js', 'kept\n');
+  await write(root, 'lib/generated/kept.ts', 'kept\n');
+  userGit(root, ['add', '-A']);
+  userGit(root, ['add', '--force', 'build/kept.js', 'lib/generated/kept.ts']);
+  userGit(root, ['commit', '-q', '-m', 'project']);
 }
 
 describe('a process dispatch that looks for new files only where the git guard saw folders change', () => {
