@@ -1082,8 +1082,8 @@ export class DispatchCheckpoints {
     const ignored = await ignoredWholeFolders(shadow.git, [...inExcluded.keys()]);
     for (const [folder, files] of inExcluded) if (!ignored.has(folder)) plain.push(...files);
     if (plain.length > MAX_CHANGED_PATHS_HINT) return false;
-    const recorded = await shadow.indexEntries(plain);
-    return plain.every((file) => recorded.get(file) !== undefined);
+    const recorded = await shadow.recordedAmong(plain);
+    return plain.every((file) => recorded.has(file));
   }
 
   /** Forgets the open dispatch without recording it (its changes stay in the workspace). */

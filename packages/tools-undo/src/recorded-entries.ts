@@ -15,6 +15,11 @@ import { readLinkTarget, readRegularFileIfSmall } from './storage-files.js';
  */
 export class RecordedEntries {
   #entries: Map<string, TreeEntry> | undefined;
+  /**
+   * Paths whose entries a change dropped and nothing learnt back since: the table cannot say
+   * whether the index records them. Every other path the table lacks, the index does not record.
+   */
+  readonly #dropped = new Set<string>();
   #loading: Promise<void> | undefined;
   /** Moves on every change of the index's entries. */
   generation = 0;
@@ -26,6 +31,15 @@ export class RecordedEntries {
 
   get(file: string): TreeEntry | undefined {
     return this.#entries?.get(file);
+  }
+
+  /**
+   * Whether the index records the file `file` (a file's path, not a folder's), when the table
+   * knows: undefined when it is not read, or a change dropped the path and nothing learnt it back.
+   */
+  records(file: string): boolean | undefined {
+    if (this.#entries === undefined || this.#dropped.has(file)) return undefined;
+    return this.#entries.has(file);
   }
 
   /**
@@ -42,8 +56,10 @@ export class RecordedEntries {
     }
     for (const file of paths) {
       this.#entries.delete(file);
+      this.#dropped.add(file);
       for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1)) {
-        this.#entries.delete(file.slice(0, slash));
+        const folder = file.slice(0, slash);
+        if (this.#entries.delete(folder)) this.#dropped.add(folder);
       }
     }
   }
@@ -59,7 +75,10 @@ export class RecordedEntries {
       .then((output) => {
         // A very large index stays on disk: its table would cost more memory than it saves time.
         if (output.length > MAX_TABLE_CHARACTERS) return;
-        if (this.generation === generation) this.#entries = parseStaged(output);
+        if (this.generation === generation) {
+          this.#entries = parseStaged(output);
+          this.#dropped.clear();
+        }
       })
       .catch(() => {
         // Unknown paths take the listing, as before.
@@ -85,6 +104,7 @@ export class RecordedEntries {
       const entry = found.get(file);
       if (entry === undefined) this.#entries.delete(file);
       else this.#entries.set(file, entry);
+      this.#dropped.delete(file);
     }
   }
 }

@@ -26,6 +26,21 @@ export interface WorkspaceChanges {
   listedWithinBound: boolean;
 }
 
+/** How {@link findWorkspaceChanges} lists, besides the paths it looks at. */
+export interface ListingOptions {
+  /** The paths looked at were named by an earlier listing (see WorkspaceChanges.visible). */
+  knownVisible?: boolean;
+  /** Where new files can be, for a listing of the whole tree (see NewFileBound). */
+  bound?: NewFileBound;
+  /**
+   * Files the user's repository tracks that the rules hide, to look at besides what git lists
+   * (its listing of new files leaves them out).
+   */
+  trackedDespiteRules?: readonly string[];
+  /** Which of some files the index records (default: one `ls-files` of them). */
+  recordedAmong?: (files: readonly string[]) => Promise<Set<string>>;
+}
+
 /** Whether a path is an ignore file, whose rules decide what every listing shows below it. */
 export function isIgnoreFile(relative: string): boolean {
   return relative === '.gitignore' || relative.endsWith('/.gitignore');
@@ -42,8 +57,7 @@ const STAT_BATCH = 256;
  * `onlyPaths` limits the scan to those files and folders (same rules, less to look at). Without
  * it, `bound` says where new files can be (see NewFileBound): tracked files are still all
  * looked at, new ones only there, unless the bound does not hold for what is found there.
- * `trackedDespiteRules` are looked at besides what git lists: files the user's repository
- * tracks that the rules hide, which git's listing of new files leaves out.
+ * `trackedDespiteRules` are looked at besides what git lists (see ListingOptions).
  */
 export async function findWorkspaceChanges(
   git: GitRunner,
@@ -52,10 +66,9 @@ export async function findWorkspaceChanges(
   maxFileBytes: number,
   signal?: AbortSignal,
   onlyPaths?: readonly string[],
-  knownVisible = false,
-  bound?: NewFileBound,
-  trackedDespiteRules: readonly string[] = [],
+  options: ListingOptions = {},
 ): Promise<WorkspaceChanges> {
+  const { knownVisible = false, bound, trackedDespiteRules = [] } = options;
   const changes: WorkspaceChanges = {
     update: [],
     forceRemove: [],
@@ -76,7 +89,7 @@ export async function findWorkspaceChanges(
   const withinBound =
     bound === undefined || onlyPaths !== undefined
       ? undefined
-      : await listChangedEntriesWithin(git, root, bound, signal);
+      : await listChangedEntriesWithin(git, root, bound, options.recordedAmong, signal);
   const output =
     withinBound ??
     (knownVisible && onlyPaths !== undefined ? '' : await listChangedEntries(git, signal, onlyPaths));
@@ -333,6 +346,7 @@ async function listChangedEntriesWithin(
   git: GitRunner,
   root: string,
   bound: NewFileBound,
+  recordedAmong: ListingOptions['recordedAmong'],
   signal: AbortSignal | undefined,
 ): Promise<string | undefined> {
   if (bound.lostBecause !== undefined) return undefined;
@@ -376,8 +390,12 @@ async function listChangedEntriesWithin(
     git.run(['diff-files', '--name-only', '-z'], { signal }),
     files.size === 0 ? '' : git.runForPaths(others, [...files], taggedPath, { signal }),
     ruleFiles.length === 0
-      ? ''
-      : git.runForPaths(['ls-files', '-z', '--cached'], [...new Set(ruleFiles)], wholeRecord, { signal }),
+      ? new Set<string>()
+      : recordedAmong !== undefined
+        ? recordedAmong(ruleFiles)
+        : git
+            .runForPaths(['ls-files', '-z', '--cached'], [...new Set(ruleFiles)], wholeRecord, { signal })
+            .then((output) => new Set(output.split('\0'))),
     ignoredWholeFolders(git, excluded, signal),
   ]);
   // A folder the exclude file names that a rule brought back (`!node_modules/`), or that is gone:
@@ -396,9 +414,8 @@ async function listChangedEntriesWithin(
     return undefined;
   // A rule file that is recorded and not changed (diff-files above) is as the listing before
   // found it. One that is not recorded hides itself: only its time says it is not new.
-  const recorded = new Set(recordedRuleFiles.split('\0'));
   for (const file of new Set(ruleFiles)) {
-    if (recorded.has(file)) continue;
+    if (recordedRuleFiles.has(file)) continue;
     const status = await lstatIfPresent(path.join(root, file));
     if (status !== undefined && status.ctimeMs >= bound.sinceMs - RULE_FILE_MARGIN_MS) return undefined;
   }

@@ -13,6 +13,7 @@ import {
 } from '@assistant-kit/tool-core';
 import { Type } from 'typebox';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { GitRunner } from '../src/git-runner.js';
 import { createUndoTools, type UndoToolFamily } from '../src/index.js';
 import { ShadowRepository } from '../src/shadow-repository.js';
 import { makeTemporaryDirectory, removeDirectory, userGit, write, writeThroughWorkspace } from './helpers.js';
@@ -477,5 +478,42 @@ describe('a process dispatch that looks for new files only where the git guard s
     ]);
     await family.checkpoints.undoDispatches(1);
     expect(await readFile(path.join(root, 'conf/local/keep.env'), 'utf8')).toBe('TOKEN=1\n');
+  }, 60_000);
+
+  it('answers which rule files are recorded from the table in memory, in a later session', async () => {
+    const root = await makeTemporaryDirectory('undo-bound-table-');
+    directories.push(root);
+    await makeProject(root);
+    const first = await open(root);
+    await first.family.checkpoints.ready();
+    await first.family.close();
+    const { family, dispatch } = await openWithShell(root);
+    // The table of what the index records is read in the background when a later session opens.
+    await family.checkpoints.ready();
+    await dispatch('true');
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100));
+    const asked: string[][] = [];
+    const runForPaths = GitRunner.prototype.runForPaths;
+    vi.spyOn(GitRunner.prototype, 'runForPaths').mockImplementation(function (
+      this: GitRunner,
+      ...args: Parameters<typeof runForPaths>
+    ) {
+      asked.push([...args[0], '--', ...args[1]]);
+      return runForPaths.apply(this, args);
+    });
+    await dispatch(`printf 'x\n' > lib/new.ts`);
+    expect(family.checkpoints.lastSettle).toEqual({ listedWithinBound: true, hiddenNow: false });
+    expect(family.checkpoints.lastEndListedWithinBound).toBe(true);
+    // Before, each settle and end asked git about every rule file (a process reading the whole
+    // index and matching it against each path): twice for the settle, once for the end.
+    const ruleFileLookups = asked.filter(
+      (args) =>
+        args[0] === 'ls-files' &&
+        (args.includes('--cached') || args.includes('--stage')) &&
+        args.some((arg) => arg.endsWith('.gitignore')),
+    );
+    expect(ruleFileLookups).toEqual([]);
+    // The listing itself still runs (the files of the bound's folders).
+    expect(asked.some((args) => args.includes('--others') && args.includes('lib/new.ts'))).toBe(true);
   }, 60_000);
 });

@@ -46,6 +46,36 @@ describe('RecordedEntries: exact or absent, never stale', () => {
     expect(table.get('src/a.ts')).toBeUndefined();
   });
 
+  it('says whether a file is recorded only where it knows: not read, or dropped by a change and not learnt back', async () => {
+    const table = new RecordedEntries();
+    expect(table.records('src/a.ts')).toBeUndefined();
+    table.load(async () => staged(`100644 ${A} 0\tsrc/a.ts`, `100644 ${A} 0\tlib`));
+    await table.settled();
+    expect(table.records('src/a.ts')).toBe(true);
+    expect(table.records('src/b.ts')).toBe(false);
+    // A change drops what it names, and a file entry standing where a folder of it must be.
+    table.changed(['src/b.ts', 'lib/inner.ts']);
+    expect(table.records('src/b.ts')).toBeUndefined();
+    expect(table.records('lib')).toBeUndefined();
+    expect(table.records('lib/inner.ts')).toBeUndefined();
+    expect(table.records('src/a.ts')).toBe(true);
+    // What git answered about a changed path after the change is known again.
+    table.learn(['src/b.ts'], staged(`100644 ${B} 0\tsrc/b.ts`), table.generation);
+    expect(table.records('src/b.ts')).toBe(true);
+    table.learn(['lib/inner.ts'], '', table.generation);
+    expect(table.records('lib/inner.ts')).toBe(false);
+    // A new reading knows everything again.
+    table.changed();
+    expect(table.records('src/a.ts')).toBeUndefined();
+    table.load(async () => staged(`100644 ${A} 0\tlib/inner.ts`));
+    await table.settled();
+    expect([table.records('lib'), table.records('lib/inner.ts'), table.records('src/b.ts')]).toEqual([
+      false,
+      true,
+      false,
+    ]);
+  });
+
   it('computes the object id git gives a blob, and the mode of a regular file', () => {
     const bytes = Buffer.from([0, 255, 13, 10, 0x41]);
     const fromGit = execFileSync('git', ['hash-object', '--stdin'], { input: bytes }).toString().trim();
