@@ -4,7 +4,8 @@ import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } fro
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodeNameBytes, encodeNameBytes, fileSystemPath, holdsRawBytes } from '@assistant-kit/kernel';
-import type { Workspace } from '@assistant-kit/tool-core';
+import { defineTool, textResult, type Workspace } from '@assistant-kit/tool-core';
+import { Type } from 'typebox';
 
 /** Environment for the test's own git commands on the user's repository. */
 const userGitEnvironment = {
@@ -222,3 +223,16 @@ function chattr(change: string, target: string): void {
   const octal = [...encodeNameBytes(target)].map((byte) => `\\0${byte.toString(8)}`).join('');
   execFileSync('sh', ['-c', 'chattr "$1" -- "$(printf %b "$2")"', 'sh', change, octal]);
 }
+
+/** A tool that runs a shell script in the workspace, as run_command does (no sandbox here). */
+export const shellTool = defineTool({
+  name: 'shell',
+  purpose: 'Runs a shell script in the workspace.',
+  parameters: Type.Object({ script: Type.String() }),
+  effects: ['process'],
+  network: 'none',
+  handler: async ({ script }, context) => {
+    execFileSync('sh', ['-c', script], { cwd: context.workspace.root });
+    return textResult('ran');
+  },
+});

@@ -3,20 +3,19 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { cp, lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  defineTool,
-  isToolError,
-  RACY_MARGIN_MS,
-  ToolRuntime,
-  textResult,
-  Workspace,
-} from '@assistant-kit/tool-core';
-import { Type } from 'typebox';
+import { isToolError, RACY_MARGIN_MS, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GitRunner } from '../src/git-runner.js';
 import { createUndoTools, type UndoToolFamily } from '../src/index.js';
 import { ShadowRepository } from '../src/shadow-repository.js';
-import { makeTemporaryDirectory, removeDirectory, userGit, write, writeThroughWorkspace } from './helpers.js';
+import {
+  makeTemporaryDirectory,
+  removeDirectory,
+  shellTool,
+  userGit,
+  write,
+  writeThroughWorkspace,
+} from './helpers.js';
 
 // A process dispatch's settle and end look for new files only in the folders the git guard's
 // scans found changed (NewFileBound), and the settle leaves hiddenNow out while every rule file is
@@ -71,19 +70,6 @@ async function workspaceState(root: string): Promise<Record<string, string>> {
   }
   return state;
 }
-
-/** A tool that runs a shell script in the workspace, as run_command does (no sandbox here). */
-const shellTool = defineTool({
-  name: 'shell',
-  purpose: 'Runs a shell script in the workspace.',
-  parameters: Type.Object({ script: Type.String() }),
-  effects: ['process'],
-  network: 'none',
-  handler: async ({ script }, context) => {
-    execFileSync('sh', ['-c', script], { cwd: context.workspace.root });
-    return textResult('ran');
-  },
-});
 
 const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 const under = (folder: string, name: string) => (folder === '' ? name : `${folder}/${name}`);

@@ -1,11 +1,16 @@
-import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { defineTool, ToolRuntime, textResult, Workspace } from '@assistant-kit/tool-core';
-import { Type } from 'typebox';
+import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUndoTools, type UndoToolFamily } from '../src/index.js';
-import { makeTemporaryDirectory, removeDirectory, userGit, write, writeThroughWorkspace } from './helpers.js';
+import {
+  makeTemporaryDirectory,
+  removeDirectory,
+  shellTool,
+  userGit,
+  write,
+  writeThroughWorkspace,
+} from './helpers.js';
 
 // A file the user's repository tracks is recorded by the checkpoints even when an ignore rule
 // matches it, as git itself shows it: ignore rules only apply to untracked files. Real projects
@@ -15,18 +20,6 @@ import { makeTemporaryDirectory, removeDirectory, userGit, write, writeThroughWo
 let root: string;
 let family: UndoToolFamily | undefined;
 let workspace: Workspace;
-
-const shellTool = defineTool({
-  name: 'shell',
-  purpose: 'Runs a shell script in the workspace.',
-  parameters: Type.Object({ script: Type.String() }),
-  effects: ['process'],
-  network: 'none',
-  handler: async ({ script }, context) => {
-    execFileSync('sh', ['-c', script], { cwd: context.workspace.root });
-    return textResult('ran');
-  },
-});
 
 const listed = (files: readonly { status: string; path: string }[]) =>
   files.map((file) => `${file.status} ${file.path}`).sort();
