@@ -137,6 +137,9 @@ describe.skipIf(!lockable)('an undo the file system stops part of the way', () =
 });
 
 describe('putBackAfterAFailedCheckout', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
   // Driven directly: a save made while the undo ran cannot be timed from a test.
   const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1' };
 
@@ -182,6 +185,67 @@ describe('putBackAfterAFailedCheckout', () => {
     expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('saved meanwhile\n');
     expect(await readFile(path.join(root, 'gone.txt'), 'utf8')).toBe('gone\n');
     await expect(lstat(path.join(root, 'new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('leaves a path someone made a folder just before it was written back, and writes the others', async () => {
+    // Found by changes-all-the-while.test.ts in a fresh clone (Node 20): the person made a folder
+    // of a file between the put-back's look and its checkout-index, git stopped there, and the
+    // put-back failed too, leaving the undo half-applied.
+    const { git, tree } = await repository({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
+    // The checkout removed all three before it failed.
+    for (const file of ['a.txt', 'b.txt', 'c.txt']) await rm(path.join(root, file));
+    let taken = false;
+    const run = GitRunner.prototype.runWithExitCode;
+    vi.spyOn(GitRunner.prototype, 'runWithExitCode').mockImplementation(async function (
+      this: GitRunner,
+      ...args: Parameters<typeof run>
+    ) {
+      if (args[0][0] === 'checkout-index' && !taken) {
+        taken = true;
+        await write(root, 'b.txt/theirs.txt', 'theirs\n');
+      }
+      return run.apply(this, args);
+    });
+    const { left } = await putBack(
+      git,
+      tree,
+      await Promise.all(
+        ['a.txt', 'b.txt', 'c.txt'].map(async (file) => ({
+          path: file,
+          before: await entry(git, `${file[0]}\n`),
+          after: undefined,
+        })),
+      ),
+    );
+    expect(left).toEqual(['b.txt']);
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(await readFile(path.join(root, 'c.txt'), 'utf8')).toBe('c\n');
+    expect(await readFile(path.join(root, 'b.txt/theirs.txt'), 'utf8')).toBe('theirs\n');
+  });
+
+  it('leaves a path whose folder someone made a file just before it was written back', async () => {
+    const { git, tree } = await repository({ 'sub/x.txt': 'x\n', 'y.txt': 'y\n' });
+    for (const file of ['sub/x.txt', 'y.txt']) await rm(path.join(root, file));
+    let taken = false;
+    const run = GitRunner.prototype.runWithExitCode;
+    vi.spyOn(GitRunner.prototype, 'runWithExitCode').mockImplementation(async function (
+      this: GitRunner,
+      ...args: Parameters<typeof run>
+    ) {
+      if (args[0][0] === 'checkout-index' && !taken) {
+        taken = true;
+        await rm(path.join(root, 'sub'), { recursive: true });
+        await writeFile(path.join(root, 'sub'), 'theirs\n');
+      }
+      return run.apply(this, args);
+    });
+    const { left } = await putBack(git, tree, [
+      { path: 'sub/x.txt', before: await entry(git, 'x\n'), after: undefined },
+      { path: 'y.txt', before: await entry(git, 'y\n'), after: undefined },
+    ]);
+    expect(left).toEqual(['sub/x.txt']);
+    expect(await readFile(path.join(root, 'sub'), 'utf8')).toBe('theirs\n');
+    expect(await readFile(path.join(root, 'y.txt'), 'utf8')).toBe('y\n');
   });
 
   it('never removes a folder that holds files the checkout did not write', async () => {
