@@ -162,6 +162,22 @@ describe('putBackAfterAFailedCheckout', () => {
       modes: new Map(),
     });
 
+  /** A person's change, made just as the put-back first calls `git checkout-index`. */
+  function beforeTheFirstCheckoutIndex(change: () => Promise<void>): void {
+    let made = false;
+    const run = GitRunner.prototype.runWithExitCode;
+    vi.spyOn(GitRunner.prototype, 'runWithExitCode').mockImplementation(async function (
+      this: GitRunner,
+      ...args: Parameters<typeof run>
+    ) {
+      if (args[0][0] === 'checkout-index' && !made) {
+        made = true;
+        await change();
+      }
+      return run.apply(this, args);
+    });
+  }
+
   const entry = async (git: GitRunner, text: string) => ({
     mode: '100644',
     object: (await git.run(['hash-object', '-w', '--stdin'], { input: text })).trim(),
@@ -194,18 +210,7 @@ describe('putBackAfterAFailedCheckout', () => {
     const { git, tree } = await repository({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
     // The checkout removed all three before it failed.
     for (const file of ['a.txt', 'b.txt', 'c.txt']) await rm(path.join(root, file));
-    let taken = false;
-    const run = GitRunner.prototype.runWithExitCode;
-    vi.spyOn(GitRunner.prototype, 'runWithExitCode').mockImplementation(async function (
-      this: GitRunner,
-      ...args: Parameters<typeof run>
-    ) {
-      if (args[0][0] === 'checkout-index' && !taken) {
-        taken = true;
-        await write(root, 'b.txt/theirs.txt', 'theirs\n');
-      }
-      return run.apply(this, args);
-    });
+    beforeTheFirstCheckoutIndex(() => write(root, 'b.txt/theirs.txt', 'theirs\n'));
     const { left } = await putBack(
       git,
       tree,
@@ -226,18 +231,9 @@ describe('putBackAfterAFailedCheckout', () => {
   it('leaves a path whose folder someone made a file just before it was written back', async () => {
     const { git, tree } = await repository({ 'sub/x.txt': 'x\n', 'y.txt': 'y\n' });
     for (const file of ['sub/x.txt', 'y.txt']) await rm(path.join(root, file));
-    let taken = false;
-    const run = GitRunner.prototype.runWithExitCode;
-    vi.spyOn(GitRunner.prototype, 'runWithExitCode').mockImplementation(async function (
-      this: GitRunner,
-      ...args: Parameters<typeof run>
-    ) {
-      if (args[0][0] === 'checkout-index' && !taken) {
-        taken = true;
-        await rm(path.join(root, 'sub'), { recursive: true });
-        await writeFile(path.join(root, 'sub'), 'theirs\n');
-      }
-      return run.apply(this, args);
+    beforeTheFirstCheckoutIndex(async () => {
+      await rm(path.join(root, 'sub'), { recursive: true });
+      await writeFile(path.join(root, 'sub'), 'theirs\n');
     });
     const { left } = await putBack(git, tree, [
       { path: 'sub/x.txt', before: await entry(git, 'x\n'), after: undefined },
