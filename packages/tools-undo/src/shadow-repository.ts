@@ -495,9 +495,14 @@ export class ShadowRepository {
           onlyPaths,
           {
             knownVisible: options.knownVisible === true,
-            bound: options.newFilesWithin,
+            within:
+              options.newFilesWithin === undefined
+                ? undefined
+                : {
+                    bound: options.newFilesWithin,
+                    recordedAmong: (files) => this.recordedAmong(files, signal),
+                  },
             trackedDespiteRules,
-            recordedAmong: (files) => this.recordedAmong(files, signal),
           },
         ),
       ),

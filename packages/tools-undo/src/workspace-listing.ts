@@ -30,15 +30,19 @@ export interface WorkspaceChanges {
 export interface ListingOptions {
   /** The paths looked at were named by an earlier listing (see WorkspaceChanges.visible). */
   knownVisible?: boolean;
-  /** Where new files can be, for a listing of the whole tree (see NewFileBound). */
-  bound?: NewFileBound;
+  /**
+   * For a listing of the whole tree: where new files can be (see NewFileBound), and which of
+   * some files the index records (the rule files the bound's check asks about).
+   */
+  within?: {
+    bound: NewFileBound;
+    recordedAmong: (files: readonly string[]) => Promise<Set<string>>;
+  };
   /**
    * Files the user's repository tracks that the rules hide, to look at besides what git lists
    * (its listing of new files leaves them out).
    */
   trackedDespiteRules?: readonly string[];
-  /** Which of some files the index records (default: one `ls-files` of them). */
-  recordedAmong?: (files: readonly string[]) => Promise<Set<string>>;
 }
 
 /** Whether a path is an ignore file, whose rules decide what every listing shows below it. */
@@ -55,7 +59,7 @@ const STAT_BATCH = 256;
  * ignored and not yet recorded. A folder that is a repository of its own is listed with itself as
  * the work tree, so its `.git` is never read or changed and git does not reduce it to a link.
  * `onlyPaths` limits the scan to those files and folders (same rules, less to look at). Without
- * it, `bound` says where new files can be (see NewFileBound): tracked files are still all
+ * it, `within.bound` says where new files can be (see NewFileBound): tracked files are still all
  * looked at, new ones only there, unless the bound does not hold for what is found there.
  * `trackedDespiteRules` are looked at besides what git lists (see ListingOptions).
  */
@@ -68,7 +72,7 @@ export async function findWorkspaceChanges(
   onlyPaths?: readonly string[],
   options: ListingOptions = {},
 ): Promise<WorkspaceChanges> {
-  const { knownVisible = false, bound, trackedDespiteRules = [] } = options;
+  const { knownVisible = false, within, trackedDespiteRules = [] } = options;
   const changes: WorkspaceChanges = {
     update: [],
     forceRemove: [],
@@ -87,9 +91,9 @@ export async function findWorkspaceChanges(
   // Paths an earlier listing named (see WorkspaceChanges.visible) are looked at directly: their
   // stat data decide below, and update-index passes over those it finds unchanged.
   const withinBound =
-    bound === undefined || onlyPaths !== undefined
+    within === undefined || onlyPaths !== undefined
       ? undefined
-      : await listChangedEntriesWithin(git, root, bound, options.recordedAmong, signal);
+      : await listChangedEntriesWithin(git, root, within.bound, within.recordedAmong, signal);
   const output =
     withinBound ??
     (knownVisible && onlyPaths !== undefined ? '' : await listChangedEntries(git, signal, onlyPaths));
@@ -346,7 +350,7 @@ async function listChangedEntriesWithin(
   git: GitRunner,
   root: string,
   bound: NewFileBound,
-  recordedAmong: ListingOptions['recordedAmong'],
+  recordedAmong: (files: readonly string[]) => Promise<Set<string>>,
   signal: AbortSignal | undefined,
 ): Promise<string | undefined> {
   if (bound.lostBecause !== undefined) return undefined;
@@ -389,13 +393,7 @@ async function listChangedEntriesWithin(
   const [tracked, untracked, recordedRuleFiles, ignoredFolders] = await Promise.all([
     git.run(['diff-files', '--name-only', '-z'], { signal }),
     files.size === 0 ? '' : git.runForPaths(others, [...files], taggedPath, { signal }),
-    ruleFiles.length === 0
-      ? new Set<string>()
-      : recordedAmong !== undefined
-        ? recordedAmong(ruleFiles)
-        : git
-            .runForPaths(['ls-files', '-z', '--cached'], [...new Set(ruleFiles)], wholeRecord, { signal })
-            .then((output) => new Set(output.split('\0'))),
+    ruleFiles.length === 0 ? new Set<string>() : recordedAmong(ruleFiles),
     ignoredWholeFolders(git, excluded, signal),
   ]);
   // A folder the exclude file names that a rule brought back (`!node_modules/`), or that is gone:
