@@ -32,6 +32,8 @@ export interface GitRunOptions {
 export interface GitRunResult {
   stdout: string;
   exitCode: number;
+  /** What git wrote to standard error (its first lines), for an accepted exit code's message. */
+  stderr: string;
 }
 
 /**
@@ -146,7 +148,7 @@ export class GitRunner {
         details: { command: args[0], exitCode },
       });
     }
-    return { stdout: outcome.stdout, exitCode };
+    return { stdout: outcome.stdout, exitCode, stderr: firstLines(outcome.stderr) };
   }
 
   /**

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { undoError } from './errors.js';
-import { type GitRunner, joinNul } from './git-runner.js';
+import type { GitRunner } from './git-runner.js';
 import { standsAsEntry } from './recorded-entries.js';
 import type { TreeEntry } from './shadow-repository.js';
 import { lstatIfPresent, removeFileOrLink, removeFolderIfEmpty, setPermissions } from './storage-files.js';
+import { removeFilesOnly, writeWhereNothingStands } from './work-tree-writes.js';
 import { createBeyondALinkCheck } from './workspace-listing.js';
 
 /** A path a checkout moved from `before` (the tree it left) to `after` (the tree it aimed at). */
@@ -75,7 +75,10 @@ export async function putBackAfterAFailedCheckout(options: PutBackOptions): Prom
   const flipped = [...madeFolders].filter((folder) =>
     [...fileBefore].some((file) => folder === file || folder.startsWith(`${file}/`)),
   );
-  for (const folder of flipped.sort((a, b) => b.length - a.length)) await removeFolderIfEmpty(at(folder));
+  // rmdir reads a path through a link above it: an empty folder elsewhere would go.
+  const beyondALinkAfterRemovals = createBeyondALinkCheck(workTree);
+  for (const folder of flipped.sort((a, b) => b.length - a.length))
+    if (!(await beyondALinkAfterRemovals(folder))) await removeFolderIfEmpty(at(folder));
   const writable: string[] = [];
   // Looked at afresh: the removals above took away links and folders.
   const beyondALinkNow = createBeyondALinkCheck(workTree);
@@ -89,66 +92,25 @@ export async function putBackAfterAFailedCheckout(options: PutBackOptions): Prom
   // files from it.
   await git.run(['read-tree', '--reset', fromTree]);
   const before = new Map(changes.map((change) => [change.path, change.before]));
-  const written = await writeBackFromIndex(git, workTree, writable, async (file) => {
-    const entry = before.get(file);
-    return entry !== undefined && (await standsAs(file, entry));
-  });
-  left.push(...writable.filter((file) => !written.has(file)));
+  // Each holds what the failed checkout wrote there, or nothing: that file is removed first, then
+  // git writes the path only where nothing stands. A path someone made a file or a folder at
+  // meanwhile, or a file or a link where a folder above it was, is left as that person left it,
+  // as any path changed meanwhile is.
+  const { removed, taken, refused } = await removeFilesOnly(workTree, writable);
+  left.push(...taken, ...refused.map((refusal) => refusal.path));
+  const { written, taken: takenSince } = await writeWhereNothingStands(
+    git,
+    workTree,
+    removed,
+    async (file) => {
+      const entry = before.get(file);
+      return entry !== undefined && (await standsAs(file, entry));
+    },
+  );
+  left.push(...takenSince);
   for (const file of written) {
     const mode = modes.get(file);
     if (mode !== undefined) await setPermissions(at(file), mode & 0o7777).catch(() => {});
   }
   return { left };
-}
-
-/**
- * Writes each of `files` back from the index and returns those written. Each holds what the
- * failed checkout wrote there, or nothing: that file is removed first, then git writes the path
- * only where nothing stands (`checkout-index` without `--force`). A person can make a file or a
- * folder at one of them, or a file or a link where a folder above it was, after it was looked
- * at; with `--force`, git removed such a folder with everything in it (tried: a folder holding
- * the person's file, gone without a word). Now git passes over the path, and it is left as that
- * person left it, as any path changed meanwhile is. A path where nothing stands afterwards, under
- * folders that are still folders, failed for a reason of its own: that is an error.
- */
-async function writeBackFromIndex(
-  git: GitRunner,
-  workTree: string,
-  files: readonly string[],
-  stands: (file: string) => Promise<boolean>,
-): Promise<Set<string>> {
-  if (files.length === 0) return new Set();
-  const at = (file: string) => path.join(workTree, file);
-  const cleared: string[] = [];
-  for (const file of files) {
-    try {
-      await removeFileOrLink(at(file));
-      cleared.push(file);
-    } catch {
-      // A folder now (unlink refuses it): someone made it meanwhile.
-    }
-  }
-  const written = new Set<string>();
-  // git goes on past a path where something stands (exit code 1), but stops at one whose folder
-  // is a file now (128): the paths after it are written by the next round.
-  let pending = cleared;
-  while (pending.length > 0) {
-    const { exitCode } = await git.runWithExitCode(['checkout-index', '--index', '-z', '--stdin'], {
-      input: joinNul(pending),
-      acceptExitCodes: [1, 128],
-    });
-    // Looked at afresh: a folder above a path may have become a file or a link meanwhile.
-    const beyondALink = createBeyondALinkCheck(workTree);
-    const again: string[] = [];
-    for (const file of pending) {
-      if (await stands(file)) written.add(file);
-      else if (!(await beyondALink(file)) && (await lstatIfPresent(at(file))) === undefined) again.push(file);
-    }
-    if (again.length === pending.length)
-      throw undoError('GIT_FAILED', `git checkout-index did not write ${again[0]} (exit code ${exitCode}).`, {
-        details: { command: 'checkout-index', exitCode },
-      });
-    pending = again;
-  }
-  return written;
 }

@@ -30,6 +30,7 @@ import {
   writeScratchFiles,
 } from './storage-files.js';
 import { findUserRepository } from './user-repository.js';
+import { removeEmptiedFolders, removeFilesOnly, writeWhereNothingStands } from './work-tree-writes.js';
 import {
   createBeyondALinkCheck,
   entriesBelowFolder,
@@ -1511,19 +1512,10 @@ export class ShadowRepository {
     this.#recorded.changed(paths);
     // Only the index takes these: the files already hold what they must (alreadyThere), or stay
     // on disk unrecorded (unrecorded).
-    const indexOnly = [...alreadyThere, ...unrecorded];
-    const rewritten = paths.filter((file) => !alreadyThere.has(file) && !unrecorded.has(file));
-    const onDisk = new Set(rewritten);
+    const onDisk = new Set(paths.filter((file) => !alreadyThere.has(file) && !unrecorded.has(file)));
     const written = changes!.filter((change) => onDisk.has(change.path));
-    // One after the other: both write the index.
     try {
-      if (rewritten.length > 0) {
-        await this.#restore(toTree, ['--staged', '--worktree'], rewritten);
-      }
-      if (indexOnly.length > 0) {
-        await this.#restore(toTree, ['--staged'], indexOnly);
-      }
-      await assertRemoved(this.options.workTree, written);
+      await this.#writeChangedPaths(toTree, paths, written);
     } catch (error) {
       throw await this.#afterAFailedCheckout(kind, error, fromTree, written, modes);
     }
@@ -1532,12 +1524,52 @@ export class ShadowRepository {
     return { alreadyThere, leftOnDisk: unrecorded };
   }
 
-  /** `git restore` of `paths` from `tree`, the paths on standard input (names that are not UTF-8 included). */
-  async #restore(tree: string, what: readonly string[], paths: readonly string[]): Promise<void> {
+  /**
+   * Moves the index to `toTree` at `paths`, and the work tree at the paths of `written`: the
+   * files that go or are replaced are removed first (only files and links: see
+   * work-tree-writes.ts), right after the checks above, before any process starts; then the index
+   * takes `toTree`'s entries (`git restore --staged`), and git writes the new files from it only
+   * where nothing stands. A path a person took meanwhile (a folder or a file at it, a link where
+   * its folder was) throws {@link PathsTakenWhileWriting}; the caller puts back what was written.
+   */
+  async #writeChangedPaths(
+    toTree: string,
+    paths: readonly string[],
+    written: readonly RawChange[],
+  ): Promise<void> {
+    const workTree = this.options.workTree;
+    const replaced = written.filter((change) => change.before !== undefined).map((change) => change.path);
+    const removals = await removeFilesOnly(workTree, replaced);
+    const [refusal] = removals.refused;
+    if (refusal !== undefined)
+      throw undoError(
+        'GIT_FAILED',
+        `The checkout could not remove ${displayName(refusal.path)}: the system refused it (${refusal.error.code ?? refusal.error.message}).`,
+        { cause: refusal.error },
+      );
+    if (removals.taken.length > 0) throw new PathsTakenWhileWriting(removals.taken);
     await this.git.run(
-      ['restore', `--source=${tree}`, ...what, '--pathspec-from-file=-', '--pathspec-file-nul'],
-      { input: joinNul(paths) },
+      ['restore', `--source=${toTree}`, '--staged', '--pathspec-from-file=-', '--pathspec-file-nul'],
+      {
+        input: joinNul(paths),
+      },
     );
+    const created = new Map(
+      written.filter((change) => change.after !== undefined).map((change) => [change.path, change.after!]),
+    );
+    const writes = await writeWhereNothingStands(this.git, workTree, [...created.keys()], (file) =>
+      standsAsEntry(path.join(workTree, file), created.get(file)!, this.options.maxFileBytes),
+    );
+    const taken = [...writes.taken];
+    const gone = written.filter((change) => change.after === undefined).map((change) => change.path);
+    // A file made at a removed path after the removal: someone else's.
+    const beyondALink = createBeyondALinkCheck(workTree);
+    for (const file of gone) {
+      if (!(await beyondALink(file)) && (await lstatIfPresent(path.join(workTree, file))) !== undefined)
+        taken.push(file);
+    }
+    if (taken.length > 0) throw new PathsTakenWhileWriting(taken);
+    await removeEmptiedFolders(workTree, gone);
   }
 
   async #checkoutWholeTrees(kind: Reversal, fromTree: string, toTree: string): Promise<void> {
@@ -1577,6 +1609,7 @@ export class ShadowRepository {
     modes: ReadonlyMap<string, number>,
   ): Promise<unknown> {
     if (isToolError(error, 'UNDO_CONFLICT')) return error;
+    const taken = error instanceof PathsTakenWhileWriting ? error.paths : undefined;
     const failure = (error instanceof Error ? error.message : String(error)).replace(/\.?\s*$/, '.');
     this.#indexTree = undefined;
     this.#recorded.changed(written.map((change) => change.path));
@@ -1590,10 +1623,12 @@ export class ShadowRepository {
         modes,
       });
       this.#indexTree = fromTree;
+      const others = taken === undefined ? left : left.filter((file) => !taken.includes(file));
       const named =
-        left.length === 0
+        others.length === 0
           ? ''
-          : ` Left as they are, holding neither what the ${kind} wrote nor what they held before: ${left.map(displayName).join(', ')}.`;
+          : ` Left as they are, holding neither what the ${kind} wrote nor what they held before: ${others.map(displayName).join(', ')}.`;
+      if (taken !== undefined) return takenWhileItRanError(kind, taken, named);
       return undoError(
         'GIT_FAILED',
         `${failure} Nothing was changed: what the ${kind} had written was put back.${named}`,
@@ -1843,6 +1878,25 @@ function unrecordedDiffersError(
         ],
       },
     },
+  );
+}
+
+/**
+ * Paths a person took while a checkout wrote the work tree (a folder or a file at a path it was
+ * writing, a link or a file where a folder above one was): the checkout stops, what it wrote is
+ * put back, and the person's entries are left (see #afterAFailedCheckout).
+ */
+class PathsTakenWhileWriting extends Error {
+  constructor(readonly paths: readonly string[]) {
+    super(`Paths were taken while the checkout wrote them: ${paths.map(displayName).join(', ')}.`);
+  }
+}
+
+function takenWhileItRanError(kind: Reversal, paths: readonly string[], othersNamed: string): UndoToolError {
+  return undoError(
+    'UNDO_CONFLICT',
+    `Files changed while the ${kind} ran (something now stands where it was writing) and were left as they are: ${paths.map(displayName).join(', ')}. Nothing else was changed: what the ${kind} had written was put back.${othersNamed} Ask for the ${kind} again to see whether they conflict with it.`,
+    { details: { conflicts: [...new Set(paths)].map((file) => ({ path: file, reason: 'in_the_way' })) } },
   );
 }
 

@@ -193,9 +193,12 @@ export async function removeFileOrLink(file: string): Promise<void> {
   });
 }
 
-/** Removes the folder at `folder` when it is empty, and leaves it otherwise. */
-export async function removeFolderIfEmpty(folder: string): Promise<void> {
-  await rmdir(fileSystemPath(folder)).catch(() => {});
+/** Removes the folder at `folder` when it is empty, and leaves it otherwise; true when it went. */
+export async function removeFolderIfEmpty(folder: string): Promise<boolean> {
+  return rmdir(fileSystemPath(folder)).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** A new private folder in the system's temporary folder. */

@@ -379,3 +379,115 @@ describe('a file saved while the undo runs', () => {
     expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('saved during the redo\n');
   });
 });
+
+describe('a path a person takes while the undo writes the work tree', () => {
+  // `git restore --worktree` removes whatever stands at a path it writes: a folder a person made
+  // there after the undo's in-the-way check went, with every file in it, and a file they made
+  // where the undo creates one was overwritten. The undo now removes only files (an unlink
+  // refuses a folder) and has git write only where nothing stands, so such a path fails the undo,
+  // what it had written is put back, and the person's entries stay.
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /**
+   * Makes the person's change once, as the undo calls git to write the work tree (the first
+   * `restore`, `checkout-index` or `read-tree` it runs), or, with `atTheWrite`, as it first calls
+   * `checkout-index` (after any removal of its own).
+   */
+  function whenTheUndoWrites(change: () => Promise<void>, atTheWrite = false): { made: boolean } {
+    const person = { made: false };
+    const run = GitRunner.prototype.runWithExitCode;
+    const writers = atTheWrite ? ['checkout-index'] : ['restore', 'checkout-index', 'read-tree'];
+    vi.spyOn(GitRunner.prototype, 'runWithExitCode').mockImplementation(async function (
+      this: GitRunner,
+      ...args: Parameters<typeof run>
+    ) {
+      if (writers.includes(args[0][0]!) && !person.made) {
+        person.made = true;
+        await change();
+      }
+      return run.apply(this, args);
+    });
+    return person;
+  }
+
+  /** A session whose dispatch rewrote a.txt, deleted gone.txt and created new.txt. */
+  async function dispatchOfThree(): Promise<UndoToolFamily['checkpoints']> {
+    await write(root, 'a.txt', 'a\n');
+    await write(root, 'gone.txt', 'gone\n');
+    await write(root, 'kept.txt', 'kept\n');
+    const { checkpoints } = await openFamily();
+    await checkpoints.beginDispatch('rewrite, delete, create');
+    await writeFile(path.join(root, 'a.txt'), 'A\n');
+    await rm(path.join(root, 'gone.txt'));
+    await writeFile(path.join(root, 'new.txt'), 'new\n');
+    await checkpoints.endDispatch();
+    return checkpoints;
+  }
+
+  const cases: { name: string; path: string; take: () => Promise<void>; theirs: string }[] = [
+    {
+      name: 'a folder holding their file, where a rewritten file stood',
+      path: 'a.txt',
+      take: async () => {
+        await rm(path.join(root, 'a.txt'), { force: true });
+        await write(root, 'a.txt/theirs.txt', 'theirs\n');
+      },
+      theirs: 'a.txt/theirs.txt',
+    },
+    {
+      name: 'a folder holding their file, where a deleted file comes back',
+      path: 'gone.txt',
+      take: () => write(root, 'gone.txt/theirs.txt', 'theirs\n'),
+      theirs: 'gone.txt/theirs.txt',
+    },
+    {
+      name: 'their file, where a deleted file comes back',
+      path: 'gone.txt',
+      take: () => write(root, 'gone.txt', 'theirs\n'),
+      theirs: 'gone.txt',
+    },
+    {
+      name: 'a folder holding their file, where a created file goes',
+      path: 'new.txt',
+      take: async () => {
+        await rm(path.join(root, 'new.txt'), { force: true });
+        await write(root, 'new.txt/theirs.txt', 'theirs\n');
+      },
+      theirs: 'new.txt/theirs.txt',
+    },
+  ];
+  for (const { name, path: taken, take, theirs } of cases) {
+    for (const atTheWrite of [false, true]) {
+      it(`leaves ${name}, puts back what it wrote, and refuses (${atTheWrite ? 'made after the undo removed its files' : 'made as the undo first calls git'})`, async () => {
+        const checkpoints = await dispatchOfThree();
+        const afterDispatch = await entriesOf(root);
+        const person = whenTheUndoWrites(take, atTheWrite);
+        const refused = await checkpoints.undoDispatches(1).catch((error: unknown) => error);
+        expect(person.made).toBe(true);
+        expect(await readFile(path.join(root, theirs), 'utf8')).toBe('theirs\n');
+        expect(refused).toMatchObject({
+          code: 'UNDO_CONFLICT',
+          details: { conflicts: [{ path: taken, reason: 'in_the_way' }] },
+        });
+        expect((refused as Error).message).toMatch(/changed while the undo ran.*Nothing else was changed/);
+        // Every other path holds what the dispatch left.
+        const now = await entriesOf(root);
+        for (const file of Object.keys({ ...afterDispatch, ...now })) {
+          if (file === taken || file.startsWith(`${taken}/`)) continue;
+          expect([file, now[file]]).toEqual([file, afterDispatch[file]]);
+        }
+        // With the person's change taken back, the undo runs in full.
+        vi.restoreAllMocks();
+        await rm(path.join(root, taken), { recursive: true, force: true });
+        if (taken === 'a.txt') await writeFile(path.join(root, 'a.txt'), 'A\n');
+        if (taken === 'new.txt') await writeFile(path.join(root, 'new.txt'), 'new\n');
+        await checkpoints.undoDispatches(1);
+        expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+        expect(await readFile(path.join(root, 'gone.txt'), 'utf8')).toBe('gone\n');
+        await expect(lstat(path.join(root, 'new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+      });
+    }
+  }
+});

@@ -1,0 +1,118 @@
+import path from 'node:path';
+import { displayName } from '@assistant-kit/kernel';
+import { undoError } from './errors.js';
+import { type GitRunner, joinNul } from './git-runner.js';
+import { lstatIfPresent, removeFileOrLink, removeFolderIfEmpty } from './storage-files.js';
+import { createBeyondALinkCheck } from './workspace-listing.js';
+
+// The two writes every checkout of a few paths makes in the work tree: removing the files that
+// go, and writing the ones that come from the index. Neither removes anything but a file or a
+// link. git's own writers (`git restore --worktree`, `checkout-index --force`) remove whatever
+// stands at a path they write, a folder with everything in it included (tried: a folder a person
+// made at such a path, holding their file, went without a word), and between the undo's look at
+// the workspace and git's write a person can make one. A path someone took meanwhile is named
+// instead, and the caller puts back what it had written.
+
+/** What {@link removeFilesOnly} did with each path. */
+export interface FileRemovals {
+  /** Paths where no file or link stands any more (nothing stood at some of them already). */
+  removed: string[];
+  /** Paths a folder stands at, or below a folder that is a link or a file now: left as they are. */
+  taken: string[];
+  /** Paths the system refused to clear, with its words. */
+  refused: { path: string; error: NodeJS.ErrnoException }[];
+}
+
+/**
+ * Removes the file or link at each of `files` (paths relative to `workTree`), and only that: an
+ * unlink refuses a folder, and a path below a folder that became a link or a file is not touched
+ * (it would be read through the link, perhaps outside the workspace).
+ */
+export async function removeFilesOnly(workTree: string, files: readonly string[]): Promise<FileRemovals> {
+  const outcome: FileRemovals = { removed: [], taken: [], refused: [] };
+  // Looked at now, once per folder: the look the caller made before may be old.
+  const beyondALink = createBeyondALinkCheck(workTree);
+  for (const file of files) {
+    if (await beyondALink(file)) {
+      outcome.taken.push(file);
+      continue;
+    }
+    try {
+      await removeFileOrLink(path.join(workTree, file));
+      outcome.removed.push(file);
+    } catch (error) {
+      // EISDIR on Linux, EPERM elsewhere: a folder stands there.
+      if ((await lstatIfPresent(path.join(workTree, file)))?.isDirectory() === true) outcome.taken.push(file);
+      else outcome.refused.push({ path: file, error: error as NodeJS.ErrnoException });
+    }
+  }
+  return outcome;
+}
+
+/**
+ * Removes the folders above each of `files` (removed paths) that are empty now, deepest first, as
+ * git does after removing a file; a folder that is not empty, not a folder, or below a folder
+ * that is a link now, ends its chain. The work tree itself stays.
+ */
+export async function removeEmptiedFolders(workTree: string, files: readonly string[]): Promise<void> {
+  const folders = new Set<string>();
+  for (const file of files)
+    for (let slash = file.lastIndexOf('/'); slash > 0; slash = file.lastIndexOf('/', slash - 1))
+      folders.add(file.slice(0, slash));
+  const kept = new Set<string>();
+  // rmdir reads a path through a link above it: an empty folder elsewhere would go.
+  const beyondALink = createBeyondALinkCheck(workTree);
+  for (const folder of [...folders].sort((a, b) => b.length - a.length)) {
+    // A folder holding one that stayed is not empty: no need to ask.
+    if (
+      kept.has(folder) ||
+      (await beyondALink(folder)) ||
+      !(await removeFolderIfEmpty(path.join(workTree, folder)))
+    ) {
+      for (let slash = folder.lastIndexOf('/'); slash > 0; slash = folder.lastIndexOf('/', slash - 1))
+        kept.add(folder.slice(0, slash));
+    }
+  }
+}
+
+/**
+ * Writes each of `files` from the index where nothing stands (`checkout-index --index` without
+ * `--force`: git passes over a path where a file or a folder stands, and stops at one whose
+ * folder is a file or a link now) and returns those that hold what they must afterwards
+ * (`stands`). The others are taken: something stands at them or at a folder above them. A path
+ * where nothing stands afterwards, below real folders, failed for a reason of its own (a folder
+ * the system will not let git write in): that throws `GIT_FAILED` with git's words.
+ */
+export async function writeWhereNothingStands(
+  git: GitRunner,
+  workTree: string,
+  files: readonly string[],
+  stands: (file: string) => Promise<boolean>,
+): Promise<{ written: Set<string>; taken: string[] }> {
+  const written = new Set<string>();
+  const taken: string[] = [];
+  // git goes on past a path where something stands (exit code 1), but stops at one whose folder
+  // is a file now (128): the paths after it are written by the next round.
+  let pending = [...files];
+  while (pending.length > 0) {
+    const { exitCode, stderr } = await git.runWithExitCode(['checkout-index', '--index', '-z', '--stdin'], {
+      input: joinNul(pending),
+      acceptExitCodes: [1, 128],
+    });
+    // Looked at afresh: a folder above a path may have become a file or a link meanwhile.
+    const beyondALink = createBeyondALinkCheck(workTree);
+    const again: string[] = [];
+    for (const file of pending) {
+      if (await stands(file)) written.add(file);
+      else if (!(await beyondALink(file)) && (await lstatIfPresent(path.join(workTree, file))) === undefined)
+        again.push(file);
+      else taken.push(file);
+    }
+    if (again.length === pending.length)
+      throw undoError('GIT_FAILED', `git checkout-index did not write ${displayName(again[0]!)}: ${stderr}`, {
+        details: { command: 'checkout-index', exitCode },
+      });
+    pending = again;
+  }
+  return { written, taken };
+}

@@ -1,0 +1,65 @@
+import { lstat, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { removeEmptiedFolders, removeFilesOnly } from '../src/work-tree-writes.js';
+import { makeTemporaryDirectory, removeDirectory, write } from './helpers.js';
+
+let root: string;
+let outside: string;
+
+beforeEach(async () => {
+  root = await makeTemporaryDirectory('undo-work-tree-writes-');
+  outside = await makeTemporaryDirectory('undo-work-tree-writes-outside-');
+});
+
+afterEach(async () => {
+  await removeDirectory(root);
+  await removeDirectory(outside);
+});
+
+describe('removeFilesOnly', () => {
+  it('removes files and links, and counts a path where nothing stands as removed', async () => {
+    await write(root, 'a.txt', 'a\n');
+    await symlink('a.txt', path.join(root, 'link'));
+    const outcome = await removeFilesOnly(root, ['a.txt', 'link', 'absent.txt']);
+    expect(outcome).toEqual({ removed: ['a.txt', 'link', 'absent.txt'], taken: [], refused: [] });
+    await expect(lstat(path.join(root, 'link'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('leaves a folder standing at a path, with what is in it, and names the path taken', async () => {
+    await write(root, 'a.txt/theirs.txt', 'theirs\n');
+    await write(root, 'b.txt', 'b\n');
+    const outcome = await removeFilesOnly(root, ['a.txt', 'b.txt']);
+    expect(outcome).toEqual({ removed: ['b.txt'], taken: ['a.txt'], refused: [] });
+    expect(await readFile(path.join(root, 'a.txt/theirs.txt'), 'utf8')).toBe('theirs\n');
+  });
+
+  it('never removes through a folder that became a link: the file it reaches may be outside', async () => {
+    await writeFile(path.join(outside, 'c.txt'), 'outside\n');
+    await symlink(outside, path.join(root, 'sub'));
+    const outcome = await removeFilesOnly(root, ['sub/c.txt']);
+    expect(outcome.taken).toEqual(['sub/c.txt']);
+    expect(await readFile(path.join(outside, 'c.txt'), 'utf8')).toBe('outside\n');
+  });
+});
+
+describe('removeEmptiedFolders', () => {
+  it('removes the folders a removal emptied, deepest first, and stops at one that holds something', async () => {
+    await mkdir(path.join(root, 'a/b/c'), { recursive: true });
+    await write(root, 'a/kept.txt', 'kept\n');
+    await mkdir(path.join(root, 'x/y'), { recursive: true });
+    await removeEmptiedFolders(root, ['a/b/c/gone.txt', 'x/y/gone.txt']);
+    await expect(lstat(path.join(root, 'a/b'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await lstat(path.join(root, 'a'))).isDirectory()).toBe(true);
+    await expect(lstat(path.join(root, 'x'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await lstat(root)).isDirectory()).toBe(true);
+  });
+
+  it('leaves a folder that became a link, and what it points to', async () => {
+    await mkdir(path.join(outside, 'empty'));
+    await symlink(outside, path.join(root, 'sub'));
+    await removeEmptiedFolders(root, ['sub/empty/gone.txt']);
+    expect((await lstat(path.join(outside, 'empty'))).isDirectory()).toBe(true);
+    expect((await lstat(path.join(root, 'sub'))).isSymbolicLink()).toBe(true);
+  });
+});
