@@ -249,14 +249,38 @@ describe('the git guard after a process call', () => {
     expect(guardOf(await runtime.call('idle', {}))).toBeUndefined();
   });
 
-  it('says its check is incomplete below a folder whose name is not UTF-8 (it cannot walk it)', async () => {
-    await mkdir(Buffer.concat([Buffer.from(`${root}/vendor/`), Buffer.from([0x6d, 0xff])]), {
-      recursive: true,
+  it('walks a folder whose name is not UTF-8: a repository planted below it is neutralised', async () => {
+    // Before, the walk could not name such a folder (Node reads `m\xFF` as `m\uFFFD`, another
+    // name) and said its check was incomplete, leaving what was planted below it. Its path is
+    // taken as bytes now.
+    const rawFolder = Buffer.concat([Buffer.from(`${root}/vendor/`), Buffer.from([0x6d, 0xff])]);
+    await mkdir(rawFolder, { recursive: true });
+    const shell = (script: string) =>
+      execFileSync('sh', ['-c', script], {
+        cwd: root,
+        env: { PATH: process.env.PATH, HOME: root, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+      });
+    const inRaw = `"vendor/$(printf 'm\\377')"`;
+    const runtime = new ToolRuntime({
+      workspace,
+      tools: [
+        plantingTool('plant', async () => {
+          shell(`cd ${inRaw} && git init --quiet && git config core.fsmonitor 'touch /tmp/pwned'`);
+          shell(
+            `printf '#!/bin/sh\nid\n' > ${inRaw}/.git/hooks/pre-commit && chmod +x ${inRaw}/.git/hooks/pre-commit`,
+          );
+        }),
+      ],
     });
-    const runtime = new ToolRuntime({ workspace, tools: [plantingTool('idle', async () => {})] });
-    expect(guardOf(await runtime.call('idle', {}))?.incomplete).toBe(
-      'could not walk folders whose names are not UTF-8 in vendor',
-    );
+    const report = guardOf(await runtime.call('plant', {}))!;
+    expect(report.incomplete).toBeUndefined();
+    expect(report.neutralised.map((finding) => finding.kind).sort()).toEqual(['config', 'hook']);
+    const config = shell(`cat ${inRaw}/.git/config`).toString();
+    expect(config).not.toContain('fsmonitor');
+    expect(shell(`ls ${inRaw}/.git/hooks`).toString()).not.toContain('pre-commit\n');
+    // The copies in the quarantine hold what was removed.
+    const quarantined = await readdir(path.join(root, report.quarantine!));
+    expect(quarantined).toHaveLength(2);
   });
 
   it('does not run for tools without the process effect, and can be switched off', async () => {

@@ -111,13 +111,27 @@ describe('the footprint of a process call', () => {
     ]);
   });
 
-  it('cannot say where a call wrote while a folder name is not UTF-8 (the guard cannot walk it)', async () => {
-    const runtime = new ToolRuntime({ workspace, tools: [writingTool('idle', async () => {})] });
-    mkdirSync(Buffer.concat([Buffer.from(`${root}/docs/`), Buffer.from([0x72, 0xff])]));
+  it('names a folder whose name is not UTF-8 where a call wrote in it (the guard walks it as bytes)', async () => {
+    // Before, the guard could not walk such a folder, and every call's footprint was unbounded
+    // (undo then listed the whole tree) while one stood anywhere in the workspace.
+    const rawFolder = Buffer.concat([Buffer.from(`${root}/docs/`), Buffer.from([0x72, 0xff])]);
+    mkdirSync(rawFolder);
+    const runtime = new ToolRuntime({
+      workspace,
+      tools: [
+        writingTool('idle', async () => {}),
+        writingTool('create', async () => {
+          await writeFile(Buffer.concat([rawFolder, Buffer.from('/new.txt')]), 'x');
+        }),
+      ],
+    });
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100));
     await runtime.call('idle', {});
+    heard.length = 0;
+    await runtime.call('create', {});
     expect(heard).toEqual([
-      { bounded: false, reason: 'the git guard cannot walk a folder whose name is not UTF-8' },
-      { bounded: false, reason: 'the git guard cannot walk a folder whose name is not UTF-8' },
+      { bounded: true, scan: 'before', foldersRead: [], gitDirectories: [], ruleFiles: [] },
+      { bounded: true, scan: 'after', foldersRead: ['docs/r\uDCFF'], gitDirectories: [], ruleFiles: [] },
     ]);
   });
 

@@ -25,6 +25,7 @@ import {
 import { EarlyDispatches, isUnderAny } from './early-dispatches.js';
 import { undoError } from './errors.js';
 import { excludedAbove } from './excluded-folders.js';
+import { foldersAbove } from './folder-paths.js';
 import { mayHoldRules, NewFileBound } from './new-file-bound.js';
 import {
   type ChangedFile,
@@ -1721,9 +1722,7 @@ function parentsRemovedBefore(changedFiles: readonly ChangedFile[], looked: read
   const lookedAt = new Set(looked);
   const folders = new Set<string>();
   for (const file of looked) {
-    for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1)) {
-      folders.add(file.slice(0, slash));
-    }
+    for (const folder of foldersAbove(file)) folders.add(folder);
   }
   const removed = new Set<string>();
   for (const file of changedFiles) {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { constants, setPriority } from 'node:os';
 import { decodeNameBytes, encodeNameBytes, holdsRawBytes } from '@assistant-kit/kernel';
 import { type UndoToolError, undoError } from './errors.js';
+import { foldersAbove } from './folder-paths.js';
 import { CONFIG_OVERRIDE_VARIABLES } from './git-config-overrides.js';
 
 export interface GitRunOptions {
@@ -169,8 +170,7 @@ export class GitRunner {
     const asked = new Set(paths);
     const isAsked = (found: string) => {
       if (asked.has(found)) return true;
-      for (let slash = found.lastIndexOf('/'); slash > 0; slash = found.lastIndexOf('/', slash - 1))
-        if (asked.has(found.slice(0, slash))) return true;
+      for (const folder of foldersAbove(found)) if (asked.has(folder)) return true;
       return false;
     };
     const records = output.split('\0');

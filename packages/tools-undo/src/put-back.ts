@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { foldersAboveNearestFirst } from './folder-paths.js';
 import type { GitRunner } from './git-runner.js';
 import { standsAsEntry } from './recorded-entries.js';
 import type { TreeEntry } from './shadow-repository.js';
@@ -64,8 +65,7 @@ export async function putBackAfterAFailedCheckout(options: PutBackOptions): Prom
   const fileBefore = new Set(toWriteBack);
   const madeFolders = new Set<string>();
   for (const file of created) {
-    for (let slash = file.lastIndexOf('/'); slash > 0; slash = file.lastIndexOf('/', slash - 1)) {
-      const folder = file.slice(0, slash);
+    for (const folder of foldersAboveNearestFirst(file)) {
       madeFolders.add(folder);
       if (fileBefore.has(folder)) break;
     }

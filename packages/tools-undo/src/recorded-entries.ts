@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { foldersAbove } from './folder-paths.js';
 import type { TreeEntry } from './shadow-repository.js';
 import { readLinkTarget, readRegularFileIfSmall } from './storage-files.js';
 
@@ -57,8 +58,7 @@ export class RecordedEntries {
     for (const file of paths) {
       this.#entries.delete(file);
       this.#dropped.add(file);
-      for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1)) {
-        const folder = file.slice(0, slash);
+      for (const folder of foldersAbove(file)) {
         if (this.#entries.delete(folder)) this.#dropped.add(folder);
       }
     }

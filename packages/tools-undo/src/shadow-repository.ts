@@ -6,6 +6,7 @@ import { isToolError } from '@assistant-kit/tool-core';
 import type { FileImage } from './before-images.js';
 import { type UndoToolError, undoError } from './errors.js';
 import { DEFAULT_EXCLUDED_FOLDERS } from './excluded-folders.js';
+import { foldersAbove } from './folder-paths.js';
 import {
   commandNeutralisingOverrides,
   configOverrideEnvironment,
@@ -1428,8 +1429,7 @@ export class ShadowRepository {
       return status;
     };
     const blockingFolder = async (file: string): Promise<string | undefined> => {
-      for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1)) {
-        const folder = file.slice(0, slash);
+      for (const folder of foldersAbove(file)) {
         const status = await folderStatus(folder);
         if (status === undefined) return undefined;
         if (!status.isDirectory()) return folder;
@@ -1845,9 +1845,7 @@ export const MAX_NARROWED_CHECKOUT = 1000;
 function hasFolderFlip(paths: readonly string[]): boolean {
   const changed = new Set(paths);
   return paths.some((file) => {
-    for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1)) {
-      if (changed.has(file.slice(0, slash))) return true;
-    }
+    for (const folder of foldersAbove(file)) if (changed.has(folder)) return true;
     return false;
   });
 }

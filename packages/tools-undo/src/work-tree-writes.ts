@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { displayName } from '@assistant-kit/kernel';
 import { undoError } from './errors.js';
+import { foldersAbove } from './folder-paths.js';
 import { type GitRunner, joinNul } from './git-runner.js';
 import { lstatIfPresent, removeFileOrLink, removeFolderIfEmpty } from './storage-files.js';
 import { createBeyondALinkCheck } from './workspace-listing.js';
@@ -56,9 +57,7 @@ export async function removeFilesOnly(workTree: string, files: readonly string[]
  */
 export async function removeEmptiedFolders(workTree: string, files: readonly string[]): Promise<void> {
   const folders = new Set<string>();
-  for (const file of files)
-    for (let slash = file.lastIndexOf('/'); slash > 0; slash = file.lastIndexOf('/', slash - 1))
-      folders.add(file.slice(0, slash));
+  for (const file of files) for (const folder of foldersAbove(file)) folders.add(folder);
   const kept = new Set<string>();
   // rmdir reads a path through a link above it: an empty folder elsewhere would go.
   const beyondALink = createBeyondALinkCheck(workTree);
@@ -69,8 +68,7 @@ export async function removeEmptiedFolders(workTree: string, files: readonly str
       (await beyondALink(folder)) ||
       !(await removeFolderIfEmpty(path.join(workTree, folder)))
     ) {
-      for (let slash = folder.lastIndexOf('/'); slash > 0; slash = folder.lastIndexOf('/', slash - 1))
-        kept.add(folder.slice(0, slash));
+      for (const above of foldersAbove(folder)) kept.add(above);
     }
   }
 }
@@ -78,8 +76,8 @@ export async function removeEmptiedFolders(workTree: string, files: readonly str
 /**
  * Writes each of `files` from the index where nothing stands (`checkout-index --index` without
  * `--force`: git passes over a path where a file or a folder stands, and stops at one whose
- * folder is a file or a link now) and returns those that hold what they must afterwards
- * (`stands`). The others are taken: something stands at them or at a folder above them. A path
+ * folder is a file or a link now) and returns those written: all of them when git says so (exit
+ * code 0), else those that hold what they must afterwards (`stands`). The others are taken: something stands at them or at a folder above them. A path
  * where nothing stands afterwards, below real folders, failed for a reason of its own (a folder
  * the system will not let git write in): that throws `GIT_FAILED` with git's words.
  */
@@ -99,6 +97,12 @@ export async function writeWhereNothingStands(
       input: joinNul(pending),
       acceptExitCodes: [1, 128],
     });
+    // git names every path it did not write and exits non-zero: with 0, all of them hold their
+    // entries, and none needs reading back.
+    if (exitCode === 0) {
+      for (const file of pending) written.add(file);
+      break;
+    }
     // Looked at afresh: a folder above a path may have become a file or a link meanwhile.
     const beyondALink = createBeyondALinkCheck(workTree);
     const again: string[] = [];

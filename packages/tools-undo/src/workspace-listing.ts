@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { holdsRawBytes, readFolderEntries } from '@assistant-kit/kernel';
 import { isToolError } from '@assistant-kit/tool-core';
+import { foldersAbove } from './folder-paths.js';
 import { afterFirstTab, type GitRunner, joinNul, wholeRecord } from './git-runner.js';
 import { mayHoldRules, type NewFileBound } from './new-file-bound.js';
 import { blobObjectId } from './recorded-entries.js';
@@ -277,8 +278,7 @@ export function createBeyondALinkCheck(root: string): (relative: string) => Prom
     return answer;
   };
   return async (relative) => {
-    for (let slash = relative.indexOf('/'); slash !== -1; slash = relative.indexOf('/', slash + 1))
-      if (await notAFolder(relative.slice(0, slash))) return true;
+    for (const folder of foldersAbove(relative)) if (await notAFolder(folder)) return true;
     return false;
   };
 }

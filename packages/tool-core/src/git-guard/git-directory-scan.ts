@@ -2,18 +2,22 @@ import { createHash } from 'node:crypto';
 import {
   closeSync,
   constants,
-  type Dirent,
   fstatSync,
   lstatSync,
   openSync,
-  readdirSync,
   readFileSync,
   realpathSync,
   type Stats,
   statSync,
 } from 'node:fs';
 import path from 'node:path';
-import { type FolderEntry, holdsRawBytes, readFolderEntries } from '@assistant-kit/kernel';
+import {
+  decodeNameBytes,
+  type FolderEntry,
+  fileSystemPath,
+  holdsRawBytes,
+  readFolderEntries,
+} from '@assistant-kit/kernel';
 import { isRacyStamp } from '../runtime/kept-state.js';
 import { isInsideDirectory, toWorkspaceRelative } from '../workspace/path-confinement.js';
 import { HIDDEN_DIRECTORY_NAME } from '../workspace/protected-paths.js';
@@ -50,11 +54,6 @@ export interface GitGuardSnapshot {
    */
   foldersRead: string[];
   /**
-   * Folders holding a folder whose name is not UTF-8 (workspace-relative): the scan cannot name
-   * it to walk it, so nothing below it is seen, neither git state nor changed folders.
-   */
-  foldersWithNamesNotUtf8: string[];
-  /**
    * Every `.gitignore` entry in the folders walked (workspace-relative; not inside a git
    * directory): undo checkpoints learn from it whether every rule file is one they record.
    */
@@ -73,8 +72,6 @@ interface FolderReading {
   gitPointers: { name: string; symlink: boolean }[];
   /** A `commondir` file in a git directory (its content is read on every scan). */
   hasCommondir: boolean;
-  /** A sub-folder whose name is not UTF-8 (the walk cannot name it). */
-  holdsNameNotUtf8: boolean;
   /** A `.gitignore` entry (of any kind). */
   holdsRuleFile: boolean;
   /** Sub-folders the walk goes into. */
@@ -104,9 +101,23 @@ export class GitScanMemory {
 /** The folder readings each memory holds (kept out of the class: they are no public API). */
 const readingsOf = new WeakMap<GitScanMemory, Map<string, FolderReading>>();
 
+// Paths here are in the lossless form of readFolderEntries (a byte that is not UTF-8 as
+// U+DC80–U+DCFF): every call to the file system takes them through fileSystemPath, so a folder
+// whose name is not UTF-8 is walked like any other, and what is planted below it is seen.
+
+/** The real path of `target`, in the lossless form (Node would decode a raw byte as U+FFFD). */
+function realPathOf(target: string): string {
+  if (!holdsRawBytes(target)) {
+    const real = realpathSync(target);
+    if (!real.includes('\uFFFD')) return real;
+  }
+  // The native call: the JavaScript one decodes a Buffer it is given back into a string.
+  return decodeNameBytes(realpathSync.native(fileSystemPath(target), { encoding: 'buffer' }));
+}
+
 function isFileAt(absolute: string): boolean {
   try {
-    return lstatSync(absolute).isFile();
+    return lstatSync(fileSystemPath(absolute)).isFile();
   } catch {
     return false;
   }
@@ -114,7 +125,7 @@ function isFileAt(absolute: string): boolean {
 
 function isDirectoryAt(absolute: string): boolean {
   try {
-    return lstatSync(absolute).isDirectory();
+    return lstatSync(fileSystemPath(absolute)).isDirectory();
   } catch {
     return false;
   }
@@ -122,7 +133,7 @@ function isDirectoryAt(absolute: string): boolean {
 
 function isFileFollowingLinks(absolute: string): boolean {
   try {
-    return statSync(absolute).isFile();
+    return statSync(fileSystemPath(absolute)).isFile();
   } catch {
     return false;
   }
@@ -141,7 +152,7 @@ function isGitDirectory(directory: string, names?: ReadonlySet<string>): boolean
  * refused, where a plain read would block this thread until some process writes to it.
  */
 export function readRegularFile(file: string): Buffer {
-  const descriptor = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  const descriptor = openSync(fileSystemPath(file), constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     if (!fstatSync(descriptor).isFile()) throw new Error(`${file} is not a regular file`);
     return readFileSync(descriptor);
@@ -153,7 +164,8 @@ export function readRegularFile(file: string): Buffer {
 /** Reads the first line of a `.git` file or `commondir`/`gitdir` pointer and resolves it. */
 function readPointer(file: string, prefix: string): string | undefined {
   try {
-    const text = readRegularFile(file).toString('utf8').slice(0, 4096);
+    // Decoded without loss: the path it names may hold bytes that are not UTF-8.
+    const text = decodeNameBytes(readRegularFile(file).subarray(0, 4096));
     const line = text.split('\n')[0]!.trim();
     const target = prefix === '' ? line : line.startsWith(prefix) ? line.slice(prefix.length).trim() : '';
     return target === '' ? undefined : path.resolve(path.dirname(file), target);
@@ -165,13 +177,13 @@ function readPointer(file: string, prefix: string): string | undefined {
 function fingerprintHook(absolute: string): string | undefined {
   let status: ReturnType<typeof lstatSync>;
   try {
-    status = lstatSync(absolute);
+    status = lstatSync(fileSystemPath(absolute));
   } catch {
     return undefined;
   }
   if (status.isSymbolicLink()) {
     try {
-      return `link ${realpathSync(absolute)}`;
+      return `link ${realPathOf(absolute)}`;
     } catch {
       return 'link (dangling)';
     }
@@ -223,7 +235,6 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
     directoriesWalked: 0,
     directoriesRead: 0,
     foldersRead: [],
-    foldersWithNamesNotUtf8: [],
     ruleFiles: [],
   };
   const known = memory === undefined ? undefined : readingsOf.get(memory);
@@ -241,7 +252,7 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
     if (target === undefined || !isInsideDirectory(realRoot, target)) return;
     let real: string;
     try {
-      real = realpathSync(target);
+      real = realPathOf(target);
     } catch {
       return;
     }
@@ -268,9 +279,6 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
       isGitDirectory: isGitDirectory(directory, names),
       gitPointers: [],
       hasCommondir: false,
-      // Such a name comes in the lossless form (see readFolderEntries), which no call here can
-      // turn back into the folder: nothing below it is walked.
-      holdsNameNotUtf8: entries.some((entry) => entry.isDirectory() && holdsRawBytes(entry.name)),
       holdsRuleFile: names.has('.gitignore'),
       subfolders: [],
     };
@@ -301,7 +309,7 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
     const readAt = (memory?.clock ?? Date.now)();
     let status: Stats;
     try {
-      status = lstatSync(directory);
+      status = lstatSync(fileSystemPath(directory));
     } catch (error) {
       // As for a folder that cannot be listed: the check is incomplete there (a path too long
       // to name, a folder this process may not search), unless it is simply gone.
@@ -323,8 +331,6 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
     if (reading === undefined) continue;
     readings.set(directory, reading);
     if (reading.isGitDirectory) gitDirectories.add(directory);
-    if (reading.holdsNameNotUtf8)
-      snapshot.foldersWithNamesNotUtf8.push(toWorkspaceRelative(realRoot, directory));
     if (reading.holdsRuleFile && !reading.isGitDirectory)
       snapshot.ruleFiles.push(path.posix.join(toWorkspaceRelative(realRoot, directory), '.gitignore'));
     for (const pointer of reading.gitPointers) {
@@ -341,8 +347,9 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
     // A commondir needs no HEAD of its own: it is the shared part of a linked worktree.
     if (target === undefined) return;
     try {
-      const real = realpathSync(target);
-      if (isInsideDirectory(realRoot, real) && statSync(real).isDirectory()) gitDirectories.add(real);
+      const real = realPathOf(target);
+      if (isInsideDirectory(realRoot, real) && statSync(fileSystemPath(real)).isDirectory())
+        gitDirectories.add(real);
     } catch {
       // A dangling commondir makes the worktree unusable to git; nothing runs from it.
     }
@@ -362,11 +369,11 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
       try {
         // A config symlinked outside the workspace is not read (its bytes would end up in the
         // quarantine and the rewritten file); the check says it is incomplete instead.
-        if (!isInsideDirectory(realRoot, realpathSync(file))) {
+        if (!isInsideDirectory(realRoot, realPathOf(file))) {
           snapshot.unreadable.push(`${toWorkspaceRelative(realRoot, file)} (links outside the workspace)`);
           continue;
         }
-        if (statSync(file).size > MAX_CONFIG_BYTES) {
+        if (statSync(fileSystemPath(file)).size > MAX_CONFIG_BYTES) {
           snapshot.unreadable.push(toWorkspaceRelative(realRoot, file));
           continue;
         }
@@ -386,9 +393,9 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
       }
     }
     const hooksDirectory = path.join(directory, 'hooks');
-    let hookEntries: Dirent[] = [];
+    let hookEntries: FolderEntry[] = [];
     try {
-      hookEntries = readdirSync(hooksDirectory, { withFileTypes: true });
+      ({ entries: hookEntries } = readFolderEntries(hooksDirectory));
     } catch {
       // No hooks folder: nothing to record.
     }

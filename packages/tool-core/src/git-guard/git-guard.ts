@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { displayName, fileSystemPath } from '@assistant-kit/kernel';
 import { writeFileAtomically } from '../workspace/atomic-write.js';
 import { isInsideDirectory } from '../workspace/path-confinement.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -118,16 +119,8 @@ export class GitGuard {
     );
     const report: GitGuardReport = { neutralised: [] };
     const unreadable = [...new Set([...before.unreadable, ...after.unreadable])];
-    const unnamed = [...new Set([...before.foldersWithNamesNotUtf8, ...after.foldersWithNamesNotUtf8])];
-    const listed = (items: string[]) =>
-      `${items.slice(0, 5).join(', ')}${items.length > 5 ? ` and ${items.length - 5} more` : ''}`;
-    const gaps = [
-      ...(unreadable.length > 0 ? [`could not read ${listed(unreadable)}`] : []),
-      ...(unnamed.length > 0
-        ? [`could not walk folders whose names are not UTF-8 in ${listed(unnamed)}`]
-        : []),
-    ];
-    if (gaps.length > 0) report.incomplete = gaps.join('; ');
+    if (unreadable.length > 0)
+      report.incomplete = `could not read ${unreadable.slice(0, 5).map(displayName).join(', ')}${unreadable.length > 5 ? ` and ${unreadable.length - 5} more` : ''}`;
     if (configFindings.length === 0 && hookFindings.length === 0) return report;
 
     const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
@@ -147,18 +140,21 @@ export class GitGuard {
           .map((entry) => lines.slice(entry.firstLine, entry.lastLine + 1).join('\n'))
           .join('\n');
         const copy = path.join(quarantine, `${quarantineName(file)}.removed-entries.txt`);
-        await writeFile(copy, `# removed from ${file}\n${removedText}\n`, { flag: 'wx', mode: 0o600 });
+        await writeFile(fileSystemPath(copy), `# removed from ${displayName(file)}\n${removedText}\n`, {
+          flag: 'wx',
+          mode: 0o600,
+        });
         await writeFileAtomically(root, absolute, Buffer.from(removeEntries(text, removal)), file, 0o644);
         for (const entry of removal) {
           report.neutralised.push({
             kind: 'config',
-            path: file,
+            path: displayName(file),
             key: entry.key,
-            quarantinedTo: this.#workspace.relativePath(copy),
+            quarantinedTo: displayName(this.#workspace.relativePath(copy)),
           });
         }
       } catch (error) {
-        failures.push(`${file}: ${(error as Error).message}`);
+        failures.push(`${displayName(file)}: ${(error as Error).message}`);
       }
     }
     for (const [hook] of hookFindings) {
@@ -166,16 +162,16 @@ export class GitGuard {
       const target = path.join(quarantine, `${quarantineName(hook)}.quarantined`);
       try {
         if (!isInsideDirectory(root, absolute)) throw new Error('outside the workspace');
-        await mkdir(path.dirname(target), { recursive: true });
-        await rename(absolute, target);
-        await chmod(target, 0o600).catch(() => {});
+        await mkdir(fileSystemPath(path.dirname(target)), { recursive: true });
+        await rename(fileSystemPath(absolute), fileSystemPath(target));
+        await chmod(fileSystemPath(target), 0o600).catch(() => {});
         report.neutralised.push({
           kind: 'hook',
-          path: hook,
-          quarantinedTo: this.#workspace.relativePath(target),
+          path: displayName(hook),
+          quarantinedTo: displayName(this.#workspace.relativePath(target)),
         });
       } catch (error) {
-        failures.push(`${hook}: ${(error as Error).message}`);
+        failures.push(`${displayName(hook)}: ${(error as Error).message}`);
       }
     }
     if (failures.length > 0) {

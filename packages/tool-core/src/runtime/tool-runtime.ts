@@ -140,15 +140,13 @@ function noteScanFootprint(
     workspace,
     snapshot.unreadable.length > 0
       ? { bounded: false, reason: 'the git guard could not read every folder' }
-      : snapshot.foldersWithNamesNotUtf8.length > 0
-        ? { bounded: false, reason: 'the git guard cannot walk a folder whose name is not UTF-8' }
-        : {
-            bounded: true,
-            scan,
-            foldersRead: snapshot.foldersRead,
-            gitDirectories: snapshot.gitDirectories,
-            ruleFiles: snapshot.ruleFiles,
-          },
+      : {
+          bounded: true,
+          scan,
+          foldersRead: snapshot.foldersRead,
+          gitDirectories: snapshot.gitDirectories,
+          ruleFiles: snapshot.ruleFiles,
+        },
   );
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, readlink, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { fileSystemPath } from '@assistant-kit/kernel';
 import { ToolError } from '../errors.js';
 import { isInsideDirectory } from './path-confinement.js';
 
@@ -49,7 +50,7 @@ export async function stageFile(
     path.dirname(targetPath),
     `.${path.basename(targetPath).slice(0, 200)}.${randomBytes(6).toString('hex')}.tmp`,
   );
-  const handle = await open(temporaryPath, 'wx', mode);
+  const handle = await open(fileSystemPath(temporaryPath), 'wx', mode);
   try {
     await assertDescriptorInside(realRoot, handle.fd, shownPath);
     await handle.writeFile(bytes);
@@ -57,7 +58,7 @@ export async function stageFile(
     await handle.sync();
   } catch (error) {
     await handle.close().catch(() => {});
-    await unlink(temporaryPath).catch(() => {});
+    await unlink(fileSystemPath(temporaryPath)).catch(() => {});
     throw error;
   }
   await handle.close();
@@ -73,18 +74,18 @@ export async function commitStagedFile(
   staged: StagedFile,
   flushFolder: () => Promise<void> = () => syncDirectory(path.dirname(staged.targetPath)),
 ): Promise<void> {
-  await rename(staged.temporaryPath, staged.targetPath);
+  await rename(fileSystemPath(staged.temporaryPath), fileSystemPath(staged.targetPath));
   await flushFolder();
 }
 
 export async function discardStagedFile(staged: StagedFile): Promise<void> {
-  await unlink(staged.temporaryPath).catch(() => {});
+  await unlink(fileSystemPath(staged.temporaryPath)).catch(() => {});
 }
 
 /** Flushes a directory entry change (a rename, link or mkdir) to disk; best effort where unsupported. */
 export async function syncDirectory(directory: string): Promise<void> {
   try {
-    const handle = await open(directory, 'r');
+    const handle = await open(fileSystemPath(directory), 'r');
     try {
       await handle.sync();
     } finally {

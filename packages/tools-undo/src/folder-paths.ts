@@ -1,0 +1,13 @@
+// Paths here are relative to the workspace and `/`-separated, as git writes them.
+
+/** The folders above `file`, the top one first: `a/b/c.txt` gives `a`, then `a/b`. */
+export function* foldersAbove(file: string): Generator<string> {
+  for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1))
+    yield file.slice(0, slash);
+}
+
+/** The folders above `file`, the nearest first: `a/b/c.txt` gives `a/b`, then `a`. */
+export function* foldersAboveNearestFirst(file: string): Generator<string> {
+  for (let slash = file.lastIndexOf('/'); slash > 0; slash = file.lastIndexOf('/', slash - 1))
+    yield file.slice(0, slash);
+}
