@@ -1307,8 +1307,8 @@ export class ShadowRepository {
    * writing only the files that differ. Refuses with `UNDO_CONFLICT`, changing nothing, when a
    * file or folder that is not recorded stands where a file must be written.
    *
-   * Up to {@link MAX_NARROWED_CHECKOUT} changed paths are restored one by one (`git restore`,
-   * after checking in Node that nothing stands in the way): cost follows the change. More, or
+   * Up to {@link MAX_NARROWED_CHECKOUT} changed paths are restored one by one (after checking in
+   * Node that nothing stands in the way; see #writeChangedPaths): cost follows the change. More, or
    * a file that becomes a folder or the reverse, go through `read-tree -m -u`, which walks both
    * whole trees and rebuilds the index's cache of tree ids (about 200 ms at 28,000 files).
    *
@@ -1345,7 +1345,7 @@ export class ShadowRepository {
       const alreadyThere = new Set<string>();
       // Folders standing where the checkout creates a file: read-tree removes them, and with
       // them any file in them the rules ignore, which neither tree records, so no redo could
-      // bring it back. Such a file is in the way, as it is for `git restore` below.
+      // bring it back. Such a file is in the way, as it is for the path-wise checkout below.
       const foldersReplaced: string[] = [];
       // A path below a link or a file that the checkout turns into a folder stands nowhere yet.
       const beyondALink = createBeyondALinkCheck(this.options.workTree);
@@ -1441,8 +1441,8 @@ export class ShadowRepository {
         const blocked = await blockingFolder(file);
         if (blocked !== undefined) return blocked;
         const status = await lstatIfPresent(path.join(this.options.workTree, file));
-        // A recorded file (or link) that is a folder now: `git restore` would remove the folder
-        // and everything in it, files git does not record (ignored, large) included.
+        // A recorded file (or link) that is a folder now: it is in the way (the checkout removes
+        // only files; a folder would hold files git does not record, ignored or large ones).
         if (before !== undefined) {
           if (status?.isDirectory() === true) return file;
           if (status?.isFile() === true) modes.set(file, status.mode);
@@ -1467,7 +1467,7 @@ export class ShadowRepository {
     for (const blocked of statuses) if (blocked !== undefined) inTheWay.push(blocked);
     if (inTheWay.length > 0) throw checkoutRefusal(kind, inTheWay, unrecordedEarlier);
     // A file the scan before the undo read may have been saved since (an editor's autosave), and
-    // `git restore` overwrites without a look. git compares each file it will replace with the
+    // the checkout removes it without a look. git compares each file it will replace with the
     // stat data in the index; the few it cannot vouch for (saved, touched, or recorded without
     // stat data, as a first session's early dispatches are) are compared by content. read-tree,
     // on the whole-tree path, makes the same check itself.
