@@ -37,7 +37,8 @@ export const UNDO_ERROR_CODES = {
   UNKNOWN_REVISION: { description: '`since` names no checkpoint, dispatch or commit that can be found.' },
   GIT_UNAVAILABLE: { description: 'The git executable could not be run.' },
   GIT_FAILED: {
-    description: "A git command of the shadow repository failed; the message carries git's own words.",
+    description:
+      "A git command of the shadow repository, or a write of the checkout it drives, failed; the message carries git's or the system's own words.",
   },
 } as const satisfies ErrorCodeTable<UndoErrorCode>;
 
