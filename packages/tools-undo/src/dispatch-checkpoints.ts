@@ -1041,10 +1041,13 @@ export class DispatchCheckpoints {
         this.#lastSettle = { listedWithinBound: false, hiddenNow: true };
         return { snapshot, hiddenNow };
       }
+      // The recorded files are stat'd beside the guard's scan: they need no bound (a file written
+      // in place stamps no folder), and the listing after the scan waits for both.
+      const trackedChanged = shadow.listChangedTracked();
       // Before a process call (noteUnobservedChanges), the call takes this scan for its baseline.
       await scanForProcessFootprint(this.workspace, { asBaseline: beforeAProcessCall });
       const ruleFiles = bound.ruleFiles;
-      const snapshot = await shadow.snapshot(undefined, undefined, { newFilesWithin: bound });
+      const snapshot = await shadow.snapshot(undefined, undefined, { newFilesWithin: bound, trackedChanged });
       // The rule files are looked up once the listing has recorded them, so the answer is the
       // base tree's: a recorded rule file rewritten to hide itself (`*`) leaves the index in
       // this listing, and looked up beside it, it could still be read as recorded (hiddenNow

@@ -37,6 +37,7 @@ import {
   entriesBelowFolder,
   findWorkspaceChanges,
   isIgnoreFile,
+  listChangedTracked,
   recordListedPaths,
 } from './workspace-listing.js';
 
@@ -99,6 +100,11 @@ export interface RecordOptions {
    * end, see NewFileBound): git stats every recorded file, and looks for new ones only there.
    */
   newFilesWithin?: NewFileBound;
+  /**
+   * With `newFilesWithin`: the `diff-files` of the recorded files, started by the caller before
+   * (see {@link ShadowRepository.listChangedTracked}), so that it runs beside the caller's own work.
+   */
+  trackedChanged?: Promise<string>;
 }
 
 /** One entry of a git tree: permission mode and object id. */
@@ -503,6 +509,9 @@ export class ShadowRepository {
                 : {
                     bound: options.newFilesWithin,
                     recordedAmong: (files) => this.recordedAmong(files, signal),
+                    ...(options.trackedChanged === undefined
+                      ? {}
+                      : { trackedChanged: options.trackedChanged }),
                   },
             trackedDespiteRules,
           },
@@ -657,6 +666,18 @@ export class ShadowRepository {
     if (standing.length === 0) return [];
     const recorded = await this.recordedAmong(standing);
     return standing.filter((file) => !recorded.has(file));
+  }
+
+  /**
+   * Starts the `diff-files` a whole-workspace record within a bound runs (recorded files whose
+   * stat data moved, or gone), for the caller to pass as {@link RecordOptions.trackedChanged}.
+   * It needs no bound, so a settle runs it beside the git guard's scan that makes the bound. A
+   * failure is not left unhandled: it comes out where the record awaits it.
+   */
+  listChangedTracked(signal?: AbortSignal): Promise<string> {
+    const listing = listChangedTracked(this.git, signal);
+    listing.catch(() => {});
+    return listing;
   }
 
   /**

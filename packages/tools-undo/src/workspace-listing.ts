@@ -38,6 +38,8 @@ export interface ListingOptions {
   within?: {
     bound: NewFileBound;
     recordedAmong: (files: readonly string[]) => Promise<Set<string>>;
+    /** {@link listChangedTracked}'s answer, when the caller started it already (see RecordOptions). */
+    trackedChanged?: Promise<string>;
   };
   /**
    * Files the user's repository tracks that the rules hide, to look at besides what git lists
@@ -94,7 +96,7 @@ export async function findWorkspaceChanges(
   const withinBound =
     within === undefined || onlyPaths !== undefined
       ? undefined
-      : await listChangedEntriesWithin(git, root, within.bound, within.recordedAmong, signal);
+      : await listChangedEntriesWithin(git, root, within, signal);
   const output =
     withinBound ??
     (knownVisible && onlyPaths !== undefined ? '' : await listChangedEntries(git, signal, onlyPaths));
@@ -349,8 +351,7 @@ const RULE_FILE_BYTES_COMPARED = 1024 * 1024;
 async function listChangedEntriesWithin(
   git: GitRunner,
   root: string,
-  bound: NewFileBound,
-  recordedAmong: (files: readonly string[]) => Promise<Set<string>>,
+  { bound, recordedAmong, trackedChanged }: NonNullable<ListingOptions['within']>,
   signal: AbortSignal | undefined,
 ): Promise<string | undefined> {
   if (bound.lostBecause !== undefined) return undefined;
@@ -391,7 +392,7 @@ async function listChangedEntriesWithin(
   const others = ['ls-files', '-z', '-t', '--others', '--exclude-standard'];
   const excluded = [...bound.excludedFolders];
   const [tracked, untracked, recordedRuleFiles, ignoredFolders] = await Promise.all([
-    git.run(['diff-files', '--name-only', '-z'], { signal }),
+    trackedChanged ?? listChangedTracked(git, signal),
     files.size === 0 ? '' : git.runForPaths(others, [...files], taggedPath, { signal }),
     ruleFiles.length === 0 ? new Set<string>() : recordedAmong(ruleFiles),
     ignoredWholeFolders(git, excluded, signal),
@@ -418,6 +419,14 @@ async function listChangedEntriesWithin(
     if (status !== undefined && status.ctimeMs >= bound.sinceMs - RULE_FILE_MARGIN_MS) return undefined;
   }
   return [...changedTracked.map((file) => `C ${file}`), untracked].join('\0');
+}
+
+/**
+ * The recorded files whose stat data differ from the index's, or that are gone (`diff-files`,
+ * NUL-separated): every recorded file is stat'd, since writing a file in place stamps no folder.
+ */
+export function listChangedTracked(git: GitRunner, signal?: AbortSignal): Promise<string> {
+  return git.run(['diff-files', '--name-only', '-z'], { signal });
 }
 
 /** Of `folders`, those the rules hide whole now (git names each once and does not enter it). */
