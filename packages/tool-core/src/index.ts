@@ -51,7 +51,11 @@ export {
   type GitGuardFinding,
   type GitGuardReport,
 } from './git-guard/git-guard.js';
-export { onProcessFootprint, type ProcessFootprint } from './git-guard/process-footprint.js';
+export {
+  onProcessCallHandlerReturned,
+  onProcessFootprint,
+  type ProcessFootprint,
+} from './git-guard/process-footprint.js';
 export { sha256Hex } from './hash.js';
 export {
   type LeftOutNoun,

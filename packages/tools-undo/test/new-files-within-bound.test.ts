@@ -3,7 +3,13 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { cp, lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import { isToolError, RACY_MARGIN_MS, ToolRuntime, Workspace } from '@assistant-kit/tool-core';
+import {
+  isToolError,
+  onProcessFootprint,
+  RACY_MARGIN_MS,
+  ToolRuntime,
+  Workspace,
+} from '@assistant-kit/tool-core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GitRunner } from '../src/git-runner.js';
 import { createUndoTools, type UndoToolFamily } from '../src/index.js';
@@ -501,5 +507,106 @@ describe('a process dispatch that looks for new files only where the git guard s
     expect(ruleFileLookups).toEqual([]);
     // The listing itself still runs (the files of the bound's folders).
     expect(asked.some((args) => args.includes('--others') && args.includes('lib/new.ts'))).toBe(true);
+  }, 60_000);
+
+  it("stats the recorded files as the call returns, beside the guard's scan after it, and the end takes that", async () => {
+    const root = await makeTemporaryDirectory('undo-bound-at-return-');
+    directories.push(root);
+    await makeProject(root);
+    const { workspace, family } = await openWithShell(root);
+    const runtime = new ToolRuntime({ workspace, tools: [shellTool] });
+    const { checkpoints } = family;
+    const run = async (script: string) => {
+      const result = await runtime.call('shell', { script });
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    };
+    for (const script of ['true', 'true']) {
+      await checkpoints.beginDispatch('warm', { observedWrites: true });
+      await checkpoints.noteUnobservedChanges();
+      await run(script);
+      await checkpoints.endDispatch();
+    }
+    let statsStarted = 0;
+    const runWithExitCode = GitRunner.prototype.runWithExitCode;
+    vi.spyOn(GitRunner.prototype, 'runWithExitCode').mockImplementation(function (
+      this: GitRunner,
+      ...args: Parameters<typeof runWithExitCode>
+    ) {
+      if (args[0][0] === 'diff-files' && !args[0].includes('--')) statsStarted += 1;
+      return runWithExitCode.apply(this, args);
+    });
+    const atTheScanAfter: number[] = [];
+    const stop = onProcessFootprint(workspace, (footprint) => {
+      if (footprint.bounded && footprint.scan === 'after') atTheScanAfter.push(statsStarted);
+    });
+    await checkpoints.beginDispatch('d', { observedWrites: true });
+    await checkpoints.noteUnobservedChanges();
+    statsStarted = 0;
+    await run(`printf 'export const a = 3;\\n' > lib/a.ts && printf 'x\\n' > lib/new.ts`);
+    const ended = await checkpoints.endDispatch();
+    stop();
+    // Started as the handler returned, before the scan after the call ended; the end ran none.
+    expect(atTheScanAfter).toEqual([1]);
+    expect(statsStarted).toBe(1);
+    expect(checkpoints.lastEndListedWithinBound).toBe(true);
+    expect(ended.changedFiles.map((file) => `${file.status} ${file.path}`).sort()).toEqual([
+      'added lib/new.ts',
+      'modified lib/a.ts',
+    ]);
+  }, 60_000);
+
+  it('does not take that stat when the dispatch wrote through the Workspace after the call', async () => {
+    // The stat started as the call returned cannot see a later write: a file the Workspace then
+    // rewrote in place (its folder not stamped) would be missing from the end, and no undo could
+    // bring back what it held.
+    const root = await makeTemporaryDirectory('undo-bound-written-after-');
+    directories.push(root);
+    await makeProject(root);
+    const { workspace, family, dispatch } = await openWithShell(root);
+    const runtime = new ToolRuntime({ workspace, tools: [shellTool] });
+    await dispatch('true');
+    await dispatch('true');
+    const { checkpoints } = family;
+    await checkpoints.beginDispatch('d', { observedWrites: true });
+    await checkpoints.noteUnobservedChanges();
+    expect((await runtime.call('shell', { script: 'true' })).isError).toBeFalsy();
+    await writeThroughWorkspace(workspace, 'lib/util/b.ts', 'export const b = 7;\n');
+    const ended = await checkpoints.endDispatch();
+    expect(ended.changedFiles.map((file) => `${file.status} ${file.path}`)).toEqual([
+      'modified lib/util/b.ts',
+    ]);
+    await checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'lib/util/b.ts'), 'utf8')).toBe('export const b = 2;\n');
+  }, 60_000);
+
+  it('does not take that stat when an undo used the index after the call', async () => {
+    const root = await makeTemporaryDirectory('undo-bound-undo-after-');
+    directories.push(root);
+    await makeProject(root);
+    const { workspace, family, dispatch } = await openWithShell(root);
+    const runtime = new ToolRuntime({ workspace, tools: [shellTool] });
+    await dispatch('true');
+    await dispatch(`printf 'export const a = 5;\\n' > lib/a.ts`);
+    const { checkpoints } = family;
+    let statsStarted = 0;
+    const runWithExitCode = GitRunner.prototype.runWithExitCode;
+    vi.spyOn(GitRunner.prototype, 'runWithExitCode').mockImplementation(function (
+      this: GitRunner,
+      ...args: Parameters<typeof runWithExitCode>
+    ) {
+      if (args[0][0] === 'diff-files' && !args[0].includes('--')) statsStarted += 1;
+      return runWithExitCode.apply(this, args);
+    });
+    await checkpoints.beginDispatch('d', { observedWrites: true });
+    await checkpoints.noteUnobservedChanges();
+    statsStarted = 0;
+    expect((await runtime.call('shell', { script: 'true' })).isError).toBeFalsy();
+    // The open dispatch changed nothing yet, so an undo of the one before may run inside it.
+    await checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'lib/a.ts'), 'utf8')).toBe('export const a = 1;\n');
+    const ended = await checkpoints.endDispatch();
+    expect(ended.changedFiles).toEqual([]);
+    // One stat as the call returned, and the end's own after the undo.
+    expect(statsStarted).toBe(2);
   }, 60_000);
 });

@@ -72,3 +72,36 @@ export function noteProcessFootprint(workspace: Workspace, footprint: ProcessFoo
     }
   }
 }
+
+const returnListenersOf = new WeakMap<Workspace, Set<() => void>>();
+
+/**
+ * Calls `listener`, synchronously, each time the handler of a process call on `workspace`
+ * returns, before the git guard's scan after it (only for calls the guard brackets). What the
+ * call's processes wrote in the foreground is on disk then: undo checkpoints start their stat of
+ * the recorded files here, beside that scan, instead of after the call (see tools-undo's
+ * decisions). A listener that throws is passed over. Returns a function that removes it.
+ *
+ * @example
+ * const stop = onProcessCallHandlerReturned(workspace, () => console.log('a process call is done writing'));
+ */
+export function onProcessCallHandlerReturned(workspace: Workspace, listener: () => void): () => void {
+  let listeners = returnListenersOf.get(workspace);
+  if (listeners === undefined) {
+    listeners = new Set();
+    returnListenersOf.set(workspace, listeners);
+  }
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Tells the workspace's listeners that a process call's handler returned (the tool runtime only). */
+export function noteProcessCallHandlerReturned(workspace: Workspace): void {
+  for (const listener of returnListenersOf.get(workspace) ?? []) {
+    try {
+      listener();
+    } catch {
+      // Nothing depends on it: a listener only starts work early.
+    }
+  }
+}

@@ -5,7 +5,7 @@ import type { AnyToolDefinition, ToolProgress } from '../definition.js';
 import { invalidArguments, isToolError, ToolError } from '../errors.js';
 import type { GitGuardSnapshot } from '../git-guard/git-directory-scan.js';
 import { describeGitGuardReport, GitGuard, type GitGuardReport } from '../git-guard/git-guard.js';
-import { noteProcessFootprint } from '../git-guard/process-footprint.js';
+import { noteProcessCallHandlerReturned, noteProcessFootprint } from '../git-guard/process-footprint.js';
 import { errorResult, type ToolResult } from '../result.js';
 import { DEFAULT_OUTPUT_CHARACTER_CAP } from '../truncate.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -332,7 +332,9 @@ export class ToolRuntime {
       // The git guard's "before" is taken as the process call starts, inside the tool's queue turn.
       const before = guardState === undefined ? undefined : await this.#guardBaseline(guardState);
       const result = await this.#runHandler(definition, validArguments, options, guardState);
-      return guardState === undefined ? result : this.#applyGitGuard(guardState, before!, result);
+      if (guardState === undefined) return result;
+      noteProcessCallHandlerReturned(this.workspace);
+      return this.#applyGitGuard(guardState, before!, result);
     };
     const result =
       definition.execution === 'sequential' ? await queueFor(this.workspace).run(run) : await run();
