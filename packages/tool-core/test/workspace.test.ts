@@ -97,6 +97,20 @@ describe('path confinement', () => {
     await expect(readFile(path.join(outside, 'new.txt'))).rejects.toThrow();
   });
 
+  it('says which folder on the way is a file when a write cannot go there, and writes nothing', async () => {
+    // Found by the differential test of tools-undo: a command had turned lib/ into a file, and
+    // the write said it was redirected outside the workspace.
+    await writeFile(path.join(root, 'lib'), 'a file\n');
+    for (const target of ['lib/w.ts', 'lib/deeper/w.ts']) {
+      const refused = await workspace.createFile(target, Buffer.from('x')).catch((error: unknown) => error);
+      expect(refused).toMatchObject({
+        code: 'PATH_NOT_DIRECTORY',
+        message: `"lib" is a file, not a folder, so "${target}" cannot be written; nothing was written.`,
+      });
+    }
+    expect(await readFile(path.join(root, 'lib'), 'utf8')).toBe('a file\n');
+  });
+
   it('accepts symlinks that stay inside and refuses dangling ones', async () => {
     await symlink(path.join(root, 'inside.txt'), path.join(root, 'alias.txt'));
     expect((await workspace.resolve('alias.txt')).relative).toBe('inside.txt');

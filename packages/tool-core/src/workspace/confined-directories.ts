@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, realpath, rmdir } from 'node:fs/promises';
+import { type FileHandle, lstat, mkdir, open, realpath, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
 import { realPathOfDescriptor, syncDirectory } from './atomic-write.js';
@@ -11,6 +11,15 @@ function redirected(shownPath: string, cause?: unknown): ToolError {
   return new ToolError(
     'PATH_OUTSIDE_WORKSPACE',
     `"${shownPath}" was redirected outside the workspace while its folders were created; nothing was written.`,
+    cause === undefined ? {} : { cause },
+  );
+}
+
+/** A folder on the way to `shownPath` is a file (or another kind of entry that is not a link). */
+function notAFolder(shownPath: string, folder: string, cause?: unknown): ToolError {
+  return new ToolError(
+    'PATH_NOT_DIRECTORY',
+    `"${folder}" is a file, not a folder, so "${shownPath}" cannot be written; nothing was written.`,
     cause === undefined ? {} : { cause },
   );
 }
@@ -74,12 +83,13 @@ export async function openDirectoryInside(
   try {
     const rootReal = await realPathOfDescriptor(current.fd);
     if (rootReal !== undefined && rootReal !== realRoot) throw redirected(shownPath);
-    for (const component of components) {
+    for (const [index, component] of components.entries()) {
       const childPath = procPathOf(current, component);
+      const folder = components.slice(0, index + 1).join('/');
       // Opened first: the folders of a write nearly always exist, and a mkdir that fails with
       // EEXIST costs a thrown error per component. A folder made here is flushed in its parent,
       // so that a file written into it survives a crash with the folders above it.
-      let child = await openChildDirectory(childPath, shownPath, options.create);
+      let child = await openChildDirectory(childPath, shownPath, folder, options.create);
       if (child === undefined) {
         try {
           await mkdir(childPath, { mode: 0o777 });
@@ -87,7 +97,7 @@ export async function openDirectoryInside(
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         }
-        child = (await openChildDirectory(childPath, shownPath, false))!;
+        child = (await openChildDirectory(childPath, shownPath, folder, false))!;
       }
       const childReal = await realPathOfDescriptor(child.fd);
       if (childReal !== undefined && !isInsideDirectory(realRoot, childReal)) {
@@ -116,12 +126,19 @@ export async function openDirectoryInside(
 async function openChildDirectory(
   childPath: string,
   shownPath: string,
+  folder: string,
   missingIsExpected: boolean,
 ): Promise<FileHandle | undefined> {
   try {
     return await open(childPath, DIRECTORY_FLAGS);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    // ENOTDIR is also what a link gives with O_NOFOLLOW and O_DIRECTORY: only a file is told apart.
+    if (code === 'ENOTDIR') {
+      const status = await lstat(childPath).catch(() => undefined);
+      if (status !== undefined && !status.isDirectory() && !status.isSymbolicLink())
+        throw notAFolder(shownPath, folder, error);
+    }
     if (code === 'ELOOP' || code === 'ENOTDIR') throw redirected(shownPath, error);
     if (code === 'ENOENT' && missingIsExpected) return undefined;
     throw error;
@@ -162,6 +179,7 @@ async function walkWithRealpathChecks(
       if (created) await rmdir(real).catch(() => {});
       throw redirected(shownPath);
     }
+    if (!(await stat(real)).isDirectory()) throw notAFolder(shownPath, path.relative(realRoot, next));
     current = real;
   }
   return current;
