@@ -226,12 +226,12 @@ interface OpenState extends OpenDispatch {
   /**
    * In a settled dispatch: the stat of the recorded files (`diff-files`) started as the last
    * process call's handler returned, beside the git guard's scan after it (see
-   * #listTrackedAsACallReturns), and how many tasks on the index had started then. Dropped as
-   * soon as anything may write again (a write through the Workspace, another process call,
-   * changes announced by the host), and not taken when any task used the index since (an undo,
-   * a `workspace_diff`).
+   * #listTrackedAsACallReturns), and the count of steps on the index then. Dropped as soon as
+   * anything may write again (a write through the Workspace, another process call, changes
+   * announced by the host), and not taken when any task used the index since, or was using it
+   * then (an undo, a `workspace_diff`).
    */
-  trackedChangedAtReturn?: { listing: Promise<string>; indexTasks: number };
+  trackedChangedAtReturn?: { listing: Promise<string>; indexTaskSteps: number };
 }
 
 /** The storage folder and the dispatch log of a session (see #logOpened). */
@@ -294,8 +294,12 @@ export class DispatchCheckpoints {
   #stopHearingWrites: (() => void) | undefined;
   #stopHearingProcesses: (() => void) | undefined;
   #stopHearingReturns: (() => void) | undefined;
-  /** Tasks that used the index so far (see OpenDispatch.trackedChangedAtReturn). */
-  #indexTasks = 0;
+  /**
+   * Each start and each end of a task on the index, counted (see
+   * OpenDispatch.trackedChangedAtReturn): a task that was running when a count was taken moves
+   * it on as it ends.
+   */
+  #indexTaskSteps = 0;
   #lastEndListedWithinBound = false;
   #lastSettle = { listedWithinBound: false, hiddenNow: false };
   /**
@@ -612,8 +616,8 @@ export class DispatchCheckpoints {
         ...(open.observed === undefined && open.newFiles !== undefined
           ? {
               newFilesWithin: open.newFiles,
-              // This end is the one task since the stat started.
-              ...(open.trackedChangedAtReturn?.indexTasks === this.#indexTasks - 1
+              // This end's start is the one step on the index since the stat started.
+              ...(open.trackedChangedAtReturn?.indexTaskSteps === this.#indexTaskSteps - 1
                 ? { trackedChanged: open.trackedChangedAtReturn.listing }
                 : {}),
             }
@@ -826,7 +830,10 @@ export class DispatchCheckpoints {
     const shadow = this.#readyState?.shadow;
     if (this.#closed || open === undefined || shadow === undefined) return;
     if (open.observed !== undefined || open.newFiles === undefined) return;
-    open.trackedChangedAtReturn = { listing: shadow.listChangedTracked(), indexTasks: this.#indexTasks };
+    open.trackedChangedAtReturn = {
+      listing: shadow.listChangedTracked(),
+      indexTaskSteps: this.#indexTaskSteps,
+    };
   }
 
   #dropTrackedAtReturn(): void {
@@ -1327,10 +1334,14 @@ export class DispatchCheckpoints {
     const state = await this.#ready;
     return this.#mutex.run(async () => {
       if (this.#closed) throw undoError('INTERNAL_ERROR', 'The undo tools were closed.');
-      this.#indexTasks += 1;
-      // Every task that uses the index sees the held before-images in it first.
-      await this.#layHeldBeforeImages(state.shadow);
-      return task(state);
+      this.#indexTaskSteps += 1;
+      try {
+        // Every task that uses the index sees the held before-images in it first.
+        await this.#layHeldBeforeImages(state.shadow);
+        return await task(state);
+      } finally {
+        this.#indexTaskSteps += 1;
+      }
     });
   }
 
