@@ -529,28 +529,20 @@ describe('a process dispatch that looks for new files only where the git guard s
       await run(script);
       await checkpoints.endDispatch();
     }
-    let statsStarted = 0;
-    const runWithExitCode = GitRunner.prototype.runWithExitCode;
-    vi.spyOn(GitRunner.prototype, 'runWithExitCode').mockImplementation(function (
-      this: GitRunner,
-      ...args: Parameters<typeof runWithExitCode>
-    ) {
-      if (args[0][0] === 'diff-files' && !args[0].includes('--')) statsStarted += 1;
-      return runWithExitCode.apply(this, args);
-    });
+    const stats = countStatsOfRecordedFiles();
     const atTheScanAfter: number[] = [];
     const stop = onProcessFootprint(workspace, (footprint) => {
-      if (footprint.bounded && footprint.scan === 'after') atTheScanAfter.push(statsStarted);
+      if (footprint.bounded && footprint.scan === 'after') atTheScanAfter.push(stats.started);
     });
     await checkpoints.beginDispatch('d', { observedWrites: true });
     await checkpoints.noteUnobservedChanges();
-    statsStarted = 0;
+    stats.started = 0;
     await run(`printf 'export const a = 3;\\n' > lib/a.ts && printf 'x\\n' > lib/new.ts`);
     const ended = await checkpoints.endDispatch();
     stop();
     // Started as the handler returned, before the scan after the call ended; the end ran none.
     expect(atTheScanAfter).toEqual([1]);
-    expect(statsStarted).toBe(1);
+    expect(stats.started).toBe(1);
     expect(checkpoints.lastEndListedWithinBound).toBe(true);
     expect(ended.changedFiles.map((file) => `${file.status} ${file.path}`).sort()).toEqual([
       'added lib/new.ts',
@@ -591,18 +583,10 @@ describe('a process dispatch that looks for new files only where the git guard s
     await dispatch('true');
     await dispatch(`printf 'export const a = 5;\\n' > lib/a.ts`);
     const { checkpoints } = family;
-    let statsStarted = 0;
-    const runWithExitCode = GitRunner.prototype.runWithExitCode;
-    vi.spyOn(GitRunner.prototype, 'runWithExitCode').mockImplementation(function (
-      this: GitRunner,
-      ...args: Parameters<typeof runWithExitCode>
-    ) {
-      if (args[0][0] === 'diff-files' && !args[0].includes('--')) statsStarted += 1;
-      return runWithExitCode.apply(this, args);
-    });
+    const stats = countStatsOfRecordedFiles();
     await checkpoints.beginDispatch('d', { observedWrites: true });
     await checkpoints.noteUnobservedChanges();
-    statsStarted = 0;
+    stats.started = 0;
     expect((await runtime.call('shell', { script: 'true' })).isError).toBeFalsy();
     // The open dispatch changed nothing yet, so an undo of the one before may run inside it.
     await checkpoints.undoDispatches(1);
@@ -610,6 +594,6 @@ describe('a process dispatch that looks for new files only where the git guard s
     const ended = await checkpoints.endDispatch();
     expect(ended.changedFiles).toEqual([]);
     // One stat as the call returned, and the end's own after the undo.
-    expect(statsStarted).toBe(2);
+    expect(stats.started).toBe(2);
   }, 60_000);
 });

@@ -44,13 +44,7 @@ export function onProcessFootprint(
   workspace: Workspace,
   listener: (footprint: ProcessFootprint) => void,
 ): () => void {
-  let listeners = listenersOf.get(workspace);
-  if (listeners === undefined) {
-    listeners = new Set();
-    listenersOf.set(workspace, listeners);
-  }
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+  return addListener(listenersOf, workspace, listener);
 }
 
 /**
@@ -86,10 +80,19 @@ const returnListenersOf = new WeakMap<Workspace, Set<() => void>>();
  * const stop = onProcessCallHandlerReturned(workspace, () => console.log('a process call is done writing'));
  */
 export function onProcessCallHandlerReturned(workspace: Workspace, listener: () => void): () => void {
-  let listeners = returnListenersOf.get(workspace);
+  return addListener(returnListenersOf, workspace, listener);
+}
+
+/** Adds `listener` to the workspace's set in `table`; returns the function that removes it. */
+function addListener<Listener>(
+  table: WeakMap<Workspace, Set<Listener>>,
+  workspace: Workspace,
+  listener: Listener,
+): () => void {
+  let listeners = table.get(workspace);
   if (listeners === undefined) {
     listeners = new Set();
-    returnListenersOf.set(workspace, listeners);
+    table.set(workspace, listeners);
   }
   listeners.add(listener);
   return () => listeners.delete(listener);
