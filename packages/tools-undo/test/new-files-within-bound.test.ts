@@ -512,6 +512,20 @@ describe('a process dispatch that looks for new files only where the git guard s
     expect(asked.some((args) => args.includes('--others') && args.includes('lib/new.ts'))).toBe(true);
   }, 60_000);
 
+  /** Counts the whole-workspace `diff-files` runs (the stat of every recorded file) from now on. */
+  function countStatsOfRecordedFiles(): { started: number } {
+    const stats = { started: 0 };
+    const runWithExitCode = GitRunner.prototype.runWithExitCode;
+    vi.spyOn(GitRunner.prototype, 'runWithExitCode').mockImplementation(function (
+      this: GitRunner,
+      ...args: Parameters<typeof runWithExitCode>
+    ) {
+      if (args[0][0] === 'diff-files' && !args[0].includes('--')) stats.started += 1;
+      return runWithExitCode.apply(this, args);
+    });
+    return stats;
+  }
+
   it("stats the recorded files as the call returns, beside the guard's scan after it, and the end takes that", async () => {
     const root = await makeTemporaryDirectory('undo-bound-at-return-');
     directories.push(root);
