@@ -6,9 +6,9 @@ import { type GitRunner, joinNul } from './git-runner.js';
 import { lstatIfPresent, removeFileOrLink, removeFolderIfEmpty } from './storage-files.js';
 import { createBeyondALinkCheck } from './workspace-listing.js';
 
-// The two writes every checkout of a few paths makes in the work tree: removing the files that
-// go, and writing the ones that come from the index. Neither removes anything but a file or a
-// link. git's own writers (`git restore --worktree`, `checkout-index --force`) remove whatever
+// The writes every checkout of a few paths makes in the work tree: removing the files that go,
+// writing the ones that come from the index, and removing the folders left empty. None removes
+// anything but a file, a link or an empty folder. git's own writers (`git restore --worktree`, `checkout-index --force`) remove whatever
 // stands at a path they write, a folder with everything in it included (tried: a folder a person
 // made at such a path, holding their file, went without a word), and between the undo's look at
 // the workspace and git's write a person can make one. A path someone took meanwhile is named
