@@ -600,7 +600,7 @@ export class DispatchCheckpoints {
             : [...new Set([...written, ...(onlyPaths ?? [])])];
         // Files ignored since the last session leave the index before the base is taken: their
         // removal is not this dispatch's change.
-        await shadow.removeIgnoredFoundInBackground();
+        await shadow.removeIgnoredFoundInBackground(open.observed);
         const baseTree = await shadow.indexTree();
         open.baseCommit = await this.#recordIfChanged(shadow, log, baseTree, 'workspace before a dispatch');
         open.baseTree = baseTree;

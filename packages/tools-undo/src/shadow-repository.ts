@@ -368,10 +368,15 @@ export class ShadowRepository {
    * Removes from the index the recorded files the finished background check found ignored, and
    * counts the session's ignore check as done; nothing when it has not finished or was applied.
    * A dispatch's end calls it before it takes its base, so the removal is not the dispatch's.
+   * The files the dispatch wrote (`kept`) stay: their entries are what stood there before it
+   * wrote them, and the base must say so (removed, a file the dispatch rewrote read as one it
+   * created: found by unrecorded-dispatches.test.ts, seed -1050511148). They stay recorded
+   * while the rules hide them, as in a session whose background check has not finished.
    */
-  async removeIgnoredFoundInBackground(): Promise<void> {
-    const found = this.#ignoredChecked ? undefined : this.#ignoredFoundInBackground;
-    if (found === undefined) return;
+  async removeIgnoredFoundInBackground(kept: ReadonlySet<string> = new Set()): Promise<void> {
+    const foundAll = this.#ignoredChecked ? undefined : this.#ignoredFoundInBackground;
+    if (foundAll === undefined) return;
+    const found = foundAll.filter((file) => !kept.has(file));
     if (found.length > 0) {
       this.#indexTree = undefined;
       this.#recorded.changed(found);

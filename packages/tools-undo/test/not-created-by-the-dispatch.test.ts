@@ -470,3 +470,28 @@ describe('openDispatch', () => {
     await family!.checkpoints.endDispatch();
   });
 });
+
+describe('a recorded file the rules came to hide, rewritten by a later session', () => {
+  // Found by unrecorded-dispatches.test.ts (seed -1050511148): a file recorded while visible, then
+  // hidden by a person's rule change; a later session's background check found it ignored, and
+  // the first observed dispatch that wrote it dropped its entry from the base as it ended. The
+  // dispatch then listed the file it had rewritten as one it created.
+  it('is listed as modified, and undo brings back its bytes', async () => {
+    await write(root, '.gitignore', 'x\n*.log\n');
+    await write(root, 'dir/.gitignore', '!c.log\n');
+    await write(root, 'dir/c.log', 'c before\n');
+    await openFamily();
+    await family!.close();
+    // The person's change: without this rule, the root's *.log hides dir/c.log.
+    await rm(path.join(root, 'dir/.gitignore'));
+    await openFamily();
+    await family!.checkpoints.beginDispatch('rewrite', { observedWrites: true });
+    await writeThroughWorkspace(workspace, '.gitignore', 'x\n');
+    await writeThroughWorkspace(workspace, 'dir/c.log', 'c after\n');
+    const ended = await family!.checkpoints.endDispatch();
+    expect(listed(ended.changedFiles)).toEqual(['modified .gitignore', 'modified dir/c.log']);
+    await family!.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'dir/c.log'), 'utf8')).toBe('c before\n');
+    expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toBe('x\n*.log\n');
+  });
+});
