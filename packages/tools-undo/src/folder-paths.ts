@@ -5,9 +5,3 @@ export function* foldersAbove(file: string): Generator<string> {
   for (let slash = file.indexOf('/'); slash !== -1; slash = file.indexOf('/', slash + 1))
     yield file.slice(0, slash);
 }
-
-/** The folders above `file`, the nearest first: `a/b/c.txt` gives `a/b`, then `a`. */
-export function* foldersAboveNearestFirst(file: string): Generator<string> {
-  for (let slash = file.lastIndexOf('/'); slash > 0; slash = file.lastIndexOf('/', slash - 1))
-    yield file.slice(0, slash);
-}

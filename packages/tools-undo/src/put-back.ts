@@ -1,10 +1,9 @@
 import path from 'node:path';
-import { foldersAboveNearestFirst } from './folder-paths.js';
 import type { GitRunner } from './git-runner.js';
 import { standsAsEntry } from './recorded-entries.js';
 import type { TreeEntry } from './shadow-repository.js';
-import { lstatIfPresent, removeFileOrLink, removeFolderIfEmpty, setPermissions } from './storage-files.js';
-import { removeFilesOnly, writeWhereNothingStands } from './work-tree-writes.js';
+import { lstatIfPresent, removeFileOrLink, setPermissions } from './storage-files.js';
+import { removeEmptiedFolders, removeFilesOnly, writeWhereNothingStands } from './work-tree-writes.js';
 import { createBeyondALinkCheck } from './workspace-listing.js';
 
 /** A path a checkout moved from `before` (the tree it left) to `after` (the tree it aimed at). */
@@ -62,23 +61,9 @@ export async function putBackAfterAFailedCheckout(options: PutBackOptions): Prom
   }
   // Deepest first, so that the folders a flip made are empty when their turn comes.
   for (const file of created.sort((a, b) => b.length - a.length)) await removeFileOrLink(at(file));
-  const fileBefore = new Set(toWriteBack);
-  const madeFolders = new Set<string>();
-  for (const file of created) {
-    for (const folder of foldersAboveNearestFirst(file)) {
-      madeFolders.add(folder);
-      if (fileBefore.has(folder)) break;
-    }
-  }
   // Only a folder at (or on the way to) a path where a file stood can have been made by the
   // checkout; it goes only when nothing else is in it.
-  const flipped = [...madeFolders].filter((folder) =>
-    [...fileBefore].some((file) => folder === file || folder.startsWith(`${file}/`)),
-  );
-  // rmdir reads a path through a link above it: an empty folder elsewhere would go.
-  const beyondALinkAfterRemovals = createBeyondALinkCheck(workTree);
-  for (const folder of flipped.sort((a, b) => b.length - a.length))
-    if (!(await beyondALinkAfterRemovals(folder))) await removeFolderIfEmpty(at(folder));
+  await removeEmptiedFolders(workTree, created, { onlyAtOrBelow: new Set(toWriteBack) });
   const writable: string[] = [];
   // Looked at afresh: the removals above took away links and folders.
   const beyondALinkNow = createBeyondALinkCheck(workTree);

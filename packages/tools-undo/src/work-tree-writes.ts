@@ -53,11 +53,22 @@ export async function removeFilesOnly(workTree: string, files: readonly string[]
 /**
  * Removes the folders above each of `files` (removed paths) that are empty now, deepest first, as
  * git does after removing a file; a folder that is not empty, not a folder, or below a folder
- * that is a link now, ends its chain. The work tree itself stays.
+ * that is a link now, ends its chain. The work tree itself stays. With `onlyAtOrBelow`, only the
+ * folders at or below one of those paths are candidates (the put-back: a folder a failed
+ * checkout made where a file stood).
  */
-export async function removeEmptiedFolders(workTree: string, files: readonly string[]): Promise<void> {
+export async function removeEmptiedFolders(
+  workTree: string,
+  files: readonly string[],
+  options: { onlyAtOrBelow?: ReadonlySet<string> } = {},
+): Promise<void> {
+  const { onlyAtOrBelow } = options;
+  const eligible = (folder: string) =>
+    onlyAtOrBelow === undefined ||
+    [folder, ...foldersAbove(folder)].some((candidate) => onlyAtOrBelow.has(candidate));
   const folders = new Set<string>();
-  for (const file of files) for (const folder of foldersAbove(file)) folders.add(folder);
+  for (const file of files)
+    for (const folder of foldersAbove(file)) if (eligible(folder)) folders.add(folder);
   const kept = new Set<string>();
   // rmdir reads a path through a link above it: an empty folder elsewhere would go.
   const beyondALink = createBeyondALinkCheck(workTree);

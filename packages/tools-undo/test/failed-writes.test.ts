@@ -244,6 +244,25 @@ describe('putBackAfterAFailedCheckout', () => {
     expect(await readFile(path.join(root, 'y.txt'), 'utf8')).toBe('y\n');
   });
 
+  it('removes the folders it made where a file stood, and only those, then writes the file back', async () => {
+    const { git, tree } = await repository({ flip: 'a file\n', 'kept/k.txt': 'k\n' });
+    // The checkout made `flip` a folder (two deep) and a new file in a folder of its own.
+    await rm(path.join(root, 'flip'));
+    await write(root, 'flip/deeper/inner.txt', 'inner\n');
+    await write(root, 'made/new.txt', 'new\n');
+    const { left } = await putBack(git, tree, [
+      { path: 'flip', before: await entry(git, 'a file\n'), after: undefined },
+      { path: 'flip/deeper/inner.txt', before: undefined, after: await entry(git, 'inner\n') },
+      { path: 'made/new.txt', before: undefined, after: await entry(git, 'new\n') },
+    ]);
+    expect(left).toEqual([]);
+    expect(await readFile(path.join(root, 'flip'), 'utf8')).toBe('a file\n');
+    await expect(lstat(path.join(root, 'made/new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+    // No file stood at `made`: an empty folder there may have been someone's (git records none).
+    expect((await lstat(path.join(root, 'made'))).isDirectory()).toBe(true);
+    expect(await readFile(path.join(root, 'kept/k.txt'), 'utf8')).toBe('k\n');
+  });
+
   it('never removes a folder that holds files the checkout did not write', async () => {
     const { git, tree } = await repository({ flip: 'a file\n' });
     // The checkout made `flip` a folder with inner.txt; someone put other.txt in it.
