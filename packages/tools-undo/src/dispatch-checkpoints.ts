@@ -23,10 +23,10 @@ import {
   DispatchLog,
   LEGACY_DISPATCH_LOG_FILE,
 } from './dispatch-log.js';
-import { EarlyDispatches, isUnderAny } from './early-dispatches.js';
+import { EarlyDispatches } from './early-dispatches.js';
 import { undoError } from './errors.js';
 import { excludedAbove } from './excluded-folders.js';
-import { foldersAbove } from './folder-paths.js';
+import { foldersAbove, isUnderAny } from './folder-paths.js';
 import { mayHoldRules, NewFileBound } from './new-file-bound.js';
 import {
   type ChangedFile,
@@ -693,6 +693,15 @@ export class DispatchCheckpoints {
         .map((file) => file.path);
       const ignoreFileChanged = open.wroteAnIgnoreFile === true || changedFiles.some(changesAnIgnoreFile);
       const afterAnIgnoreChange = onlyPaths === undefined && ignoreFileChanged;
+      // The settle found every rule file recorded (so the base tree holds them all), none changed
+      // since, and the end listed within a bound that held from the settle (a new rule file that
+      // hides itself would have made it list the whole tree): the rules at the end are the base
+      // tree's, and the listing that found the new paths already left out what they hide. Asking
+      // the base tree's rules again (four git processes) could only repeat that answer.
+      const baseRulesStand =
+        !ignoreFileChanged &&
+        open.hiddenByTheBaseRulesExcept !== undefined &&
+        snapshot.listedWithinBound === true;
       const hiddenBefore = [
         ...new Set([
           ...(afterAnIgnoreChange
@@ -706,7 +715,9 @@ export class DispatchCheckpoints {
             baseTree,
             ignoreFileChanged
               ? newInTheEnd
-              : newInTheEnd.filter((file) => open.hiddenByTheBaseRulesExcept?.has(file) === false),
+              : baseRulesStand
+                ? []
+                : newInTheEnd.filter((file) => open.hiddenByTheBaseRulesExcept?.has(file) === false),
           )),
           ...newInTheEnd.filter((file) => open.notCreatedByTheDispatch?.has(file) === true),
         ]),

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { FileImage } from './before-images.js';
+import { isUnderAny } from './folder-paths.js';
 import type { ChangedFile, ShadowRepository, TreeEntry } from './shadow-repository.js';
 import { lstatIfPresent } from './storage-files.js';
 
@@ -151,9 +152,4 @@ export class EarlyDispatches {
       current = current.slice(0, slash);
     }
   }
-}
-
-/** Whether `file` is one of `paths` or lies under one of them. */
-export function isUnderAny(file: string, paths: readonly string[]): boolean {
-  return paths.some((prefix) => file === prefix || file.startsWith(`${prefix}/`));
 }

@@ -6,7 +6,7 @@ import { isToolError } from '@assistant-kit/tool-core';
 import type { FileImage } from './before-images.js';
 import { type UndoToolError, undoError } from './errors.js';
 import { DEFAULT_EXCLUDED_FOLDERS } from './excluded-folders.js';
-import { foldersAbove } from './folder-paths.js';
+import { foldersAbove, isUnderAny } from './folder-paths.js';
 import {
   commandNeutralisingOverrides,
   configOverrideEnvironment,
@@ -206,6 +206,13 @@ export class ShadowRepository {
   /** See #trackedDespiteRules. */
   #trackedDespiteRulesPromise: Promise<ReadonlySet<string>> | undefined;
   #ignoredChecked = false;
+  /**
+   * The files the listings so far left out as too large to record: a listing within a bound looks
+   * at each again, since one that shrinks in place (a person's save, a command's rewrite) stamps no
+   * folder and is not in the index for `diff-files` to name. Kept for the session; its first
+   * listing of the whole tree fills it.
+   */
+  readonly #leftOutAsLarge = new Set<string>();
   /** Paths whose recorded entries were checked against the ignore rules in this session. */
   readonly #ignoredCheckedPaths = new Set<string>();
   /**
@@ -514,6 +521,7 @@ export class ShadowRepository {
                 : {
                     bound: options.newFilesWithin,
                     recordedAmong: (files) => this.recordedAmong(files, signal),
+                    leftOutAsLarge: this.#leftOutAsLarge,
                     ...(options.trackedChanged === undefined
                       ? {}
                       : { trackedChanged: options.trackedChanged }),
@@ -578,6 +586,13 @@ export class ShadowRepository {
       });
     }
     if (standIn !== undefined) this.#ignoredChecked = true;
+    // A listing of the whole tree (within a bound too: it looked at every file left out before)
+    // finds every file too large to record; a narrowed one, those among its paths.
+    if (onlyPaths === undefined) this.#leftOutAsLarge.clear();
+    else
+      for (const file of this.#leftOutAsLarge)
+        if (isUnderAny(file, onlyPaths)) this.#leftOutAsLarge.delete(file);
+    for (const file of changes.skippedLargeFiles) this.#leftOutAsLarge.add(file.path);
     // A listed path the rules left out just now is not visible: a tracked `.gitignore` rewritten
     // to ignore itself was listed (tracked files always are), recorded, then dropped as ignored.
     const leftOut = new Set(ignored);

@@ -40,6 +40,11 @@ export interface ListingOptions {
     recordedAmong: (files: readonly string[]) => Promise<Set<string>>;
     /** {@link listChangedTracked}'s answer, when the caller started it already (see RecordOptions). */
     trackedChanged?: Promise<string>;
+    /**
+     * Files an earlier listing left out as too large, wherever they are: one that shrinks in place
+     * stamps no folder, and no stat of recorded files names it (see ShadowRepository#leftOutAsLarge).
+     */
+    leftOutAsLarge?: Iterable<string>;
   };
   /**
    * Files the user's repository tracks that the rules hide, to look at besides what git lists
@@ -351,11 +356,11 @@ const RULE_FILE_BYTES_COMPARED = 1024 * 1024;
 async function listChangedEntriesWithin(
   git: GitRunner,
   root: string,
-  { bound, recordedAmong, trackedChanged }: NonNullable<ListingOptions['within']>,
+  { bound, recordedAmong, trackedChanged, leftOutAsLarge = [] }: NonNullable<ListingOptions['within']>,
   signal: AbortSignal | undefined,
 ): Promise<string | undefined> {
   if (bound.lostBecause !== undefined) return undefined;
-  const files = new Set<string>([...bound.paths, ...bound.subtrees]);
+  const files = new Set<string>([...bound.paths, ...bound.subtrees, ...leftOutAsLarge]);
   if (files.size > MAX_BOUND_FILES) return undefined;
   const ruleFiles: string[] = [];
   const nested = createNestedRepositoryCheck(root);

@@ -83,11 +83,14 @@ const under = (folder: string, name: string) => (folder === '' ? name : `${folde
 /** One command of a few random file operations on the tree as it stands. */
 function randomScript(
   random: (below: number) => number,
-  files: string[],
-  folders: string[],
+  allFiles: string[],
+  allFolders: string[],
   round: number | string,
 ) {
   const pick = <Item>(items: Item[]) => items[random(items.length)]!;
+  // media/ changes only through kind 9 below.
+  const files = allFiles.filter((file) => !file.startsWith('media/'));
+  const folders = allFolders.filter((folder) => folder !== 'media');
   const lines: string[] = [];
   for (let step = 0; step < 1 + random(4); step++) {
     const name = `n${round}-${step}`;
@@ -109,8 +112,17 @@ function randomScript(
     else if (kind === 7 && folder !== '' && folder !== 'lib') lines.push(`rm -rf ${quote(folder)}`);
     else if (kind === 8 && folder !== '')
       lines.push(`mv ${quote(folder)} ${quote(`${folder.split('/').pop()}-${name}`)} 2>/dev/null || true`);
+    // A file too large to record shrinks in place: at the root, beside a file made and removed
+    // (which stamps the folder), or in media/, where nothing else changes (no folder stamped at
+    // all), and grows there again.
     else if (kind === 9)
-      lines.push(`[ -f big.bin ] && head -c 100 big.bin > big.tmp && cat big.tmp > big.bin && rm big.tmp`);
+      lines.push(
+        [
+          `[ -f big.bin ] && head -c 100 big.bin > big.tmp && cat big.tmp > big.bin && rm big.tmp`,
+          `truncate -s 100 media/big.bin`,
+          `head -c ${MAX_FILE_BYTES + 500} /dev/zero | tr '\\0' b > media/big.bin`,
+        ][random(3)]!,
+      );
     else if (kind === 10) lines.push(`ln -sf lib ${quote(under(folder, `${name}.link`))}`);
     else if (kind === 11 && file) lines.push(`touch ${quote(file)}`);
     else if (kind === 12) lines.push(`mkdir -p vendor/.cache && printf 'c\\n' > vendor/.cache/${name}`);
@@ -138,6 +150,7 @@ async function makeProject(root: string): Promise<void> {
   await write(root, 'vendor/keep.txt', 'keep\n');
   // Over the size limit: not recorded until it shrinks (in place, which stamps no folder).
   await write(root, 'big.bin', 'b'.repeat(MAX_FILE_BYTES + 500));
+  await write(root, 'media/big.bin', 'b'.repeat(MAX_FILE_BYTES + 500));
   // Tracked although the rules match them: recorded all the same (see #trackedDespiteRules).
   await write(root, 'build/kept.js', 'kept\n');
   await write(root, 'lib/generated/kept.ts', 'kept\n');
@@ -190,6 +203,8 @@ describe('a process dispatch that looks for new files only where the git guard s
     await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100));
     // How many folders each bounded end was told to look in (the rest it did not list).
     const boundFolders: number[] = [];
+    // Each side's shadow repository, to compare what each end recorded, not only what it listed.
+    const shadows = new Map<string, ShadowRepository>();
     const snapshot = ShadowRepository.prototype.snapshot;
     vi.spyOn(ShadowRepository.prototype, 'snapshot').mockImplementation(async function (
       this: ShadowRepository,
@@ -197,6 +212,7 @@ describe('a process dispatch that looks for new files only where the git guard s
     ) {
       const bound = args[2]?.atDispatchEnd === true ? args[2].newFilesWithin : undefined;
       if (bound !== undefined && this.options.workTree === bounded) boundFolders.push(bound.folders.size);
+      shadows.set(this.options.workTree, this);
       return snapshot.apply(this, args);
     });
     const viaRuntime = await open(bounded);
@@ -245,6 +261,12 @@ describe('a process dispatch that looks for new files only where the git guard s
         ends[1]!.changedFiles,
       );
       expect(await workspaceState(bounded)).toEqual(await workspaceState(whole));
+      // Both ends recorded the same tree: a file the bound left unrecorded (one too large at the
+      // last listing that shrank in place, say) shows in no change list until it changes again.
+      const recorded = await Promise.all(
+        [bounded, whole].map((root, side) => shadows.get(root)!.treeOf(ends[side]!.commit!)),
+      );
+      expect(recorded[0], `seed ${seed}, round ${round}: the trees recorded`).toBe(recorded[1]);
       const changed = ends[0]!.changedFiles.flatMap((file) =>
         file.previousPath === undefined ? [file.path] : [file.path, file.previousPath],
       );
@@ -402,6 +424,36 @@ describe('a process dispatch that looks for new files only where the git guard s
     expect(ended.changedFiles[0]!.path).toMatch(/^docs\/raw.*\/r\.txt$/);
   }, 60_000);
 
+  it('looks again at a file too large to record that shrinks in place, wherever it is', async () => {
+    const root = await makeTemporaryDirectory('undo-bound-shrink-');
+    directories.push(root);
+    await makeProject(root);
+    // Over the size limit, in folders no command here touches.
+    await write(root, 'docs/guide/big.bin', 'b'.repeat(MAX_FILE_BYTES + 500));
+    await write(root, 'docs/other/big.bin', 'b'.repeat(MAX_FILE_BYTES + 500));
+    // The guard's folder memory vouches only for folders read well after their last change.
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100));
+    const { family, dispatch } = await openWithShell(root);
+    await dispatch('true');
+    await dispatch('true');
+    // A person shrinks one in place between dispatches (same inode: no folder is stamped).
+    execFileSync('sh', ['-c', 'printf small > docs/guide/big.bin'], { cwd: root });
+    const rewritten = await dispatch('printf changed > docs/guide/big.bin');
+    expect(family.checkpoints.lastSettle.listedWithinBound).toBe(true);
+    expect(family.checkpoints.lastEndListedWithinBound).toBe(true);
+    expect(rewritten.changedFiles).toEqual([{ path: 'docs/guide/big.bin', status: 'modified' }]);
+    await family.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'docs/guide/big.bin'), 'utf8')).toBe('small');
+    // A command shrinks the other in place: it stood there before, so the dispatch did not make
+    // it; but from then on it is recorded, and the next command's rewrite can be undone.
+    const shrunk = await dispatch('printf small > docs/other/big.bin');
+    expect(shrunk.changedFiles).toEqual([]);
+    const rewrittenAgain = await dispatch('printf changed > docs/other/big.bin');
+    expect(rewrittenAgain.changedFiles).toEqual([{ path: 'docs/other/big.bin', status: 'modified' }]);
+    await family.checkpoints.undoDispatches(1);
+    expect(await readFile(path.join(root, 'docs/other/big.bin'), 'utf8')).toBe('small');
+  }, 60_000);
+
   it('keeps hiddenNow while a rule file hides itself, so a file it hid is not taken for new', async () => {
     const root = await makeTemporaryDirectory('undo-bound-self-hiding-');
     directories.push(root);
@@ -510,6 +562,49 @@ describe('a process dispatch that looks for new files only where the git guard s
     expect(ruleFileLookups).toEqual([]);
     // The listing itself still runs (the files of the bound's folders).
     expect(asked.some((args) => args.includes('--others') && args.includes('lib/new.ts'))).toBe(true);
+  }, 60_000);
+
+  it("does not ask the base tree's rules about new files while the rules stand as the settle found them", async () => {
+    const root = await makeTemporaryDirectory('undo-bound-base-rules-');
+    directories.push(root);
+    await makeProject(root);
+    const { family, dispatch } = await openWithShell(root);
+    await family.checkpoints.ready();
+    await dispatch('true');
+    await dispatch('true');
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100));
+    const ran: string[][] = [];
+    const runWithExitCode = GitRunner.prototype.runWithExitCode;
+    vi.spyOn(GitRunner.prototype, 'runWithExitCode').mockImplementation(function (
+      this: GitRunner,
+      ...args: Parameters<typeof runWithExitCode>
+    ) {
+      ran.push(args[0]);
+      return runWithExitCode.apply(this, args);
+    });
+    // What `ignoredUnderTree` runs: the base tree's rule files laid out in a scratch work tree,
+    // then git's rules asked without an index.
+    const askedTheBaseRules = () =>
+      ran.some((args) => args[0] === 'check-ignore' && args.includes('--no-index'));
+    const ended = await dispatch(`printf 'x\\n' > lib/new.ts && printf 'y\\n' > new-top.txt`);
+    expect(family.checkpoints.lastSettle).toEqual({ listedWithinBound: true, hiddenNow: false });
+    expect(family.checkpoints.lastEndListedWithinBound).toBe(true);
+    expect(askedTheBaseRules()).toBe(false);
+    expect(ended.changedFiles.map((file) => `${file.status} ${file.path}`).sort()).toEqual([
+      'added lib/new.ts',
+      'added new-top.txt',
+    ]);
+    // A rule file the command changes: the end asks the base tree's rules again.
+    ran.length = 0;
+    const changed = await dispatch(`printf 'x.log\\n' >> .gitignore && printf 'z\\n' > lib/other.ts`);
+    expect(askedTheBaseRules()).toBe(true);
+    expect(changed.changedFiles.map((file) => `${file.status} ${file.path}`).sort()).toEqual([
+      'added lib/other.ts',
+      'modified .gitignore',
+    ]);
+    await family.checkpoints.undoDispatches(2);
+    await expect(lstat(path.join(root, 'lib/new.ts'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(lstat(path.join(root, 'new-top.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
   }, 60_000);
 
   /** Counts the whole-workspace `diff-files` runs (the stat of every recorded file) from now on. */
