@@ -25,13 +25,20 @@ import {
   makeDirectory,
   pathExists,
   readRegularFileIfSmall,
+  removeFolderIfEmpty,
   removePath,
   replaceFileDurably,
   setPermissions,
   writeScratchFiles,
 } from './storage-files.js';
 import { findUserRepository } from './user-repository.js';
-import { removeEmptiedFolders, removeFilesOnly, writeWhereNothingStands } from './work-tree-writes.js';
+import {
+  type FileStamp,
+  fileStampOf,
+  removeEmptiedFolders,
+  removeFilesOnly,
+  writeWhereNothingStands,
+} from './work-tree-writes.js';
 import {
   createBeyondALinkCheck,
   entriesBelowFolder,
@@ -1457,6 +1464,9 @@ export class ShadowRepository {
     const modes = new Map<string, number>();
     // The size of what stands at each recorded path now: decides how it is compared below.
     const sizes = new Map<string, number>();
+    // What stands at each path to remove or replace, taken before the comparison below: the
+    // removal lets a file go only while it is still that file (see RemovalChecks).
+    const stamps = new Map<string, FileStamp>();
     // Each folder above a changed path, looked at once: one that exists but is no real folder (a
     // symlink the user left in its place) is in the way. git would unlink it to make the folder
     // again, and every path below it is read through it.
@@ -1488,6 +1498,9 @@ export class ShadowRepository {
           if (status?.isDirectory() === true) return file;
           if (status?.isFile() === true) modes.set(file, status.mode);
           sizes.set(file, status?.size ?? 0);
+          const stamp =
+            status === undefined ? undefined : await fileStampOf(path.join(this.options.workTree, file));
+          if (stamp !== undefined) stamps.set(file, stamp);
           return undefined;
         }
         // A created file must be absent (its folders were checked above).
@@ -1556,7 +1569,7 @@ export class ShadowRepository {
     const onDisk = new Set(paths.filter((file) => !alreadyThere.has(file) && !unrecorded.has(file)));
     const written = changes!.filter((change) => onDisk.has(change.path));
     try {
-      await this.#writeChangedPaths(toTree, paths, written);
+      await this.#writeChangedPaths(toTree, paths, written, stamps);
     } catch (error) {
       throw await this.#afterAFailedCheckout(kind, error, fromTree, written, modes);
     }
@@ -1577,10 +1590,17 @@ export class ShadowRepository {
     toTree: string,
     paths: readonly string[],
     written: readonly RawChange[],
+    seen: ReadonlyMap<string, FileStamp>,
   ): Promise<void> {
     const workTree = this.options.workTree;
     const replaced = written.filter((change) => change.before !== undefined).map((change) => change.path);
-    const removals = await removeFilesOnly(workTree, replaced);
+    // Each file is moved aside and compared with what the checks saw before it goes (a save since
+    // stays); the folder is left only if a file could not be put back (it holds that file then).
+    const asideFolder = path.join(this.options.storageDirectory, `aside-${randomUUID()}`);
+    await makeDirectory(asideFolder);
+    const removals = await removeFilesOnly(workTree, replaced, { seen, asideFolder }).finally(() =>
+      removeFolderIfEmpty(asideFolder),
+    );
     const [refusal] = removals.refused;
     if (refusal !== undefined)
       throw undoError(

@@ -1,5 +1,6 @@
+import { link, lstat, rename } from 'node:fs/promises';
 import path from 'node:path';
-import { displayName } from '@assistant-kit/kernel';
+import { displayName, fileSystemPath } from '@assistant-kit/kernel';
 import { undoError } from './errors.js';
 import { foldersAbove } from './folder-paths.js';
 import { type GitRunner, joinNul } from './git-runner.js';
@@ -18,36 +19,136 @@ import { createBeyondALinkCheck } from './workspace-listing.js';
 export interface FileRemovals {
   /** Paths where no file or link stands any more (nothing stood at some of them already). */
   removed: string[];
-  /** Paths a folder stands at, or below a folder that is a link or a file now: left as they are. */
+  /**
+   * Paths a folder stands at, or below a folder that is a link or a file now, or (with
+   * {@link RemovalChecks}) a file saved since the caller's look: left as they are.
+   */
   taken: string[];
   /** Paths the system refused to clear, with its words. */
   refused: { path: string; error: NodeJS.ErrnoException }[];
 }
 
+/** What one `lstat` saw of a file or link: a save in place or a file renamed over it changes it. */
+export interface FileStamp {
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+}
+
+/** The stamp of the file or link at `file` (not followed), or undefined when nothing stands there. */
+export async function fileStampOf(file: string): Promise<FileStamp | undefined> {
+  const status = await lstat(fileSystemPath(file), { bigint: true }).catch(() => undefined);
+  if (status === undefined || status.isDirectory()) return undefined;
+  return { ino: status.ino, size: status.size, mtimeNs: status.mtimeNs };
+}
+
+const sameStamp = (a: FileStamp, b: FileStamp) =>
+  a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs;
+
+/**
+ * For {@link removeFilesOnly}: what the caller's comparison saw at each path, and a folder on the
+ * workspace's file system to move each of those files into before it goes. A file is moved aside
+ * first, and removed only when it is the very file the comparison saw (same inode, size and
+ * modification time): a save that landed since the comparison (an editor's autosave, in place or
+ * by renaming a new file over it) is put back where it was, and the path counts as taken. Moved
+ * aside, a file can no longer be saved over at its path, so nothing lands between the last look and
+ * the removal; without the move, a save in that gap went with the file.
+ */
+export interface RemovalChecks {
+  seen: ReadonlyMap<string, FileStamp>;
+  asideFolder: string;
+}
+
 /**
  * Removes the file or link at each of `files` (paths relative to `workTree`), and only that: an
  * unlink refuses a folder, and a path below a folder that became a link or a file is not touched
- * (it would be read through the link, perhaps outside the workspace).
+ * (it would be read through the link, perhaps outside the workspace). With `checks`, a file saved
+ * since the caller's comparison stays (see {@link RemovalChecks}).
  */
-export async function removeFilesOnly(workTree: string, files: readonly string[]): Promise<FileRemovals> {
+export async function removeFilesOnly(
+  workTree: string,
+  files: readonly string[],
+  checks?: RemovalChecks,
+): Promise<FileRemovals> {
   const outcome: FileRemovals = { removed: [], taken: [], refused: [] };
   // Looked at now, once per folder: the look the caller made before may be old.
   const beyondALink = createBeyondALinkCheck(workTree);
+  let asideCount = 0;
   for (const file of files) {
     if (await beyondALink(file)) {
       outcome.taken.push(file);
       continue;
     }
+    const full = path.join(workTree, file);
+    const seen = checks?.seen.get(file);
     try {
-      await removeFileOrLink(path.join(workTree, file));
+      if (seen === undefined || checks === undefined) await removeFileOrLink(full);
+      else {
+        const aside = path.join(checks.asideFolder, String(asideCount++));
+        const kept = await removeUnlessSavedSince(full, aside, seen);
+        if (kept === 'saved since') {
+          outcome.taken.push(file);
+          continue;
+        }
+      }
       outcome.removed.push(file);
     } catch (error) {
       // EISDIR on Linux, EPERM elsewhere: a folder stands there.
-      if ((await lstatIfPresent(path.join(workTree, file)))?.isDirectory() === true) outcome.taken.push(file);
+      if ((await lstatIfPresent(full))?.isDirectory() === true) outcome.taken.push(file);
       else outcome.refused.push({ path: file, error: error as NodeJS.ErrnoException });
     }
   }
   return outcome;
+}
+
+/**
+ * Moves the file or link at `full` to `aside`, removes it there when it is the file `seen`
+ * describes, and otherwise puts it back (a hard link back, so a file someone made at the path
+ * meanwhile is never overwritten). Across file systems (EXDEV) it compares in place, then unlinks.
+ */
+async function removeUnlessSavedSince(
+  full: string,
+  aside: string,
+  seen: FileStamp,
+): Promise<'removed' | 'saved since'> {
+  try {
+    await rename(fileSystemPath(full), fileSystemPath(aside));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // Nothing stands there: removed already.
+    if (code === 'ENOENT') return 'removed';
+    if (code !== 'EXDEV') throw error;
+    const now = await fileStampOf(full);
+    if (now !== undefined && !sameStamp(now, seen)) return 'saved since';
+    await removeFileOrLink(full);
+    return 'removed';
+  }
+  const status = await lstat(fileSystemPath(aside), { bigint: true });
+  if (
+    !status.isDirectory() &&
+    sameStamp({ ino: status.ino, size: status.size, mtimeNs: status.mtimeNs }, seen)
+  ) {
+    await removeFileOrLink(aside);
+    return 'removed';
+  }
+  // Saved since (or a folder made there since): back where it was. A hard link does not replace
+  // what someone may have made at the path in the meantime; a folder has no hard link, and a
+  // rename back fails on anything but an empty folder.
+  try {
+    if (status.isDirectory()) await rename(fileSystemPath(aside), fileSystemPath(full));
+    else {
+      await link(fileSystemPath(aside), fileSystemPath(full));
+      await removeFileOrLink(aside);
+    }
+  } catch (error) {
+    throw Object.assign(
+      new Error(
+        `${displayName(path.basename(full))} was saved while the undo ran and something was made at its path again; what was saved is kept at ${displayName(aside)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      ),
+      { cause: error },
+    );
+  }
+  return 'saved since';
 }
 
 /**

@@ -1,7 +1,7 @@
-import { lstat, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { removeEmptiedFolders, removeFilesOnly } from '../src/work-tree-writes.js';
+import { fileStampOf, removeEmptiedFolders, removeFilesOnly } from '../src/work-tree-writes.js';
 import { makeTemporaryDirectory, removeDirectory, write } from './helpers.js';
 
 let root: string;
@@ -15,6 +15,67 @@ beforeEach(async () => {
 afterEach(async () => {
   await removeDirectory(root);
   await removeDirectory(outside);
+});
+
+describe('removeFilesOnly, with what the caller saw at each path', () => {
+  const aside = () => path.join(root, '.aside');
+  async function seenNow(files: string[]) {
+    const seen = new Map();
+    for (const file of files) seen.set(file, await fileStampOf(path.join(root, file)));
+    return seen;
+  }
+
+  it('removes a file that is still the one seen, and one seen on another file system after a look', async () => {
+    await write(root, 'a.txt', 'a\n');
+    await symlink('a.txt', path.join(root, 'link'));
+    await mkdir(aside());
+    const seen = await seenNow(['a.txt', 'link']);
+    const outcome = await removeFilesOnly(root, ['a.txt', 'link', 'absent.txt'], {
+      seen,
+      asideFolder: aside(),
+    });
+    expect(outcome).toEqual({ removed: ['a.txt', 'link', 'absent.txt'], taken: [], refused: [] });
+    expect(await readdir(aside())).toEqual([]);
+    // An aside folder on another file system (a rename there fails with EXDEV): compared in place.
+    await write(root, 'b.txt', 'b\n');
+    await write(root, 'c.txt', 'c\n');
+    const other = await seenNow(['b.txt', 'c.txt']);
+    await writeFile(path.join(root, 'c.txt'), 'saved\n');
+    const elsewhere = await removeFilesOnly(root, ['b.txt', 'c.txt'], {
+      seen: other,
+      asideFolder: '/dev/shm',
+    });
+    expect(elsewhere).toEqual({ removed: ['b.txt'], taken: ['c.txt'], refused: [] });
+    expect(await readFile(path.join(root, 'c.txt'), 'utf8')).toBe('saved\n');
+  });
+
+  it('puts back a file saved since, the same file (its inode), and names the path taken', async () => {
+    await write(root, 'a.txt', 'a\n');
+    await write(root, 'b.txt', 'b\n');
+    await mkdir(aside());
+    const seen = await seenNow(['a.txt', 'b.txt']);
+    await writeFile(path.join(root, 'a.txt'), 'saved in place\n');
+    await writeFile(path.join(root, 'b.new'), 'saved by a rename\n');
+    await rename(path.join(root, 'b.new'), path.join(root, 'b.txt'));
+    const inode = (await lstat(path.join(root, 'a.txt'))).ino;
+    const outcome = await removeFilesOnly(root, ['a.txt', 'b.txt'], { seen, asideFolder: aside() });
+    expect(outcome).toEqual({ removed: [], taken: ['a.txt', 'b.txt'], refused: [] });
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('saved in place\n');
+    expect((await lstat(path.join(root, 'a.txt'))).ino).toBe(inode);
+    expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('saved by a rename\n');
+    expect(await readdir(aside())).toEqual([]);
+  });
+
+  it('leaves a folder made at the path where it stands', async () => {
+    await write(root, 'a.txt', 'a\n');
+    await mkdir(aside());
+    const seen = await seenNow(['a.txt']);
+    await rm(path.join(root, 'a.txt'));
+    await write(root, 'a.txt/theirs.txt', 'theirs\n');
+    const outcome = await removeFilesOnly(root, ['a.txt'], { seen, asideFolder: aside() });
+    expect(outcome).toEqual({ removed: [], taken: ['a.txt'], refused: [] });
+    expect(await readFile(path.join(root, 'a.txt/theirs.txt'), 'utf8')).toBe('theirs\n');
+  });
 });
 
 describe('removeFilesOnly', () => {
