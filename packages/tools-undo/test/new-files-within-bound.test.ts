@@ -235,7 +235,7 @@ describe('a process dispatch that looks for new files only where the git guard s
       const script = randomScript(random, files, folders, round);
       const written = random(3) === 0 ? `lib/w${round}.ts` : undefined;
       const before = await workspaceState(bounded);
-      const ends = [];
+      const ends: Awaited<ReturnType<UndoToolFamily['checkpoints']['endDispatch']>>[] = [];
       for (const side of [viaRuntime, asHost]) {
         await side.family.checkpoints.beginDispatch(`round ${round}`, { observedWrites: true });
         await side.family.checkpoints.noteUnobservedChanges();
@@ -573,7 +573,7 @@ describe('a process dispatch that looks for new files only where the git guard s
     await dispatch('true');
     await dispatch('true');
     await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100));
-    const ran: string[][] = [];
+    const ran: (readonly string[])[] = [];
     const runWithExitCode = GitRunner.prototype.runWithExitCode;
     vi.spyOn(GitRunner.prototype, 'runWithExitCode').mockImplementation(function (
       this: GitRunner,
