@@ -3,7 +3,13 @@ import type { GitRunner } from './git-runner.js';
 import { standsAsEntry } from './recorded-entries.js';
 import type { TreeEntry } from './shadow-repository.js';
 import { lstatIfPresent, removeFileOrLink, setPermissions } from './storage-files.js';
-import { removeEmptiedFolders, removeFilesOnly, writeWhereNothingStands } from './work-tree-writes.js';
+import {
+  type FileStamp,
+  fileStampOf,
+  removeEmptiedFolders,
+  removeFilesOnly,
+  writeWhereNothingStands,
+} from './work-tree-writes.js';
 import { createBeyondALinkCheck } from './workspace-listing.js';
 
 /** A path a checkout moved from `before` (the tree it left) to `after` (the tree it aimed at). */
@@ -23,6 +29,11 @@ export interface PutBackOptions {
   changes: readonly CheckoutChange[];
   /** Permission bits of the regular files that stood at the changed paths before the checkout. */
   modes: ReadonlyMap<string, number>;
+  /**
+   * A folder on the workspace's file system to move each file into before it is removed (see
+   * RemovalChecks): a save made after the put-back looked at a path stays.
+   */
+  asideFolder: string;
 }
 
 /**
@@ -45,8 +56,12 @@ export async function putBackAfterAFailedCheckout(options: PutBackOptions): Prom
   // A path below a link or a file stands nowhere: what the system finds there is read through it
   // (a file elsewhere, perhaps outside the workspace), never the path's own.
   const beyondALink = createBeyondALinkCheck(workTree);
+  // What stood at each path when it was looked at, taken before its content is compared: the
+  // removal below lets a file go only while it is still that file, and nothing made since.
+  const seen = new Map<string, FileStamp | 'absent'>();
   for (const change of changes) {
     const beyond = await beyondALink(change.path);
+    if (!beyond) seen.set(change.path, (await fileStampOf(at(change.path))) ?? 'absent');
     const status = beyond ? undefined : await lstatIfPresent(at(change.path));
     const written =
       status !== undefined && change.after !== undefined && (await standsAs(change.path, change.after));
@@ -59,8 +74,16 @@ export async function putBackAfterAFailedCheckout(options: PutBackOptions): Prom
     if (written || status === undefined || status.isDirectory()) toWriteBack.push(change.path);
     else left.push(change.path);
   }
-  // Deepest first, so that the folders a flip made are empty when their turn comes.
-  for (const file of created.sort((a, b) => b.length - a.length)) await removeFileOrLink(at(file));
+  // Deepest first, so that the folders a flip made are empty when their turn comes. A file saved
+  // over one since it was looked at stays, as that person left it.
+  const createdRemovals = await removeFilesOnly(
+    workTree,
+    created.sort((a, b) => b.length - a.length),
+    { seen, asideFolder: options.asideFolder },
+  );
+  const [createdRefusal] = createdRemovals.refused;
+  if (createdRefusal !== undefined) throw createdRefusal.error;
+  left.push(...createdRemovals.taken);
   // Only a folder at (or on the way to) a path where a file stood can have been made by the
   // checkout; it goes only when nothing else is in it.
   await removeEmptiedFolders(workTree, created, { onlyAtOrBelow: new Set(toWriteBack) });
@@ -81,7 +104,10 @@ export async function putBackAfterAFailedCheckout(options: PutBackOptions): Prom
   // git writes the path only where nothing stands. A path someone made a file or a folder at
   // meanwhile, or a file or a link where a folder above it was, is left as that person left it,
   // as any path changed meanwhile is.
-  const { removed, taken, refused } = await removeFilesOnly(workTree, writable);
+  const { removed, taken, refused } = await removeFilesOnly(workTree, writable, {
+    seen,
+    asideFolder: options.asideFolder,
+  });
   left.push(...taken, ...refused.map((refusal) => refusal.path));
   const { written, taken: takenSince } = await writeWhereNothingStands(
     git,

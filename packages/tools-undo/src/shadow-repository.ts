@@ -1674,7 +1674,9 @@ export class ShadowRepository {
     const failure = (error instanceof Error ? error.message : String(error)).replace(/\.?\s*$/, '.');
     this.#indexTree = undefined;
     this.#recorded.changed(written.map((change) => change.path));
+    const asideFolder = path.join(this.options.storageDirectory, `aside-${randomUUID()}`);
     try {
+      await makeDirectory(asideFolder);
       const { left } = await putBackAfterAFailedCheckout({
         git: this.git,
         workTree: this.options.workTree,
@@ -1682,7 +1684,8 @@ export class ShadowRepository {
         fromTree,
         changes: written,
         modes,
-      });
+        asideFolder,
+      }).finally(() => removeFolderIfEmpty(asideFolder));
       this.#indexTree = fromTree;
       const others = taken === undefined ? left : left.filter((file) => !taken.includes(file));
       const named =

@@ -55,7 +55,8 @@ const sameStamp = (a: FileStamp, b: FileStamp) =>
  * the removal; without the move, a save in that gap went with the file.
  */
 export interface RemovalChecks {
-  seen: ReadonlyMap<string, FileStamp>;
+  /** Per path, the stamp seen there, or `'absent'` when nothing stood there: a file made since stays. */
+  seen: ReadonlyMap<string, FileStamp | 'absent'>;
   asideFolder: string;
 }
 
@@ -109,7 +110,7 @@ export async function removeFilesOnly(
 async function removeUnlessSavedSince(
   full: string,
   aside: string,
-  seen: FileStamp,
+  seen: FileStamp | 'absent',
 ): Promise<'removed' | 'saved since'> {
   try {
     await rename(fileSystemPath(full), fileSystemPath(aside));
@@ -119,12 +120,13 @@ async function removeUnlessSavedSince(
     if (code === 'ENOENT') return 'removed';
     if (code !== 'EXDEV') throw error;
     const now = await fileStampOf(full);
-    if (now !== undefined && !sameStamp(now, seen)) return 'saved since';
+    if (now !== undefined && (seen === 'absent' || !sameStamp(now, seen))) return 'saved since';
     await removeFileOrLink(full);
     return 'removed';
   }
   const status = await lstat(fileSystemPath(aside), { bigint: true });
   if (
+    seen !== 'absent' &&
     !status.isDirectory() &&
     sameStamp({ ino: status.ino, size: status.size, mtimeNs: status.mtimeNs }, seen)
   ) {

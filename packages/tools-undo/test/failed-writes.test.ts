@@ -1,4 +1,4 @@
-import { chmod, lstat, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isToolError, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -152,15 +152,24 @@ describe('putBackAfterAFailedCheckout', () => {
   }
 
   /** Puts back `changes` in the test's workspace, to `tree`. */
-  const putBack = (git: GitRunner, tree: string, changes: CheckoutChange[]) =>
-    putBackAfterAFailedCheckout({
-      git,
-      workTree: root,
-      maxFileBytes: 1 << 20,
-      fromTree: tree,
-      changes,
-      modes: new Map(),
-    });
+  const putBack = async (git: GitRunner, tree: string, changes: CheckoutChange[]) => {
+    // Beside the work tree, on its file system, as the service's storage folder is.
+    const asideFolder = `${root}-aside`;
+    await mkdir(asideFolder, { recursive: true });
+    try {
+      return await putBackAfterAFailedCheckout({
+        git,
+        workTree: root,
+        maxFileBytes: 1 << 20,
+        fromTree: tree,
+        changes,
+        modes: new Map(),
+        asideFolder,
+      });
+    } finally {
+      await removeDirectory(asideFolder);
+    }
+  };
 
   /** A person's change, made just as the put-back first calls `git checkout-index`. */
   function beforeTheFirstCheckoutIndex(change: () => Promise<void>): void {

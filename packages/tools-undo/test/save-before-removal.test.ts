@@ -1,8 +1,10 @@
-import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isToolError, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { GitRunner } from '../src/git-runner.js';
 import { createUndoTools, type UndoToolFamily } from '../src/index.js';
+import { putBackAfterAFailedCheckout } from '../src/put-back.js';
 import * as workTreeWrites from '../src/work-tree-writes.js';
 import { makeTemporaryDirectory, removeDirectory, write } from './helpers.js';
 
@@ -100,4 +102,92 @@ describe('a save made between the undo’s comparison and its removal of the fil
       expect(await readFile(path.join(root, `${name}.txt`), 'utf8')).toBe(`${name}\n`);
     expect(await asideFoldersLeft()).toEqual([]);
   });
+});
+
+describe('a save made after the put-back of a failed undo looked at a path', () => {
+  // The put-back (after a checkout the file system stopped part of the way) looks at every path
+  // the checkout was to write, then removes what the checkout wrote and writes back what stood
+  // there before. A save in between went with the checkout's file, or, where the checkout had
+  // removed a file, a file a person made there was removed before the old one was written back.
+  const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1' };
+
+  /** A repository of `files` in the test's folder, and its tree (the put-back's `fromTree`). */
+  async function repository(files: Record<string, string>): Promise<{ git: GitRunner; tree: string }> {
+    for (const [file, text] of Object.entries(files)) await write(root, file, text);
+    const git = new GitRunner({ ...base, GIT_DIR: path.join(root, '.git'), GIT_WORK_TREE: root }, root);
+    await git.run(['init', '-q']);
+    await git.run(['add', '-A']);
+    return { git, tree: (await git.run(['write-tree'])).trim() };
+  }
+  const entry = async (git: GitRunner, text: string) => ({
+    mode: '100644',
+    object: (await git.run(['hash-object', '-w', '--stdin'], { input: text })).trim(),
+  });
+
+  /** Makes `save` just before the put-back's `call`-th removal (1: the files the checkout created). */
+  function saveBeforeRemoval(call: number, save: () => Promise<void>): { made: boolean } {
+    const state = { made: false };
+    let calls = 0;
+    vi.mocked(workTreeWrites.removeFilesOnly).mockImplementation(async (...args) => {
+      calls += 1;
+      if (calls === call && !state.made) {
+        state.made = true;
+        await save();
+      }
+      return actualRemoveFilesOnly(...args);
+    });
+    return state;
+  }
+
+  for (const what of [
+    'a file the checkout created',
+    'a file the checkout rewrote',
+    'a path where the checkout removed a file',
+  ] as const) {
+    it(`leaves what the person made at ${what}, and names it`, async () => {
+      const { git, tree } = await repository({ 'old.txt': 'old\n', 'gone.txt': 'gone\n' });
+      // The failed checkout created new.txt, rewrote old.txt and removed gone.txt.
+      await write(root, 'new.txt', 'new\n');
+      await writeFile(path.join(root, 'old.txt'), 'rewritten\n');
+      await rm(path.join(root, 'gone.txt'));
+      const file = {
+        'a file the checkout created': 'new.txt',
+        'a file the checkout rewrote': 'old.txt',
+        'a path where the checkout removed a file': 'gone.txt',
+      }[what];
+      const save = saveBeforeRemoval(what === 'a file the checkout created' ? 1 : 2, () =>
+        writeFile(path.join(root, file), 'the person\u2019s\n'),
+      );
+      const asideFolder = `${root}-aside`;
+      await mkdir(asideFolder, { recursive: true });
+      const { left } = await putBackAfterAFailedCheckout({
+        git,
+        workTree: root,
+        maxFileBytes: 1 << 20,
+        fromTree: tree,
+        changes: [
+          { path: 'gone.txt', before: await entry(git, 'gone\n'), after: undefined },
+          { path: 'new.txt', before: undefined, after: await entry(git, 'new\n') },
+          { path: 'old.txt', before: await entry(git, 'old\n'), after: await entry(git, 'rewritten\n') },
+        ],
+        modes: new Map(),
+        asideFolder,
+      }).finally(() => rm(asideFolder, { recursive: true, force: true }));
+      expect(save.made).toBe(true);
+      expect(left).toEqual([file]);
+      expect(await readFile(path.join(root, file), 'utf8')).toBe('the person\u2019s\n');
+      // The others are put back.
+      const expected: Record<string, string | undefined> = {
+        'gone.txt': 'gone\n',
+        'old.txt': 'old\n',
+        'new.txt': undefined,
+      };
+      for (const [other, text] of Object.entries(expected)) {
+        if (other === file) continue;
+        if (text === undefined)
+          await expect(readFile(path.join(root, other))).rejects.toMatchObject({ code: 'ENOENT' });
+        else expect(await readFile(path.join(root, other), 'utf8')).toBe(text);
+      }
+    });
+  }
 });
