@@ -2,14 +2,8 @@ import path from 'node:path';
 import type { GitRunner } from './git-runner.js';
 import { standsAsEntry } from './recorded-entries.js';
 import type { TreeEntry } from './shadow-repository.js';
-import { lstatIfPresent, removeFileOrLink, setPermissions } from './storage-files.js';
-import {
-  type FileStamp,
-  fileStampOf,
-  removeEmptiedFolders,
-  removeFilesOnly,
-  writeWhereNothingStands,
-} from './work-tree-writes.js';
+import { type FileStamp, fileStampOf, lstatIfPresent, setPermissions } from './storage-files.js';
+import { removeEmptiedFolders, removeFilesOnly, writeWhereNothingStands } from './work-tree-writes.js';
 import { createBeyondALinkCheck } from './workspace-listing.js';
 
 /** A path a checkout moved from `before` (the tree it left) to `after` (the tree it aimed at). */

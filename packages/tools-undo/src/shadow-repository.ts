@@ -20,6 +20,8 @@ import { blobObjectId, RecordedEntries, regularFileMode, standsAsEntry } from '.
 import {
   copyFileIfPresent,
   ensureFileContent,
+  type FileStamp,
+  fileStampOf,
   flushFileSystemOf,
   lstatIfPresent,
   makeDirectory,
@@ -32,13 +34,7 @@ import {
   writeScratchFiles,
 } from './storage-files.js';
 import { findUserRepository } from './user-repository.js';
-import {
-  type FileStamp,
-  fileStampOf,
-  removeEmptiedFolders,
-  removeFilesOnly,
-  writeWhereNothingStands,
-} from './work-tree-writes.js';
+import { removeEmptiedFolders, removeFilesOnly, writeWhereNothingStands } from './work-tree-writes.js';
 import {
   createBeyondALinkCheck,
   entriesBelowFolder,

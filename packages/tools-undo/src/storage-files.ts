@@ -25,6 +25,7 @@ import { constants, type Stats } from 'node:fs';
 import {
   access,
   copyFile,
+  link,
   lstat,
   mkdir,
   mkdtemp,
@@ -184,6 +185,30 @@ export async function removePath(target: string): Promise<void> {
 /** The target of the link at `file`, as bytes (git records a link as a blob of its target). */
 export async function readLinkTarget(file: string): Promise<Buffer> {
   return readlink(fileSystemPath(file), { encoding: 'buffer' });
+}
+
+/** What one `lstat` saw of a file or link: a save in place or a file renamed over it changes it. */
+export interface FileStamp {
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+}
+
+/** The stamp of the file or link at `file` (not followed); undefined for a folder or nothing. */
+export async function fileStampOf(file: string): Promise<FileStamp | undefined> {
+  const status = await lstat(fileSystemPath(file), { bigint: true }).catch(() => undefined);
+  if (status === undefined || status.isDirectory()) return undefined;
+  return { ino: status.ino, size: status.size, mtimeNs: status.mtimeNs };
+}
+
+/** Moves what stands at `from` (a file, a link or a folder) to `to` (see rename(2)). */
+export async function movePath(from: string, to: string): Promise<void> {
+  await rename(fileSystemPath(from), fileSystemPath(to));
+}
+
+/** Makes `to` a hard link to the file or link at `from`; fails when anything stands at `to`. */
+export async function linkFile(from: string, to: string): Promise<void> {
+  await link(fileSystemPath(from), fileSystemPath(to));
 }
 
 /** Removes the file or link at `file`; never a folder. Already gone (someone removed it) is done. */

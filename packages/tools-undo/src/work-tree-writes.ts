@@ -1,10 +1,17 @@
-import { link, lstat, rename } from 'node:fs/promises';
 import path from 'node:path';
-import { displayName, fileSystemPath } from '@assistant-kit/kernel';
+import { displayName } from '@assistant-kit/kernel';
 import { undoError } from './errors.js';
 import { foldersAbove } from './folder-paths.js';
 import { type GitRunner, joinNul } from './git-runner.js';
-import { lstatIfPresent, removeFileOrLink, removeFolderIfEmpty } from './storage-files.js';
+import {
+  type FileStamp,
+  fileStampOf,
+  linkFile,
+  lstatIfPresent,
+  movePath,
+  removeFileOrLink,
+  removeFolderIfEmpty,
+} from './storage-files.js';
 import { createBeyondALinkCheck } from './workspace-listing.js';
 
 // The writes every checkout of a few paths makes in the work tree: removing the files that go,
@@ -26,20 +33,6 @@ export interface FileRemovals {
   taken: string[];
   /** Paths the system refused to clear, with its words. */
   refused: { path: string; error: NodeJS.ErrnoException }[];
-}
-
-/** What one `lstat` saw of a file or link: a save in place or a file renamed over it changes it. */
-export interface FileStamp {
-  ino: bigint;
-  size: bigint;
-  mtimeNs: bigint;
-}
-
-/** The stamp of the file or link at `file` (not followed), or undefined when nothing stands there. */
-export async function fileStampOf(file: string): Promise<FileStamp | undefined> {
-  const status = await lstat(fileSystemPath(file), { bigint: true }).catch(() => undefined);
-  if (status === undefined || status.isDirectory()) return undefined;
-  return { ino: status.ino, size: status.size, mtimeNs: status.mtimeNs };
 }
 
 const sameStamp = (a: FileStamp, b: FileStamp) =>
@@ -113,7 +106,7 @@ async function removeUnlessSavedSince(
   seen: FileStamp | 'absent',
 ): Promise<'removed' | 'saved since'> {
   try {
-    await rename(fileSystemPath(full), fileSystemPath(aside));
+    await movePath(full, aside);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // Nothing stands there: removed already.
@@ -124,22 +117,19 @@ async function removeUnlessSavedSince(
     await removeFileOrLink(full);
     return 'removed';
   }
-  const status = await lstat(fileSystemPath(aside), { bigint: true });
-  if (
-    seen !== 'absent' &&
-    !status.isDirectory() &&
-    sameStamp({ ino: status.ino, size: status.size, mtimeNs: status.mtimeNs }, seen)
-  ) {
+  // Undefined for a folder someone made at the path since.
+  const now = await fileStampOf(aside);
+  if (seen !== 'absent' && now !== undefined && sameStamp(now, seen)) {
     await removeFileOrLink(aside);
     return 'removed';
   }
   // Saved since (or a folder made there since): back where it was. A hard link does not replace
   // what someone may have made at the path in the meantime; a folder has no hard link, and a
-  // rename back fails on anything but an empty folder.
+  // move back fails on anything but an empty folder.
   try {
-    if (status.isDirectory()) await rename(fileSystemPath(aside), fileSystemPath(full));
+    if (now === undefined) await movePath(aside, full);
     else {
-      await link(fileSystemPath(aside), fileSystemPath(full));
+      await linkFile(aside, full);
       await removeFileOrLink(aside);
     }
   } catch (error) {

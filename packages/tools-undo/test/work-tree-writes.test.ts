@@ -1,7 +1,8 @@
 import { lstat, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fileStampOf, removeEmptiedFolders, removeFilesOnly } from '../src/work-tree-writes.js';
+import { fileStampOf } from '../src/storage-files.js';
+import { removeEmptiedFolders, removeFilesOnly } from '../src/work-tree-writes.js';
 import { makeTemporaryDirectory, removeDirectory, write } from './helpers.js';
 
 let root: string;
