@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, readlink, rename, unlink } from 'node:fs/promises';
+import { lstat, open, readlink, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { fileSystemPath } from '@assistant-kit/kernel';
 import { ToolError } from '../errors.js';
@@ -33,6 +33,27 @@ async function assertDescriptorInside(realRoot: string, fd: number, shownPath: s
 export interface StagedFile {
   temporaryPath: string;
   targetPath: string;
+}
+
+/**
+ * The file a write checked, as its status said when it was read: the same inode, size and
+ * modification time (nanoseconds) at the rename mean nobody saved over it since.
+ */
+export interface CheckedVersion {
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+}
+
+/** Whether the file at `targetPath` is still `checked` (not followed; a folder or nothing is not). */
+async function standsAsChecked(targetPath: string, checked: CheckedVersion): Promise<boolean> {
+  const status = await lstat(fileSystemPath(targetPath), { bigint: true }).catch(() => undefined);
+  return (
+    status?.isFile() === true &&
+    status.ino === checked.ino &&
+    status.size === checked.size &&
+    status.mtimeNs === checked.mtimeNs
+  );
 }
 
 /**
@@ -73,7 +94,16 @@ export async function stageFile(
 export async function commitStagedFile(
   staged: StagedFile,
   flushFolder: () => Promise<void> = () => syncDirectory(path.dirname(staged.targetPath)),
+  checked?: { version: CheckedVersion; shownPath: string },
 ): Promise<void> {
+  // Looked at again right before the rename: the version check ran before the bytes were written
+  // and flushed (milliseconds), and a save in that time would be replaced without a word.
+  if (checked !== undefined && !(await standsAsChecked(staged.targetPath, checked.version)))
+    throw new ToolError(
+      'FILE_CHANGED_SINCE_OBSERVED',
+      `"${checked.shownPath}" changed on disk while it was being written; it was left as it is. Read it again before changing it.`,
+      { details: { path: checked.shownPath } },
+    );
   await rename(fileSystemPath(staged.temporaryPath), fileSystemPath(staged.targetPath));
   await flushFolder();
 }
@@ -104,10 +134,15 @@ export async function writeFileAtomically(
   shownPath: string,
   mode?: number,
   flushFolder?: () => Promise<void>,
+  checked?: CheckedVersion,
 ): Promise<void> {
   const staged = await stageFile(realRoot, targetPath, bytes, shownPath, mode);
   try {
-    await commitStagedFile(staged, flushFolder);
+    await commitStagedFile(
+      staged,
+      flushFolder,
+      checked === undefined ? undefined : { version: checked, shownPath },
+    );
   } catch (error) {
     await discardStagedFile(staged);
     throw error;

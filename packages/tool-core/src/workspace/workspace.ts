@@ -4,6 +4,7 @@ import path from 'node:path';
 import { isToolError, ToolError } from '../errors.js';
 import { sha256Hex } from '../hash.js';
 import {
+  type CheckedVersion,
   commitStagedFile,
   discardStagedFile,
   realPathOfDescriptor,
@@ -375,13 +376,21 @@ export class Workspace {
     this.assertWritable();
     const resolved = await this.resolveFile(input);
     await this.#assertNotProtected(resolved);
-    const current = await this.readBytesNoFollow(resolved);
+    const { bytes: current, version } = await this.readVersionNoFollow(resolved);
     this.assertCurrentVersion(resolved.relative, current, options.expectedHash);
     await this.#notifyBeforeWrite([resolved.relative]);
     const parent = await this.#openParentDirectory(resolved, false);
     try {
       const target = path.join(parent.path, path.basename(resolved.absolute));
-      await writeFileAtomically(this.root, target, bytes, resolved.relative, resolved.mode, parent.sync);
+      await writeFileAtomically(
+        this.root,
+        target,
+        bytes,
+        resolved.relative,
+        resolved.mode,
+        parent.sync,
+        version,
+      );
     } catch (error) {
       if (isToolError(error)) throw error;
       throw new ToolError('WRITE_FAILED', `Could not write "${resolved.relative}"; it is unchanged.`, {
@@ -402,8 +411,12 @@ export class Workspace {
    */
   async writeFiles(changes: readonly WorkspaceFileChange[]): Promise<WorkspacePath[]> {
     this.assertWritable();
-    const prepared: { resolved: WorkspacePath; previous: Buffer | undefined; change: WorkspaceFileChange }[] =
-      [];
+    const prepared: {
+      resolved: WorkspacePath;
+      previous: Buffer | undefined;
+      version: CheckedVersion | undefined;
+      change: WorkspaceFileChange;
+    }[] = [];
     for (const change of changes) {
       const resolved = await this.resolve(change.path);
       await this.#assertNotProtected(resolved);
@@ -411,11 +424,12 @@ export class Workspace {
         throw new ToolError('PATH_IS_DIRECTORY', `"${change.path}" is a directory, not a file.`);
       }
       let previous: Buffer | undefined;
+      let version: CheckedVersion | undefined;
       if (resolved.kind === 'file') {
-        previous = await this.readBytesNoFollow(resolved);
+        ({ bytes: previous, version } = await this.readVersionNoFollow(resolved));
         this.assertCurrentVersion(resolved.relative, previous, change.expectedHash);
       }
-      prepared.push({ resolved, previous, change });
+      prepared.push({ resolved, previous, version, change });
     }
     await this.#notifyBeforeWrite(prepared.map(({ resolved }) => resolved.relative));
     const staged: StagedFile[] = [];
@@ -439,12 +453,23 @@ export class Workspace {
       const committed: number[] = [];
       try {
         for (const [index, file] of staged.entries()) {
-          await commitStagedFile(file, parents[index]!.sync);
+          const { version, resolved } = prepared[index]!;
+          await commitStagedFile(
+            file,
+            parents[index]!.sync,
+            version === undefined ? undefined : { version, shownPath: resolved.relative },
+          );
           committed.push(index);
         }
       } catch (error) {
         await Promise.all(staged.slice(committed.length).map(discardStagedFile));
         await this.rollBack(prepared, committed);
+        if (isToolError(error, 'FILE_CHANGED_SINCE_OBSERVED'))
+          throw new ToolError(
+            'FILE_CHANGED_SINCE_OBSERVED',
+            `${error.message} No file of this write was changed.`,
+            { details: error.details, cause: error },
+          );
         throw new ToolError(
           'WRITE_FAILED',
           'A write failed; every file was restored to its previous content.',
@@ -554,6 +579,13 @@ export class Workspace {
   }
 
   private async readBytesNoFollow(resolved: WorkspacePath): Promise<Buffer> {
+    return (await this.readVersionNoFollow(resolved)).bytes;
+  }
+
+  /** The file's bytes, and its status as read from the same descriptor (see CheckedVersion). */
+  private async readVersionNoFollow(
+    resolved: WorkspacePath,
+  ): Promise<{ bytes: Buffer; version: CheckedVersion }> {
     let handle: Awaited<ReturnType<typeof open>>;
     try {
       handle = await open(resolved.absolute, READ_FLAGS);
@@ -574,7 +606,7 @@ export class Workspace {
       throw error;
     }
     try {
-      const status = await handle.stat();
+      const status = await handle.stat({ bigint: true });
       if (!status.isFile()) {
         throw new ToolError('PATH_NOT_REGULAR_FILE', `"${resolved.input}" is not a regular file.`);
       }
@@ -585,7 +617,8 @@ export class Workspace {
           `"${resolved.input}" was redirected outside the workspace.`,
         );
       }
-      return await handle.readFile();
+      const bytes = await handle.readFile();
+      return { bytes, version: { ino: status.ino, size: status.size, mtimeNs: status.mtimeNs } };
     } finally {
       await handle.close();
     }
