@@ -9,9 +9,11 @@ import { ShadowRepository } from '../src/shadow-repository.js';
 import {
   canLockPaths,
   entriesOf,
+  fileEntry,
   makeTemporaryDirectory,
   PathLocks,
   removeDirectory,
+  repositoryOfFiles,
   write,
 } from './helpers.js';
 
@@ -141,15 +143,7 @@ describe('putBackAfterAFailedCheckout', () => {
     vi.restoreAllMocks();
   });
   // Driven directly: a save made while the undo ran cannot be timed from a test.
-  const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1' };
-
-  async function repository(files: Record<string, string>): Promise<{ git: GitRunner; tree: string }> {
-    for (const [file, text] of Object.entries(files)) await write(root, file, text);
-    const git = new GitRunner({ ...base, GIT_DIR: path.join(root, '.git'), GIT_WORK_TREE: root }, root);
-    await git.run(['init', '-q']);
-    await git.run(['add', '-A']);
-    return { git, tree: (await git.run(['write-tree'])).trim() };
-  }
+  const repository = (files: Record<string, string>) => repositoryOfFiles(root, files);
 
   /** Puts back `changes` in the test's workspace, to `tree`. */
   const putBack = async (git: GitRunner, tree: string, changes: CheckoutChange[]) => {
@@ -187,10 +181,7 @@ describe('putBackAfterAFailedCheckout', () => {
     });
   }
 
-  const entry = async (git: GitRunner, text: string) => ({
-    mode: '100644',
-    object: (await git.run(['hash-object', '-w', '--stdin'], { input: text })).trim(),
-  });
+  const entry = fileEntry;
 
   it('leaves a file that holds neither side, and names it; puts back the others', async () => {
     const { git, tree } = await repository({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'gone.txt': 'gone\n' });

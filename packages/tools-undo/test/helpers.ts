@@ -6,6 +6,7 @@ import path from 'node:path';
 import { decodeNameBytes, encodeNameBytes, fileSystemPath, holdsRawBytes } from '@assistant-kit/kernel';
 import { defineTool, textResult, type Workspace } from '@assistant-kit/tool-core';
 import { Type } from 'typebox';
+import { GitRunner } from '../src/git-runner.js';
 
 /** Environment for the test's own git commands on the user's repository. */
 const userGitEnvironment = {
@@ -236,3 +237,31 @@ export const shellTool = defineTool({
     return textResult('ran');
   },
 });
+
+/**
+ * A git repository of `files` in `root` (its own `.git`), and its tree: the `fromTree` of a
+ * put-back driven directly (putBackAfterAFailedCheckout).
+ */
+export async function repositoryOfFiles(
+  root: string,
+  files: Record<string, string>,
+): Promise<{ git: GitRunner; tree: string }> {
+  for (const [file, text] of Object.entries(files)) await write(root, file, text);
+  const environment = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: '/nonexistent',
+    GIT_CONFIG_NOSYSTEM: '1',
+  };
+  const git = new GitRunner({ ...environment, GIT_DIR: path.join(root, '.git'), GIT_WORK_TREE: root }, root);
+  await git.run(['init', '-q']);
+  await git.run(['add', '-A']);
+  return { git, tree: (await git.run(['write-tree'])).trim() };
+}
+
+/** The tree entry of a regular file holding `text`, its blob written to `git`'s objects. */
+export async function fileEntry(git: GitRunner, text: string): Promise<{ mode: string; object: string }> {
+  return {
+    mode: '100644',
+    object: (await git.run(['hash-object', '-w', '--stdin'], { input: text })).trim(),
+  };
+}

@@ -2,11 +2,10 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import path from 'node:path';
 import { isToolError, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { GitRunner } from '../src/git-runner.js';
 import { createUndoTools, type UndoToolFamily } from '../src/index.js';
 import { putBackAfterAFailedCheckout } from '../src/put-back.js';
 import * as workTreeWrites from '../src/work-tree-writes.js';
-import { makeTemporaryDirectory, removeDirectory, write } from './helpers.js';
+import { fileEntry, makeTemporaryDirectory, removeDirectory, repositoryOfFiles, write } from './helpers.js';
 
 // The undo compares every file it will remove or replace with what its dispatch left there, then
 // removes them (work-tree-writes.ts's removeFilesOnly). A save that lands after that comparison
@@ -109,20 +108,8 @@ describe('a save made after the put-back of a failed undo looked at a path', () 
   // the checkout was to write, then removes what the checkout wrote and writes back what stood
   // there before. A save in between went with the checkout's file, or, where the checkout had
   // removed a file, a file a person made there was removed before the old one was written back.
-  const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1' };
-
-  /** A repository of `files` in the test's folder, and its tree (the put-back's `fromTree`). */
-  async function repository(files: Record<string, string>): Promise<{ git: GitRunner; tree: string }> {
-    for (const [file, text] of Object.entries(files)) await write(root, file, text);
-    const git = new GitRunner({ ...base, GIT_DIR: path.join(root, '.git'), GIT_WORK_TREE: root }, root);
-    await git.run(['init', '-q']);
-    await git.run(['add', '-A']);
-    return { git, tree: (await git.run(['write-tree'])).trim() };
-  }
-  const entry = async (git: GitRunner, text: string) => ({
-    mode: '100644',
-    object: (await git.run(['hash-object', '-w', '--stdin'], { input: text })).trim(),
-  });
+  const repository = (files: Record<string, string>) => repositoryOfFiles(root, files);
+  const entry = fileEntry;
 
   /** Makes `save` just before the put-back's `call`-th removal (1: the files the checkout created). */
   function saveBeforeRemoval(call: number, save: () => Promise<void>): { made: boolean } {
