@@ -87,8 +87,10 @@ export async function removeFilesOnly(
       }
       outcome.removed.push(file);
     } catch (error) {
-      // EISDIR on Linux, EPERM elsewhere: a folder stands there.
-      if ((await lstatIfPresent(full))?.isDirectory() === true) outcome.taken.push(file);
+      // EISDIR on Linux, EPERM elsewhere: a folder stands there. A save that could not be put
+      // back is always a refusal: its message says where it is kept.
+      if (!(error instanceof KeptAside) && (await lstatIfPresent(full))?.isDirectory() === true)
+        outcome.taken.push(file);
       else outcome.refused.push({ path: file, error: error as NodeJS.ErrnoException });
     }
   }
@@ -133,14 +135,19 @@ async function removeUnlessSavedSince(
       await removeFileOrLink(aside);
     }
   } catch (error) {
-    throw Object.assign(
-      new Error(
-        `${displayName(path.basename(full))} was saved while the undo ran and something was made at its path again; what was saved is kept at ${displayName(aside)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      ),
-      { cause: error },
+    throw new KeptAside(
+      `${displayName(path.basename(full))} was saved while the undo ran and something was made at its path again; what was saved is kept at ${displayName(aside)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      error,
     );
   }
   return 'saved since';
+}
+
+/** A file saved since the checks that could not be put back at its path: it stays aside. */
+class KeptAside extends Error {
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+  }
 }
 
 /**

@@ -1,9 +1,15 @@
 import { lstat, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import * as storageFiles from '../src/storage-files.js';
 import { fileStampOf } from '../src/storage-files.js';
 import { removeEmptiedFolders, removeFilesOnly } from '../src/work-tree-writes.js';
 import { makeTemporaryDirectory, removeDirectory, write } from './helpers.js';
+
+vi.mock('../src/storage-files.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../src/storage-files.js')>();
+  return { ...actual, linkFile: vi.fn(actual.linkFile) };
+});
 
 let root: string;
 let outside: string;
@@ -65,6 +71,27 @@ describe('removeFilesOnly, with what the caller saw at each path', () => {
     expect((await lstat(path.join(root, 'a.txt'))).ino).toBe(inode);
     expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('saved by a rename\n');
     expect(await readdir(aside())).toEqual([]);
+  });
+
+  it('keeps a save aside, and says where, when something was made at its path again meanwhile', async () => {
+    await write(root, 'a.txt', 'a\n');
+    await mkdir(aside());
+    const seen = await seenNow(['a.txt']);
+    await writeFile(path.join(root, 'a.txt'), 'saved\n');
+    // A third write lands at the path just before the save is linked back.
+    const actual = await vi.importActual<typeof import('../src/storage-files.js')>('../src/storage-files.js');
+    vi.mocked(storageFiles.linkFile).mockImplementationOnce(async (from, to) => {
+      await writeFile(to, 'made again\n');
+      return actual.linkFile(from, to);
+    });
+    const outcome = await removeFilesOnly(root, ['a.txt'], { seen, asideFolder: aside() });
+    expect(outcome.removed).toEqual([]);
+    expect(outcome.taken).toEqual([]);
+    expect(outcome.refused).toHaveLength(1);
+    expect(outcome.refused[0]!.error.message).toContain('what was saved is kept at');
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('made again\n');
+    const [kept] = await readdir(aside());
+    expect(await readFile(path.join(aside(), kept!), 'utf8')).toBe('saved\n');
   });
 
   it('leaves a folder made at the path where it stands', async () => {
