@@ -1462,7 +1462,7 @@ export class ShadowRepository {
     const sizes = new Map<string, number>();
     // What stands at each path to remove or replace, taken before the comparison below: the
     // removal lets a file go only while it is still that file (see RemovalChecks).
-    const stamps = new Map<string, FileStamp>();
+    const stamps = new Map<string, FileStamp | 'absent'>();
     // Each folder above a changed path, looked at once: one that exists but is no real folder (a
     // symlink the user left in its place) is in the way. git would unlink it to make the folder
     // again, and every path below it is read through it.
@@ -1494,9 +1494,13 @@ export class ShadowRepository {
           if (status?.isDirectory() === true) return file;
           if (status?.isFile() === true) modes.set(file, status.mode);
           sizes.set(file, status?.size ?? 0);
-          const stamp =
-            status === undefined ? undefined : await fileStampOf(path.join(this.options.workTree, file));
-          if (stamp !== undefined) stamps.set(file, stamp);
+          // Nothing there ('absent'): a file someone makes there before the removal stays.
+          stamps.set(
+            file,
+            status === undefined
+              ? 'absent'
+              : ((await fileStampOf(path.join(this.options.workTree, file))) ?? 'absent'),
+          );
           return undefined;
         }
         // A created file must be absent (its folders were checked above).
@@ -1586,7 +1590,7 @@ export class ShadowRepository {
     toTree: string,
     paths: readonly string[],
     written: readonly RawChange[],
-    seen: ReadonlyMap<string, FileStamp>,
+    seen: ReadonlyMap<string, FileStamp | 'absent'>,
   ): Promise<void> {
     const workTree = this.options.workTree;
     const replaced = written.filter((change) => change.before !== undefined).map((change) => change.path);
