@@ -86,6 +86,27 @@ describe('a save made after a write checked the version and before it replaced t
     });
   }
 
+  it('leaves a file someone made where a new file of the write was to go (writeFiles)', async () => {
+    const version = await workspace.readFile('a.txt');
+    const state = saveAfterTheCheck('new.txt', (file) => writeFile(file, 'the person made this\n'));
+    const error = await workspace
+      .writeFiles([
+        { path: 'a.txt', bytes: Buffer.from('the agent\n'), expectedHash: version.hash },
+        { path: 'new.txt', bytes: Buffer.from('the agent\n') },
+      ])
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+    expect(state.made).toBe(true);
+    expect(error).toMatchObject({
+      code: 'FILE_EXISTS',
+      message: expect.stringContaining('was made on disk while it was being written'),
+    });
+    expect(await readFile(path.join(root, 'new.txt'), 'utf8')).toBe('the person made this\n');
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+  });
+
   it('writes as before when nothing was saved', async () => {
     await workspace.readFile('b.txt');
     await workspace.replaceFile('b.txt', Buffer.from('the agent\n'));

@@ -45,9 +45,13 @@ export interface CheckedVersion {
   mtimeNs: bigint;
 }
 
-/** Whether the file at `targetPath` is still `checked` (not followed; a folder or nothing is not). */
-async function standsAsChecked(targetPath: string, checked: CheckedVersion): Promise<boolean> {
+/**
+ * Whether the file at `targetPath` is still `checked` (not followed; a folder or nothing is not),
+ * or, for `'absent'`, whether nothing stands there yet.
+ */
+async function standsAsChecked(targetPath: string, checked: CheckedVersion | 'absent'): Promise<boolean> {
   const status = await lstat(fileSystemPath(targetPath), { bigint: true }).catch(() => undefined);
+  if (checked === 'absent') return status === undefined;
   return (
     status?.isFile() === true &&
     status.ino === checked.ino &&
@@ -94,16 +98,23 @@ export async function stageFile(
 export async function commitStagedFile(
   staged: StagedFile,
   flushFolder: () => Promise<void> = () => syncDirectory(path.dirname(staged.targetPath)),
-  checked?: { version: CheckedVersion; shownPath: string },
+  checked?: { version: CheckedVersion | 'absent'; shownPath: string },
 ): Promise<void> {
   // Looked at again right before the rename: the version check ran before the bytes were written
-  // and flushed (milliseconds), and a save in that time would be replaced without a word.
+  // and flushed (milliseconds), and a save in that time would be replaced without a word; so would
+  // a file someone made where none stood.
   if (checked !== undefined && !(await standsAsChecked(staged.targetPath, checked.version)))
-    throw new ToolError(
-      'FILE_CHANGED_SINCE_OBSERVED',
-      `"${checked.shownPath}" changed on disk while it was being written; it was left as it is. Read it again before changing it.`,
-      { details: { path: checked.shownPath } },
-    );
+    throw checked.version === 'absent'
+      ? new ToolError(
+          'FILE_EXISTS',
+          `"${checked.shownPath}" was made on disk while it was being written; it was left as it is. Read it before changing it.`,
+          { details: { path: checked.shownPath } },
+        )
+      : new ToolError(
+          'FILE_CHANGED_SINCE_OBSERVED',
+          `"${checked.shownPath}" changed on disk while it was being written; it was left as it is. Read it again before changing it.`,
+          { details: { path: checked.shownPath } },
+        );
   await rename(fileSystemPath(staged.temporaryPath), fileSystemPath(staged.targetPath));
   await flushFolder();
 }

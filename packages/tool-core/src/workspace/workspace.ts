@@ -414,7 +414,7 @@ export class Workspace {
     const prepared: {
       resolved: WorkspacePath;
       previous: Buffer | undefined;
-      version: CheckedVersion | undefined;
+      version: CheckedVersion | 'absent';
       change: WorkspaceFileChange;
     }[] = [];
     for (const change of changes) {
@@ -424,7 +424,8 @@ export class Workspace {
         throw new ToolError('PATH_IS_DIRECTORY', `"${change.path}" is a directory, not a file.`);
       }
       let previous: Buffer | undefined;
-      let version: CheckedVersion | undefined;
+      // A new file: nothing may stand there when it is renamed into place.
+      let version: CheckedVersion | 'absent' = 'absent';
       if (resolved.kind === 'file') {
         ({ bytes: previous, version } = await this.readVersionNoFollow(resolved));
         this.assertCurrentVersion(resolved.relative, previous, change.expectedHash);
@@ -454,22 +455,17 @@ export class Workspace {
       try {
         for (const [index, file] of staged.entries()) {
           const { version, resolved } = prepared[index]!;
-          await commitStagedFile(
-            file,
-            parents[index]!.sync,
-            version === undefined ? undefined : { version, shownPath: resolved.relative },
-          );
+          await commitStagedFile(file, parents[index]!.sync, { version, shownPath: resolved.relative });
           committed.push(index);
         }
       } catch (error) {
         await Promise.all(staged.slice(committed.length).map(discardStagedFile));
         await this.rollBack(prepared, committed);
-        if (isToolError(error, 'FILE_CHANGED_SINCE_OBSERVED'))
-          throw new ToolError(
-            'FILE_CHANGED_SINCE_OBSERVED',
-            `${error.message} No file of this write was changed.`,
-            { details: error.details, cause: error },
-          );
+        if (isToolError(error, 'FILE_CHANGED_SINCE_OBSERVED') || isToolError(error, 'FILE_EXISTS'))
+          throw new ToolError(error.code, `${error.message} No file of this write was changed.`, {
+            details: error.details,
+            cause: error,
+          });
         throw new ToolError(
           'WRITE_FAILED',
           'A write failed; every file was restored to its previous content.',
