@@ -1059,8 +1059,6 @@ export class DispatchCheckpoints {
     // scan record everything else (edits made since the last checkpoint included).
     const before = await shadow.indexEntries(written);
     const { snapshot, hiddenNow } = await this.#settleListing(shadow, beforeAProcessCall);
-    // A file too large to record that shrinks in place stamps no folder.
-    open.newFiles.notePaths(snapshot.skippedLargeFiles.map((file) => file.path));
     // The written files' state before the dispatch is in the base already; whether the rules
     // hide them now says nothing of that.
     const writtenSet = new Set(written);

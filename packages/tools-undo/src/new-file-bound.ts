@@ -34,7 +34,8 @@ const MAX_BOUND_PATHS = 2_000;
  * - not the folders git never lists (in a `.git`) or that the exclude file hides (`node_modules`
  *   and the like), as long as git still ignores them;
  * - the paths written through the Workspace since;
- * - the files left out as too large then (one that shrinks in place stamps no folder).
+ * - besides the bound, every file a listing left out as too large (one that shrinks in place stamps
+ *   no folder): the listing itself adds them (ShadowRepository#leftOutAsLarge).
  *
  * Every announcement of changes the Workspace does not see (DispatchCheckpoints.noteUnobservedChanges,
  * which the tool catalogue makes before each process call) awaits a guard scan after the call;
