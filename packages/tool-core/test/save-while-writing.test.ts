@@ -113,3 +113,97 @@ describe('a save made after a write checked the version and before it replaced t
     expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('the agent\n');
   });
 });
+
+// writeFiles renames its files into place one after another. When a later one is refused, the
+// ones already in place get their old bytes back. A save made to one of those in between (after
+// this write replaced it, before the roll-back) was replaced by the old bytes without a word, and
+// the error said no file of the write was changed.
+describe('a save made to a file of a multi-file write after it was replaced and before the roll-back', () => {
+  /** Saves `name` once, as the write starts putting back the files it already replaced. */
+  function saveBeforeTheRollBack(name: string, text: string): { made: boolean } {
+    const state = { made: false };
+    const target = workspace as unknown as { rollBack: (...args: unknown[]) => Promise<unknown> };
+    const original = target.rollBack.bind(workspace);
+    target.rollBack = async (...args: unknown[]) => {
+      state.made = true;
+      await writeFile(path.join(root, name), text);
+      return original(...args);
+    };
+    return state;
+  }
+
+  it('is kept, and the error names it instead of saying nothing was changed', async () => {
+    const versions = await Promise.all(['a.txt', 'b.txt', 'c.txt'].map((name) => workspace.readFile(name)));
+    saveAfterTheCheck('b.txt', SAVES['in place']);
+    const state = saveBeforeTheRollBack('a.txt', 'the person saved a\n');
+    const error = await workspace
+      .writeFiles(
+        versions.map((version) => ({
+          path: version.path.relative,
+          bytes: Buffer.from('the agent\n'),
+          expectedHash: version.hash,
+        })),
+      )
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+    expect(state.made).toBe(true);
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('the person saved a\n');
+    expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('the person saved this\n');
+    expect(await readFile(path.join(root, 'c.txt'), 'utf8')).toBe('c\n');
+    expect(error).toMatchObject({
+      code: 'FILE_CHANGED_SINCE_OBSERVED',
+      details: { path: 'b.txt', leftAsSaved: ['a.txt'] },
+    });
+    expect((error as Error).message).not.toContain('No file of this write was changed');
+    expect((error as Error).message).toContain('"a.txt" changed on disk after this write replaced it');
+  });
+
+  it('is kept when the file was new to the write, and is not removed', async () => {
+    const version = await workspace.readFile('b.txt');
+    saveAfterTheCheck('b.txt', SAVES['in place']);
+    const state = saveBeforeTheRollBack('new.txt', 'the person saved new\n');
+    const error = await workspace
+      .writeFiles([
+        { path: 'new.txt', bytes: Buffer.from('the agent\n') },
+        { path: 'b.txt', bytes: Buffer.from('the agent\n'), expectedHash: version.hash },
+      ])
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+    expect(state.made).toBe(true);
+    expect(await readFile(path.join(root, 'new.txt'), 'utf8')).toBe('the person saved new\n');
+    expect(error).toMatchObject({
+      code: 'FILE_CHANGED_SINCE_OBSERVED',
+      details: { leftAsSaved: ['new.txt'] },
+    });
+  });
+
+  it('puts back the files nobody saved and removes the new ones, as before', async () => {
+    const versions = await Promise.all(['a.txt', 'b.txt', 'c.txt'].map((name) => workspace.readFile(name)));
+    saveAfterTheCheck('c.txt', SAVES['in place']);
+    const error = await workspace
+      .writeFiles([
+        { path: 'new.txt', bytes: Buffer.from('the agent\n') },
+        ...versions.map((version) => ({
+          path: version.path.relative,
+          bytes: Buffer.from('the agent\n'),
+          expectedHash: version.hash,
+        })),
+      ])
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+    expect(error).toMatchObject({
+      code: 'FILE_CHANGED_SINCE_OBSERVED',
+      message: expect.stringContaining('No file of this write was changed'),
+    });
+    expect((error as ToolError).details).not.toHaveProperty('leftAsSaved');
+    expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('b\n');
+    await expect(readFile(path.join(root, 'new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});

@@ -503,6 +503,40 @@ describe('code_intelligence', () => {
     ).toBe('EDIT_TOKEN_STALE');
     // Nothing was written, not even the files that did not change.
     expect(await readFile(path.join(root, 'src/math.ts'), 'utf8')).toBe(mathBefore);
+
+    // The second file changes as the write starts, and the first, already renamed into place, is
+    // saved before the workspace puts it back: that save is kept, and the message names it
+    // instead of saying nothing was written.
+    const racing = await ok('code_intelligence', {
+      operation: 'preview_rename',
+      path: 'src/math.ts',
+      symbol: 'sum',
+      new_name: 'total',
+    });
+    const [first, second] = (racing.data.files as { path: string }[]).map((file) => file.path);
+    const before = new Map<string, string>();
+    for (const file of [first!, second!]) before.set(file, await readFile(path.join(root, file), 'utf8'));
+    const stop = runtime.workspace.onBeforeWrite(async () => {
+      stop();
+      await writeFile(path.join(root, second!), `${before.get(second!)}// saved\n`);
+    });
+    const target = runtime.workspace as unknown as { rollBack: (...args: unknown[]) => Promise<unknown> };
+    const rollBack = target.rollBack;
+    target.rollBack = async (...args: unknown[]) => {
+      target.rollBack = rollBack;
+      await writeFile(path.join(root, first!), 'the person saved this\n');
+      return rollBack.apply(runtime.workspace, args);
+    };
+    const raced = await failure('code_intelligence', {
+      operation: 'apply_rename',
+      path: 'src/math.ts',
+      edit_token: racing.data.edit_token,
+    });
+    expect(raced.code).toBe('EDIT_TOKEN_STALE');
+    expect(raced.message).toContain(`${first} changed on disk meanwhile and was left as saved`);
+    expect(raced.message).toContain('no file keeps the edit');
+    expect(await readFile(path.join(root, first!), 'utf8')).toBe('the person saved this\n');
+    for (const [file, text] of before) await writeFile(path.join(root, file), text);
   });
 
   it('previews and applies formatting', async () => {

@@ -33,6 +33,11 @@ async function assertDescriptorInside(realRoot: string, fd: number, shownPath: s
 export interface StagedFile {
   temporaryPath: string;
   targetPath: string;
+  /**
+   * The staged file's status once flushed, when {@link stageFile} was asked for it: the rename
+   * keeps inode, size and modification time, so this is the version the target has once committed.
+   */
+  written?: CheckedVersion;
 }
 
 /**
@@ -49,7 +54,10 @@ export interface CheckedVersion {
  * Whether the file at `targetPath` is still `checked` (not followed; a folder or nothing is not),
  * or, for `'absent'`, whether nothing stands there yet.
  */
-async function standsAsChecked(targetPath: string, checked: CheckedVersion | 'absent'): Promise<boolean> {
+export async function standsAsChecked(
+  targetPath: string,
+  checked: CheckedVersion | 'absent',
+): Promise<boolean> {
   const status = await lstat(fileSystemPath(targetPath), { bigint: true }).catch(() => undefined);
   if (checked === 'absent') return status === undefined;
   return (
@@ -70,24 +78,30 @@ export async function stageFile(
   bytes: Uint8Array,
   shownPath: string,
   mode = 0o644,
+  options: { keepWrittenVersion?: boolean } = {},
 ): Promise<StagedFile> {
   const temporaryPath = path.join(
     path.dirname(targetPath),
     `.${path.basename(targetPath).slice(0, 200)}.${randomBytes(6).toString('hex')}.tmp`,
   );
   const handle = await open(fileSystemPath(temporaryPath), 'wx', mode);
+  let written: CheckedVersion | undefined;
   try {
     await assertDescriptorInside(realRoot, handle.fd, shownPath);
     await handle.writeFile(bytes);
     await handle.chmod(mode);
     await handle.sync();
+    if (options.keepWrittenVersion) {
+      const status = await handle.stat({ bigint: true });
+      written = { ino: status.ino, size: status.size, mtimeNs: status.mtimeNs };
+    }
   } catch (error) {
     await handle.close().catch(() => {});
     await unlink(fileSystemPath(temporaryPath)).catch(() => {});
     throw error;
   }
   await handle.close();
-  return { temporaryPath, targetPath };
+  return { temporaryPath, targetPath, ...(written && { written }) };
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   realPathOfDescriptor,
   type StagedFile,
   stageFile,
+  standsAsChecked,
   writeFileAtomically,
 } from './atomic-write.js';
 import {
@@ -441,7 +442,13 @@ export class Workspace {
           const parent = await this.#openParentDirectory(resolved, true);
           parents.push(parent);
           const target = path.join(parent.path, path.basename(resolved.absolute));
-          staged.push(await stageFile(this.root, target, change.bytes, resolved.relative, resolved.mode));
+          // With more than one file, a later refusal puts back the earlier ones: each must still be
+          // what this write made, which its staged version tells.
+          staged.push(
+            await stageFile(this.root, target, change.bytes, resolved.relative, resolved.mode, {
+              keepWrittenVersion: prepared.length > 1,
+            }),
+          );
         }
       } catch (error) {
         await Promise.all(staged.map(discardStagedFile));
@@ -460,18 +467,32 @@ export class Workspace {
         }
       } catch (error) {
         await Promise.all(staged.slice(committed.length).map(discardStagedFile));
-        await this.rollBack(prepared, committed);
+        const { leftAsSaved, notRestored } = await this.rollBack(prepared, staged, committed);
+        const left = [
+          ...leftAsSaved.map(
+            (file) => ` "${file}" changed on disk after this write replaced it; it was left as it is.`,
+          ),
+          ...notRestored.map(
+            (file) => ` "${file}" could not be put back and holds this write's new content.`,
+          ),
+        ].join('');
+        const outcome = left !== '' ? left : undefined;
+        const extra = {
+          ...(leftAsSaved.length > 0 && { leftAsSaved }),
+          ...(notRestored.length > 0 && { notRestored }),
+        };
         if (isToolError(error, 'FILE_CHANGED_SINCE_OBSERVED') || isToolError(error, 'FILE_EXISTS'))
-          throw new ToolError(error.code, `${error.message} No file of this write was changed.`, {
-            details: error.details,
-            cause: error,
-          });
+          throw new ToolError(
+            error.code,
+            `${error.message}${outcome ?? ' No file of this write was changed.'}`,
+            { details: { ...error.details, ...extra }, cause: error },
+          );
         throw new ToolError(
           'WRITE_FAILED',
-          'A write failed; every file was restored to its previous content.',
-          {
-            cause: error,
-          },
+          outcome === undefined
+            ? 'A write failed; every file was restored to its previous content.'
+            : `A write failed; the other files were restored to their previous content.${outcome}`,
+          { ...(outcome !== undefined && { details: extra }), cause: error },
         );
       }
     } finally {
@@ -514,22 +535,42 @@ export class Workspace {
     }
   }
 
+  /**
+   * Puts back the files a multi-file write already replaced, newest first. Each must still be
+   * the version this write made (its staged status): a file saved since is left as it is, and a
+   * file the write created is removed only if it is still the write's own.
+   */
   private async rollBack(
     prepared: { resolved: WorkspacePath; previous: Buffer | undefined }[],
+    staged: readonly StagedFile[],
     committedIndexes: number[],
-  ): Promise<void> {
-    for (const index of committedIndexes.reverse()) {
+  ): Promise<{ leftAsSaved: string[]; notRestored: string[] }> {
+    const leftAsSaved: string[] = [];
+    const notRestored: string[] = [];
+    for (const index of [...committedIndexes].reverse()) {
       const { resolved, previous } = prepared[index]!;
-      if (previous === undefined) await unlink(resolved.absolute).catch(() => {});
-      else
-        await writeFileAtomically(
-          this.root,
-          resolved.absolute,
-          previous,
-          resolved.relative,
-          resolved.mode,
-        ).catch(() => {});
+      const written = staged[index]?.written;
+      try {
+        if (previous === undefined) {
+          if (written !== undefined && !(await standsAsChecked(resolved.absolute, written)))
+            leftAsSaved.push(resolved.relative);
+          else await unlink(resolved.absolute);
+        } else
+          await writeFileAtomically(
+            this.root,
+            resolved.absolute,
+            previous,
+            resolved.relative,
+            resolved.mode,
+            undefined,
+            written,
+          );
+      } catch (error) {
+        if (isToolError(error, 'FILE_CHANGED_SINCE_OBSERVED')) leftAsSaved.push(resolved.relative);
+        else if ((error as NodeJS.ErrnoException).code !== 'ENOENT') notRestored.push(resolved.relative);
+      }
     }
+    return { leftAsSaved: leftAsSaved.reverse(), notRestored: notRestored.reverse() };
   }
 
   private assertCurrentVersion(relative: string, current: Buffer, expectedHash: string | undefined): void {

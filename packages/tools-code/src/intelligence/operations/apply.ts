@@ -58,12 +58,30 @@ export async function applyPreview(scope: OperationScope, kind: PreviewKind) {
     );
   } catch (error) {
     if (isToolError(error) && error.code === 'FILE_CHANGED_SINCE_OBSERVED') {
+      // The workspace puts back the files it already replaced; one saved meanwhile is left as
+      // saved, and one it could not put back keeps the new text. Say so rather than "nothing".
+      const leftAsSaved = (error.details?.leftAsSaved as string[] | undefined) ?? [];
+      const notRestored = (error.details?.notRestored as string[] | undefined) ?? [];
+      const outcome =
+        notRestored.length > 0
+          ? `; ${notRestored.join(', ')} could not be put back and ${notRestored.length === 1 ? 'holds' : 'hold'} the edited text`
+          : leftAsSaved.length > 0
+            ? '; no file keeps the edit'
+            : '; nothing was written';
+      const saved =
+        leftAsSaved.length > 0
+          ? ` (${leftAsSaved.join(', ')} changed on disk meanwhile and ${leftAsSaved.length === 1 ? 'was' : 'were'} left as saved)`
+          : '';
       throw codeError(
         'EDIT_TOKEN_STALE',
-        `A file the preview touched changed since the preview (${String(error.details?.path ?? '')}); nothing was written. Run ${PREVIEW_OPERATION[kind]} again.`,
+        `A file the preview touched changed since the preview (${String(error.details?.path ?? '')})${outcome}${saved}. Run ${PREVIEW_OPERATION[kind]} again.`,
         {
           cause: error,
-          details: { path: error.details?.path },
+          details: {
+            path: error.details?.path,
+            ...(leftAsSaved.length > 0 && { leftAsSaved }),
+            ...(notRestored.length > 0 && { notRestored }),
+          },
         },
       );
     }
