@@ -2,8 +2,34 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GitScanMemory, scanGitState } from '../src/git-guard/git-directory-scan.js';
+
+// Entries a test adds to a folder's listing without touching the disk: the folder's status change
+// time stays, as when a change lands in the same clock tick as the reading before.
+const addedEntries = vi.hoisted(() => new Map<string, string[]>());
+vi.mock('@assistant-kit/kernel', async (importOriginal) => {
+  const kernel = await importOriginal<typeof import('@assistant-kit/kernel')>();
+  return {
+    ...kernel,
+    readFolderEntries: (folder: string) => {
+      const read = kernel.readFolderEntries(folder);
+      const added = addedEntries.get(folder) ?? [];
+      return {
+        ...read,
+        entries: [
+          ...read.entries,
+          ...added.map((name) => ({
+            name,
+            isFile: () => true,
+            isDirectory: () => false,
+            isSymbolicLink: () => false,
+          })),
+        ],
+      };
+    },
+  };
+});
 
 // The git guard scans the workspace before and after every process call. With a memory, a scan
 // reads only the folders whose inode or status change time (ctime) moved since the last one read
@@ -32,6 +58,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  addedEntries.clear();
   // GNU rm removes folders deeper than PATH_MAX (the last test makes some).
   execFileSync('rm', ['-rf', root]);
 });
@@ -53,6 +80,24 @@ describe('a git scan with a memory', () => {
     const memory = new GitScanMemory();
     const first = await scanGitState(root, memory);
     expect((await scanGitState(root, memory)).directoriesRead).toBe(first.directoriesWalked);
+  });
+
+  it('names a folder read again because its reading was too fresh only if its entries changed', async () => {
+    // A clock behind the tree keeps every reading too fresh to vouch for: each scan reads every
+    // folder again.
+    const memory = new GitScanMemory({ clock: () => Date.now() - 60_000 });
+    const first = await scanGitState(root, memory);
+    expect(first.foldersRead.length).toBe(first.directoriesWalked);
+    const second = await scanGitState(root, memory);
+    expect(second.directoriesRead).toBe(first.directoriesWalked);
+    // Read again, and found as the reading before saw them: no entry appeared or went.
+    expect(second.foldersRead).toEqual([]);
+    // An entry that appeared with the folder's stamp unchanged (the same clock tick as the
+    // reading before) is told by the entries alone.
+    addedEntries.set(path.join(root, 'src', 'part3', 'inner'), ['new.txt']);
+    // A new file the usual way moves the stamp.
+    await writeFile(path.join(root, 'src', 'part4', 'new.txt'), 'x');
+    expect((await scanGitState(root, memory)).foldersRead.sort()).toEqual(['src/part3/inner', 'src/part4']);
   });
 
   it('finds a repository planted deep in a known tree, even with the folder mtime set back', async () => {

@@ -12,7 +12,7 @@
  *    and a process call's dispatch as the catalogue runs it (settled when the call is announced,
  *    the call inside the git guard's scans, the settle and the end looking for new files only in
  *    the folders those scans found changed) against the same call in W (the guard's scans, no
- *    checkpoint), against the same target; beside it, that end against the end of a dispatch
+ *    checkpoint, on its own copy of the tree), against the same target; beside it, that end against the end of a dispatch
  *    whose process no guard scan followed (a listing of the whole tree);
  * 2. undo of one dispatch of 10 files (the undo tool) against `git reset --hard HEAD~1` of a
  *    10-file commit in the same tree: target undo <= reset;
@@ -172,32 +172,37 @@ try {
   });
   // A process call (run_command, run_tests) as the catalogue runs it, against the same call in
   // W: the git guard's scans around it, no checkpoint. The call writes as a command would: one
-  // file rewritten in place, one created beside it.
+  // file rewritten in place, one created beside it. W runs on its own copy of the tree: its
+  // writes in U's tree would be changes made between U's dispatches, which each U settle would
+  // then record (the agent's loop of commands has none; the host rows below measure that case).
+  const wRoot = `${root}-w`;
+  await run('cp', ['-a', root, wRoot]);
   let written = 0;
-  const processCall = new ToolRuntime({
-    workspace,
-    tools: [
-      defineTool({
-        name: 'process_write',
-        purpose: 'Writes two files, as a command would.',
-        parameters: Type.Object({}),
-        effects: ['process'],
-        network: 'none',
-        handler: async () => {
-          written += 1;
-          const file = pick();
-          await writeFile(path.join(root, file), `process ${written}\n`);
-          await writeFile(path.join(root, path.dirname(file), `made-by-process-${written}.txt`), 'new\n');
-          return textResult('written');
-        },
-      }),
-    ],
+  const processWrite = (treeRoot: string) =>
+    defineTool({
+      name: 'process_write',
+      purpose: 'Writes two files, as a command would.',
+      parameters: Type.Object({}),
+      effects: ['process'],
+      network: 'none',
+      handler: async () => {
+        written += 1;
+        const file = pick();
+        await writeFile(path.join(treeRoot, file), `process ${written}\n`);
+        await writeFile(path.join(treeRoot, path.dirname(file), `made-by-process-${written}.txt`), 'new\n');
+        return textResult('written');
+      },
+    });
+  const processCall = new ToolRuntime({ workspace, tools: [processWrite(root)] });
+  const wProcessCall = new ToolRuntime({
+    workspace: await Workspace.open(wRoot),
+    tools: [processWrite(wRoot)],
   });
   // The guard's first scan of a session reads every folder; its readings vouch for a folder once
   // the folder's stamp is older than the racy margin, as a real project's folders are.
-  await processCall.call('process_write', {});
+  for (const runtime of [processCall, wProcessCall]) await runtime.call('process_write', {});
   await sleep(RACY_MARGIN_MS + 100);
-  await processCall.call('process_write', {});
+  for (const runtime of [processCall, wProcessCall]) await runtime.call('process_write', {});
   const processDispatch = async (runs: (() => Promise<unknown>) | undefined) => {
     let endMs = 0;
     let settleMs = 0;
@@ -214,8 +219,10 @@ try {
   const wholeListingEnds: number[] = [];
   const wholeListingSettles: number[] = [];
   const boundedSettles: boolean[] = [];
+  // Not timed: the warm-up calls above wrote in U's tree outside a dispatch; this one records them.
+  await processDispatch(undefined);
   for (let repetition = 0; repetition < PROCESS_RUNS; repetition += 1) {
-    wProcessTimes.push(await timeOnce(() => processCall.call('process_write', {})));
+    wProcessTimes.push(await timeOnce(() => wProcessCall.call('process_write', {})));
     uProcess.push(await processDispatch(undefined));
     const settle = family!.checkpoints.lastSettle;
     boundedSettles.push(settle.listedWithinBound && !settle.hiddenNow);
@@ -433,6 +440,7 @@ try {
   // The user's commits above start git's automatic gc in the background, which may still be
   // packing the tree's objects (seconds on a loaded machine): removing its folder retries.
   await rm(root, { recursive: true, force: true, maxRetries: 20 });
+  await rm(`${root}-w`, { recursive: true, force: true, maxRetries: 20 });
 }
 
 const format = (value: number) => (Math.abs(value) >= 100 ? value.toFixed(0) : value.toFixed(2));

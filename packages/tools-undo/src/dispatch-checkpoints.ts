@@ -610,19 +610,32 @@ export class DispatchCheckpoints {
       const knownVisible =
         visible !== undefined &&
         onlyPaths?.every((file) => visible.has(file) && !isIgnoreFile(file)) === true;
-      const snapshot = await shadow.snapshot(undefined, onlyPaths, {
-        knownVisible,
-        atDispatchEnd: true,
-        ...(open.observed === undefined && open.newFiles !== undefined
-          ? {
-              newFilesWithin: open.newFiles,
-              // This end's start is the one step on the index since the stat started.
-              ...(open.trackedChangedAtReturn?.indexTaskSteps === this.#indexTaskSteps - 1
-                ? { trackedChanged: open.trackedChangedAtReturn.listing }
-                : {}),
-            }
-          : {}),
-      });
+      // An end that lists (the whole tree, or within a bound begun at the settle, which heard
+      // everything the bound since the settle's listing did) covers every place a file could have
+      // appeared since that listing: the next settle need look only where files appear from this
+      // listing's start on, not again in the folders this dispatch's calls changed.
+      const sinceListingBefore = this.#sinceListing;
+      if (onlyPaths === undefined && sinceListingBefore?.lostBecause === undefined)
+        this.#sinceListing = new NewFileBound(Date.now());
+      const snapshot = await shadow
+        .snapshot(undefined, onlyPaths, {
+          knownVisible,
+          atDispatchEnd: true,
+          ...(open.observed === undefined && open.newFiles !== undefined
+            ? {
+                newFilesWithin: open.newFiles,
+                // This end's start is the one step on the index since the stat started.
+                ...(open.trackedChangedAtReturn?.indexTaskSteps === this.#indexTaskSteps - 1
+                  ? { trackedChanged: open.trackedChangedAtReturn.listing }
+                  : {}),
+              }
+            : {}),
+        })
+        .catch((error: unknown) => {
+          // Nothing says where files appeared any more: the next settle lists the whole tree.
+          this.#sinceListing = undefined;
+          throw error;
+        });
       this.#lastEndListedWithinBound = snapshot.listedWithinBound === true;
       let endTree = snapshot.tree;
       let skippedLargeFiles = snapshot.skippedLargeFiles;

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { cp, lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import { cp, lstat, readdir, readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   isToolError,
@@ -525,6 +525,50 @@ describe('a process dispatch that looks for new files only where the git guard s
     ]);
     await family.checkpoints.undoDispatches(1);
     expect(await readFile(path.join(root, 'conf/local/keep.env'), 'utf8')).toBe('TOKEN=1\n');
+  }, 60_000);
+
+  it('does not look again, at the next settle, in the folders the last end listed', async () => {
+    const root = await makeTemporaryDirectory('undo-bound-settle-');
+    directories.push(root);
+    await makeProject(root);
+    const { workspace, family, dispatch } = await openWithShell(root);
+    const shell = new ToolRuntime({ workspace, tools: [shellTool] });
+    await dispatch('true');
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100));
+    await dispatch('true');
+    await dispatch(`printf 'b\n' > docs/guide/new.md`);
+    const listed: string[][] = [];
+    const runForPaths = GitRunner.prototype.runForPaths;
+    vi.spyOn(GitRunner.prototype, 'runForPaths').mockImplementation(function (
+      this: GitRunner,
+      ...args: Parameters<typeof runForPaths>
+    ) {
+      if (args[0].includes('--others')) listed.push([...args[1]]);
+      return runForPaths.apply(this, args);
+    });
+    const settle = async () => {
+      listed.length = 0;
+      await family.checkpoints.beginDispatch('d', { observedWrites: true });
+      await family.checkpoints.noteUnobservedChanges();
+      expect(family.checkpoints.lastSettle).toEqual({ listedWithinBound: true, hiddenNow: false });
+      return [...listed];
+    };
+    // Nothing changed since that end listed docs/guide: the settle looks for no new file anywhere
+    // (before, it listed docs/guide again, and every folder the last dispatch's calls changed).
+    // Only the files left out as too large are looked at again, as by every listing.
+    expect((await settle()).flat().sort()).toEqual(['big.bin', 'media/big.bin']);
+    await shell.call('shell', { script: 'true' });
+    await family.checkpoints.endDispatch();
+    // A file a person makes between dispatches, in that folder or another, is still the base's:
+    // the settle's own guard scan reads the folders changed since the call's.
+    await writeFile(path.join(root, 'docs/guide/person.md'), 'p\n');
+    await writeFile(path.join(root, 'lib/person.ts'), 'p\n');
+    expect((await settle()).flat().sort()).toEqual(
+      expect.arrayContaining(['docs/guide/person.md', 'lib/person.ts']),
+    );
+    await shell.call('shell', { script: 'true' });
+    const ended = await family.checkpoints.endDispatch();
+    expect(ended.changedFiles).toEqual([]);
   }, 60_000);
 
   it('answers which rule files are recorded from the table in memory, in a later session', async () => {

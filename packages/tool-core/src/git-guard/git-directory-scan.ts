@@ -49,8 +49,8 @@ export interface GitGuardSnapshot {
   /**
    * Those folders, workspace-relative (`.` for the root): with a memory, every folder whose
    * entries may have changed since the scan before (it was new, its status change time moved,
-   * or its reading was too fresh to vouch for), so where a process may have added, removed or
-   * renamed an entry. Undo checkpoints look for new files only there (see `onProcessFootprint`).
+   * or its reading was too fresh to vouch for and its entries, read again, are not the ones that
+   * reading saw), so where a process may have added, removed or renamed an entry. Undo checkpoints look for new files only there (see `onProcessFootprint`).
    */
   foldersRead: string[];
   /**
@@ -76,6 +76,22 @@ interface FolderReading {
   holdsRuleFile: boolean;
   /** Sub-folders the walk goes into. */
   subfolders: string[];
+  /**
+   * The entries' kinds and names, kept only while the reading is too fresh to vouch for (see
+   * isRacyStamp): the scan that reads the folder again can then tell whether they changed.
+   */
+  freshEntries?: string;
+}
+
+/** A folder's entries as one string of kind and name each, in a stable order. */
+function entriesKey(entries: readonly FolderEntry[]): string {
+  return entries
+    .map(
+      (entry) =>
+        `${entry.isDirectory() ? 'd' : entry.isSymbolicLink() ? 'l' : entry.isFile() ? 'f' : 'o'}${entry.name}`,
+    )
+    .sort()
+    .join('\0');
 }
 
 /**
@@ -258,8 +274,19 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
     }
     if (isInsideDirectory(realRoot, real) && isGitDirectory(real)) gitDirectories.add(real);
   };
-  /** Reads a folder's entries (undefined when it cannot be read, noted as unreadable if it exists). */
-  const readFolder = (directory: string, inode: number, ctimeMs: number, readAt: number) => {
+  /**
+   * Reads a folder's entries (undefined when it cannot be read, noted as unreadable if it exists).
+   * `again`: the reading before, of the same folder with the same status change time, read again
+   * only because it was too fresh to vouch for; the folder is named in `foldersRead` only if its
+   * entries are no longer the ones that reading saw.
+   */
+  const readFolder = (
+    directory: string,
+    inode: number,
+    ctimeMs: number,
+    readAt: number,
+    again?: FolderReading,
+  ) => {
     let entries: FolderEntry[];
     try {
       ({ entries } = readFolderEntries(directory));
@@ -270,7 +297,10 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
       return undefined;
     }
     snapshot.directoriesRead += 1;
-    snapshot.foldersRead.push(toWorkspaceRelative(realRoot, directory));
+    const fresh = isRacyStamp(ctimeMs, readAt);
+    const key = fresh || again?.freshEntries !== undefined ? entriesKey(entries) : undefined;
+    if (again?.freshEntries === undefined || again.freshEntries !== key)
+      snapshot.foldersRead.push(toWorkspaceRelative(realRoot, directory));
     const names = new Set(entries.map((entry) => entry.name));
     const reading: FolderReading = {
       inode,
@@ -281,6 +311,7 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
       hasCommondir: false,
       holdsRuleFile: names.has('.gitignore'),
       subfolders: [],
+      ...(fresh && { freshEntries: key }),
     };
     for (const entry of entries) {
       if (entry.name === '.git' && !entry.isDirectory()) {
@@ -321,13 +352,12 @@ export async function scanGitState(realRoot: string, memory?: GitScanMemory): Pr
     // Swapped for a symlink since its parent was read: not a folder of the tree, never followed.
     if (!status.isDirectory()) continue;
     const before = known?.get(directory);
+    const unchanged =
+      before !== undefined && before.inode === status.ino && before.ctimeMs === status.ctimeMs;
     const reading =
-      before !== undefined &&
-      before.inode === status.ino &&
-      before.ctimeMs === status.ctimeMs &&
-      !isRacyStamp(before.ctimeMs, before.readAt)
+      unchanged && !isRacyStamp(before.ctimeMs, before.readAt)
         ? before
-        : readFolder(directory, status.ino, status.ctimeMs, readAt);
+        : readFolder(directory, status.ino, status.ctimeMs, readAt, unchanged ? before : undefined);
     if (reading === undefined) continue;
     readings.set(directory, reading);
     if (reading.isGitDirectory) gitDirectories.add(directory);
