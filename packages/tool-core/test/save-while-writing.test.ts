@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -179,6 +179,36 @@ describe('a save made to a file of a multi-file write after it was replaced and 
       code: 'FILE_CHANGED_SINCE_OBSERVED',
       details: { leftAsSaved: ['new.txt'] },
     });
+  });
+
+  it('leaves and names a file whose folder was removed meanwhile, rather than failing the roll-back', async () => {
+    await mkdir(path.join(root, 'sub'));
+    await writeFile(path.join(root, 'sub/x.txt'), 'x\n');
+    const versions = await Promise.all(['sub/x.txt', 'b.txt'].map((name) => workspace.readFile(name)));
+    saveAfterTheCheck('b.txt', SAVES['in place']);
+    const target = workspace as unknown as { rollBack: (...args: unknown[]) => Promise<unknown> };
+    const original = target.rollBack.bind(workspace);
+    target.rollBack = async (...args: unknown[]) => {
+      await rm(path.join(root, 'sub'), { recursive: true });
+      return original(...args);
+    };
+    const error = await workspace
+      .writeFiles(
+        versions.map((version) => ({
+          path: version.path.relative,
+          bytes: Buffer.from('the agent\n'),
+          expectedHash: version.hash,
+        })),
+      )
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+    expect(error).toMatchObject({
+      code: 'FILE_CHANGED_SINCE_OBSERVED',
+      details: { leftAsSaved: ['sub/x.txt'] },
+    });
+    await expect(readFile(path.join(root, 'sub/x.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('puts back the files nobody saved and removes the new ones, as before', async () => {

@@ -50,7 +50,8 @@ export interface GitGuardSnapshot {
    * Those folders, workspace-relative (`.` for the root): with a memory, every folder whose
    * entries may have changed since the scan before (it was new, its status change time moved,
    * or its reading was too fresh to vouch for and its entries, read again, are not the ones that
-   * reading saw), so where a process may have added, removed or renamed an entry. Undo checkpoints look for new files only there (see `onProcessFootprint`).
+   * reading saw), so where a process may have added, removed or renamed an entry. Undo
+   * checkpoints look for new files only there (see `onProcessFootprint`).
    */
   foldersRead: string[];
   /**

@@ -566,8 +566,12 @@ export class Workspace {
             written,
           );
       } catch (error) {
-        if (isToolError(error, 'FILE_CHANGED_SINCE_OBSERVED')) leftAsSaved.push(resolved.relative);
-        else if ((error as NodeJS.ErrnoException).code !== 'ENOENT') notRestored.push(resolved.relative);
+        const gone = (error as NodeJS.ErrnoException).code === 'ENOENT';
+        // A file this write created and someone removed since is as it was before the write.
+        if (gone && previous === undefined) continue;
+        // Saved over, removed, or its folder removed since this write replaced it.
+        if (gone || isToolError(error, 'FILE_CHANGED_SINCE_OBSERVED')) leftAsSaved.push(resolved.relative);
+        else notRestored.push(resolved.relative);
       }
     }
     return { leftAsSaved: leftAsSaved.reverse(), notRestored: notRestored.reverse() };
