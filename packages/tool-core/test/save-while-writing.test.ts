@@ -43,11 +43,42 @@ function saveAfterTheCheck(name: string, save: (file: string) => Promise<void>):
   return state;
 }
 
-async function expectChangedWhileWriting(promise: Promise<unknown>, file: string): Promise<void> {
-  const error = await promise.then(
+/** What a promise rejects with (undefined when it resolves). */
+function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
     () => undefined,
     (caught: unknown) => caught,
   );
+}
+
+/** Reads `names`, then writes "the agent" over each of them in one writeFiles, new files first. */
+async function writeOver(names: string[], newFiles: string[] = []): Promise<unknown> {
+  const versions = await Promise.all(names.map((name) => workspace.readFile(name)));
+  return workspace.writeFiles([
+    ...newFiles.map((name) => ({ path: name, bytes: Buffer.from('the agent\n') })),
+    ...versions.map((version) => ({
+      path: version.path.relative,
+      bytes: Buffer.from('the agent\n'),
+      expectedHash: version.hash,
+    })),
+  ]);
+}
+
+/** Runs `act` once, as a write starts putting back the files it already replaced. */
+function beforeTheRollBack(act: () => Promise<unknown>): { made: boolean } {
+  const state = { made: false };
+  const target = workspace as unknown as { rollBack: (...args: unknown[]) => Promise<unknown> };
+  const original = target.rollBack.bind(workspace);
+  target.rollBack = async (...args: unknown[]) => {
+    state.made = true;
+    await act();
+    return original(...args);
+  };
+  return state;
+}
+
+async function expectChangedWhileWriting(promise: Promise<unknown>, file: string): Promise<void> {
+  const error = await failureOf(promise);
   expect(error).toBeInstanceOf(ToolError);
   expect(error).toMatchObject({
     code: 'FILE_CHANGED_SINCE_OBSERVED',
@@ -67,18 +98,8 @@ describe('a save made after a write checked the version and before it replaced t
     });
 
     it(`is kept, and every file of the write is left as it was (writeFiles, saved ${how})`, async () => {
-      const versions = await Promise.all(['a.txt', 'b.txt', 'c.txt'].map((name) => workspace.readFile(name)));
       const state = saveAfterTheCheck('b.txt', save);
-      await expectChangedWhileWriting(
-        workspace.writeFiles(
-          versions.map((version) => ({
-            path: version.path.relative,
-            bytes: Buffer.from('the agent\n'),
-            expectedHash: version.hash,
-          })),
-        ),
-        'b.txt',
-      );
+      await expectChangedWhileWriting(writeOver(['a.txt', 'b.txt', 'c.txt']), 'b.txt');
       expect(state.made).toBe(true);
       expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('the person saved this\n');
       expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('a\n');
@@ -89,15 +110,13 @@ describe('a save made after a write checked the version and before it replaced t
   it('leaves a file someone made where a new file of the write was to go (writeFiles)', async () => {
     const version = await workspace.readFile('a.txt');
     const state = saveAfterTheCheck('new.txt', (file) => writeFile(file, 'the person made this\n'));
-    const error = await workspace
-      .writeFiles([
+    // a.txt is replaced first, then put back when new.txt is refused.
+    const error = await failureOf(
+      workspace.writeFiles([
         { path: 'a.txt', bytes: Buffer.from('the agent\n'), expectedHash: version.hash },
         { path: 'new.txt', bytes: Buffer.from('the agent\n') },
-      ])
-      .then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
+      ]),
+    );
     expect(state.made).toBe(true);
     expect(error).toMatchObject({
       code: 'FILE_EXISTS',
@@ -119,35 +138,10 @@ describe('a save made after a write checked the version and before it replaced t
 // this write replaced it, before the roll-back) was replaced by the old bytes without a word, and
 // the error said no file of the write was changed.
 describe('a save made to a file of a multi-file write after it was replaced and before the roll-back', () => {
-  /** Saves `name` once, as the write starts putting back the files it already replaced. */
-  function saveBeforeTheRollBack(name: string, text: string): { made: boolean } {
-    const state = { made: false };
-    const target = workspace as unknown as { rollBack: (...args: unknown[]) => Promise<unknown> };
-    const original = target.rollBack.bind(workspace);
-    target.rollBack = async (...args: unknown[]) => {
-      state.made = true;
-      await writeFile(path.join(root, name), text);
-      return original(...args);
-    };
-    return state;
-  }
-
   it('is kept, and the error names it instead of saying nothing was changed', async () => {
-    const versions = await Promise.all(['a.txt', 'b.txt', 'c.txt'].map((name) => workspace.readFile(name)));
     saveAfterTheCheck('b.txt', SAVES['in place']);
-    const state = saveBeforeTheRollBack('a.txt', 'the person saved a\n');
-    const error = await workspace
-      .writeFiles(
-        versions.map((version) => ({
-          path: version.path.relative,
-          bytes: Buffer.from('the agent\n'),
-          expectedHash: version.hash,
-        })),
-      )
-      .then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
+    const state = beforeTheRollBack(() => writeFile(path.join(root, 'a.txt'), 'the person saved a\n'));
+    const error = await failureOf(writeOver(['a.txt', 'b.txt', 'c.txt']));
     expect(state.made).toBe(true);
     expect(await readFile(path.join(root, 'a.txt'), 'utf8')).toBe('the person saved a\n');
     expect(await readFile(path.join(root, 'b.txt'), 'utf8')).toBe('the person saved this\n');
@@ -161,18 +155,9 @@ describe('a save made to a file of a multi-file write after it was replaced and 
   });
 
   it('is kept when the file was new to the write, and is not removed', async () => {
-    const version = await workspace.readFile('b.txt');
     saveAfterTheCheck('b.txt', SAVES['in place']);
-    const state = saveBeforeTheRollBack('new.txt', 'the person saved new\n');
-    const error = await workspace
-      .writeFiles([
-        { path: 'new.txt', bytes: Buffer.from('the agent\n') },
-        { path: 'b.txt', bytes: Buffer.from('the agent\n'), expectedHash: version.hash },
-      ])
-      .then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
+    const state = beforeTheRollBack(() => writeFile(path.join(root, 'new.txt'), 'the person saved new\n'));
+    const error = await failureOf(writeOver(['b.txt'], ['new.txt']));
     expect(state.made).toBe(true);
     expect(await readFile(path.join(root, 'new.txt'), 'utf8')).toBe('the person saved new\n');
     expect(error).toMatchObject({
@@ -184,26 +169,9 @@ describe('a save made to a file of a multi-file write after it was replaced and 
   it('leaves and names a file whose folder was removed meanwhile, rather than failing the roll-back', async () => {
     await mkdir(path.join(root, 'sub'));
     await writeFile(path.join(root, 'sub/x.txt'), 'x\n');
-    const versions = await Promise.all(['sub/x.txt', 'b.txt'].map((name) => workspace.readFile(name)));
     saveAfterTheCheck('b.txt', SAVES['in place']);
-    const target = workspace as unknown as { rollBack: (...args: unknown[]) => Promise<unknown> };
-    const original = target.rollBack.bind(workspace);
-    target.rollBack = async (...args: unknown[]) => {
-      await rm(path.join(root, 'sub'), { recursive: true });
-      return original(...args);
-    };
-    const error = await workspace
-      .writeFiles(
-        versions.map((version) => ({
-          path: version.path.relative,
-          bytes: Buffer.from('the agent\n'),
-          expectedHash: version.hash,
-        })),
-      )
-      .then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
+    beforeTheRollBack(() => rm(path.join(root, 'sub'), { recursive: true }));
+    const error = await failureOf(writeOver(['sub/x.txt', 'b.txt']));
     expect(error).toMatchObject({
       code: 'FILE_CHANGED_SINCE_OBSERVED',
       details: { leftAsSaved: ['sub/x.txt'] },
@@ -212,21 +180,8 @@ describe('a save made to a file of a multi-file write after it was replaced and 
   });
 
   it('puts back the files nobody saved and removes the new ones, as before', async () => {
-    const versions = await Promise.all(['a.txt', 'b.txt', 'c.txt'].map((name) => workspace.readFile(name)));
     saveAfterTheCheck('c.txt', SAVES['in place']);
-    const error = await workspace
-      .writeFiles([
-        { path: 'new.txt', bytes: Buffer.from('the agent\n') },
-        ...versions.map((version) => ({
-          path: version.path.relative,
-          bytes: Buffer.from('the agent\n'),
-          expectedHash: version.hash,
-        })),
-      ])
-      .then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
+    const error = await failureOf(writeOver(['a.txt', 'b.txt', 'c.txt'], ['new.txt']));
     expect(error).toMatchObject({
       code: 'FILE_CHANGED_SINCE_OBSERVED',
       message: expect.stringContaining('No file of this write was changed'),
