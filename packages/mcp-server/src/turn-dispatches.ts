@@ -91,7 +91,8 @@ export class TurnDispatches {
         .run(async () => {
           try {
             await this.#endOpenTurn();
-            await this.#catalog.beginDispatch(label);
+            // Its end is recorded after the answer: nothing for it may slow the call down.
+            await this.#catalog.beginDispatch(label, { endsAfterTheAnswer: true });
           } catch (error) {
             reject(error);
             return;

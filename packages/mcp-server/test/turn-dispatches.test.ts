@@ -5,11 +5,13 @@ import { TurnDispatches } from '../src/turn-dispatches.js';
 /** A stand-in for the catalogue's dispatch API that records the order of events. */
 function recordingCatalog() {
   const events: string[] = [];
+  const beginOptions: unknown[] = [];
   let releaseEnd: () => void = () => {};
   let endFails = false;
   const catalog = {
-    async beginDispatch(label: string) {
+    async beginDispatch(label: string, options?: unknown) {
       events.push(`begin ${label}`);
+      beginOptions.push(options);
     },
     async endDispatch() {
       events.push('end requested');
@@ -23,6 +25,7 @@ function recordingCatalog() {
   return {
     catalog,
     events,
+    beginOptions,
     finishEnd: () => releaseEnd(),
     failNextEnd: () => {
       endFails = true;
@@ -41,6 +44,15 @@ const changing = (tool: string) => ({
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('per-call dispatches', () => {
+  it('tell the catalogue that their end comes after the answer; a turn does not', async () => {
+    const { catalog, beginOptions, finishEnd } = recordingCatalog();
+    const dispatches = new TurnDispatches(catalog, { perCall: true });
+    await dispatches.run(changing('run_command'), async () => 'done');
+    finishEnd();
+    await dispatches.run({ ...changing('run_command'), turn: 't1' }, async () => 'done');
+    expect(beginOptions).toEqual([{ endsAfterTheAnswer: true }, undefined]);
+  });
+
   it('answer before the checkpoint is recorded, and the next changing call waits for it', async () => {
     const { catalog, events, finishEnd } = recordingCatalog();
     const dispatches = new TurnDispatches(catalog, { perCall: true });

@@ -354,10 +354,18 @@ export class ToolCatalog {
    * Workspace, and a call that starts a process first makes the dispatch record the workspace
    * with a full scan. So the dispatch begins without scanning and, when only file tools ran,
    * ends by recording just the files they wrote. A host that also changes files itself between
-   * beginDispatch and endDispatch must pass `{ observedWrites: false }`.
+   * beginDispatch and endDispatch must pass `{ observedWrites: false }`. A host that answers its
+   * caller before it calls endDispatch passes `{ endsAfterTheAnswer: true }` (as
+   * {@link dispatchAnswerFirst} does): nothing for the end then runs beside the calls.
    */
-  beginDispatch(label?: string, options: { observedWrites?: boolean } = {}): Promise<OpenDispatch> {
-    return this.#checkpoints.beginDispatch(label, { observedWrites: options.observedWrites ?? true });
+  beginDispatch(
+    label?: string,
+    options: { observedWrites?: boolean; endsAfterTheAnswer?: boolean } = {},
+  ): Promise<OpenDispatch> {
+    return this.#checkpoints.beginDispatch(label, {
+      observedWrites: options.observedWrites ?? true,
+      ...(options.endsAfterTheAnswer === true && { endsAfterTheAnswer: true }),
+    });
   }
 
   /** Ends the open dispatch and records its checkpoint; throws DISPATCH_NOT_OPEN without one. */
@@ -398,7 +406,7 @@ export class ToolCatalog {
     label: string | undefined,
     work: (catalog: ToolCatalog) => Promise<Value>,
   ): Promise<{ value: Value; checkpoint: Promise<EndedDispatch> }> {
-    await this.beginDispatch(label);
+    await this.beginDispatch(label, { endsAfterTheAnswer: true });
     let value: Value;
     try {
       value = await work(this);

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type AuthorizationRequest, type ToolResult, Workspace } from '@assistant-kit/tool-core';
 import { CODE_INTELLIGENCE_READ_ONLY_OPERATIONS } from '@assistant-kit/tools-code';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DispatchCheckpoints } from '@assistant-kit/tools-undo';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createToolCatalog, type ToolCatalog } from '../src/index.js';
 
 /** The tools plan mode offers (docs/decisions/tool-catalog.md), as the test's own table. */
@@ -278,11 +279,15 @@ describe('dispatches and batches', () => {
 
   it("answers first: returns the work's value, then records the checkpoint nothing overtakes", async () => {
     const catalog = await open({ configuration: 'U' });
+    const begin = vi.spyOn(DispatchCheckpoints.prototype, 'beginDispatch');
     const { value, checkpoint } = await catalog.dispatchAnswerFirst('write one', async (tools) => {
       const result = await tools.call('write_file', { path: 'one.txt', content: 'one\n' });
       return result.isError;
     });
     expect(value).toBeUndefined();
+    // Told that its end comes after the answer: nothing for the end runs beside the calls.
+    expect(begin).toHaveBeenCalledWith('write one', { observedWrites: true, endsAfterTheAnswer: true });
+    begin.mockRestore();
     // Called before the checkpoint above is awaited: it runs after it, as its own dispatch.
     const second = await catalog.dispatchAnswerFirst('write two', (tools) =>
       tools.call('write_file', { path: 'one.txt', content: 'two\n' }),

@@ -703,6 +703,37 @@ describe('a process dispatch that looks for new files only where the git guard s
     ]);
   }, 60_000);
 
+  it('leaves that stat to the end in a dispatch that ends after the answer, so the answer does not wait for it', async () => {
+    const root = await makeTemporaryDirectory('undo-bound-answer-first-');
+    directories.push(root);
+    await makeProject(root);
+    const { workspace, family } = await openWithShell(root);
+    const runtime = new ToolRuntime({ workspace, tools: [shellTool] });
+    const { checkpoints } = family;
+    for (let round = 0; round < 2; round++) {
+      await checkpoints.beginDispatch('warm', { observedWrites: true, endsAfterTheAnswer: true });
+      await checkpoints.noteUnobservedChanges();
+      await runtime.call('shell', { script: 'true' });
+      await checkpoints.endDispatch();
+    }
+    const stats = countStatsOfRecordedFiles();
+    await checkpoints.beginDispatch('d', { observedWrites: true, endsAfterTheAnswer: true });
+    await checkpoints.noteUnobservedChanges();
+    stats.started = 0;
+    const result = await runtime.call('shell', {
+      script: `printf 'export const a = 3;\n' > lib/a.ts && printf 'x\n' > lib/new.ts`,
+    });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    // Nothing was started while the call ran (before, the stat ran beside the scan after it).
+    expect(stats.started).toBe(0);
+    const ended = await checkpoints.endDispatch();
+    expect(stats.started).toBe(1);
+    expect(ended.changedFiles.map((file) => `${file.status} ${file.path}`).sort()).toEqual([
+      'added lib/new.ts',
+      'modified lib/a.ts',
+    ]);
+  }, 60_000);
+
   it('does not take that stat when the dispatch wrote through the Workspace after the call', async () => {
     // The stat started as the call returned cannot see a later write: a file the Workspace then
     // rewrote in place (its folder not stamped) would be missing from the end, and no undo could
