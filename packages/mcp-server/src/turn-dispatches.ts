@@ -74,7 +74,8 @@ export class TurnDispatches {
       if (call.turn !== undefined) {
         if (this.#openTurn !== call.turn) {
           await this.#endOpenTurn();
-          await this.#catalog.beginDispatch(`turn ${call.turn}`);
+          // Ended by a later call, after this one's answer: nothing for the end may slow it down.
+          await this.#catalog.beginDispatch(`turn ${call.turn}`, { endsAfterTheAnswer: true });
           this.#openTurn = call.turn;
         }
         return work();

@@ -44,13 +44,13 @@ const changing = (tool: string) => ({
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('per-call dispatches', () => {
-  it('tell the catalogue that their end comes after the answer; a turn does not', async () => {
+  it('tell the catalogue that their end comes after the answer, as a turn does', async () => {
     const { catalog, beginOptions, finishEnd } = recordingCatalog();
     const dispatches = new TurnDispatches(catalog, { perCall: true });
     await dispatches.run(changing('run_command'), async () => 'done');
     finishEnd();
     await dispatches.run({ ...changing('run_command'), turn: 't1' }, async () => 'done');
-    expect(beginOptions).toEqual([{ endsAfterTheAnswer: true }, undefined]);
+    expect(beginOptions).toEqual([{ endsAfterTheAnswer: true }, { endsAfterTheAnswer: true }]);
   });
 
   it('answer before the checkpoint is recorded, and the next changing call waits for it', async () => {

@@ -152,7 +152,7 @@ export interface BeginDispatchOptions {
    */
   observedWrites?: boolean;
   /**
-   * True when the host answers its caller before it ends the dispatch (the MCP server's per-call
+   * True when the host answers its caller before it ends the dispatch (the MCP server's
    * dispatches, the catalogue's dispatchAnswerFirst): the end's stat of the recorded files is then
    * not started as a process call's handler returns, where it would run beside the git guard's
    * scan after the call and delay the answer (about 30 ms at 28,000 files) for an end nobody is
