@@ -175,6 +175,14 @@ describe('a process dispatch that looks for new files only where the git guard s
     return { workspace, family };
   }
 
+  /** A new copy of the test project, removed after the test. */
+  async function newProject(prefix: string): Promise<string> {
+    const root = await makeTemporaryDirectory(prefix);
+    directories.push(root);
+    await makeProject(root);
+    return root;
+  }
+
   /** A workspace session whose dispatches each run one script as a process call. */
   async function openWithShell(root: string) {
     const { workspace, family } = await open(root);
@@ -187,7 +195,7 @@ describe('a process dispatch that looks for new files only where the git guard s
       expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
       return family.checkpoints.endDispatch();
     };
-    return { workspace, family, dispatch };
+    return { workspace, family, dispatch, runtime: guarded };
   }
 
   it('records what a listing of the whole tree records, dispatch after dispatch, and undoes to the same bytes', async () => {
@@ -312,9 +320,7 @@ describe('a process dispatch that looks for new files only where the git guard s
   }, 120_000);
 
   it('looks only in the folders a command changed, and lists the whole tree when it cannot say', async () => {
-    const root = await makeTemporaryDirectory('undo-bound-one-');
-    directories.push(root);
-    await makeProject(root);
+    const root = await newProject('undo-bound-one-');
     const session = await openWithShell(root);
     const family = session.family;
     const bounds: string[][] = [];
@@ -407,9 +413,7 @@ describe('a process dispatch that looks for new files only where the git guard s
   }, 60_000);
 
   it('lists a new file in a folder whose name is not UTF-8 within the bound (the guard walks it as bytes)', async () => {
-    const root = await makeTemporaryDirectory('undo-bound-raw-');
-    directories.push(root);
-    await makeProject(root);
+    const root = await newProject('undo-bound-raw-');
     const rawFolder = Buffer.concat([Buffer.from(`${root}/docs/raw`), Buffer.from([0xff])]);
     mkdirSync(rawFolder);
     const { family, dispatch } = await openWithShell(root);
@@ -425,9 +429,7 @@ describe('a process dispatch that looks for new files only where the git guard s
   }, 60_000);
 
   it('looks again at a file too large to record that shrinks in place, wherever it is', async () => {
-    const root = await makeTemporaryDirectory('undo-bound-shrink-');
-    directories.push(root);
-    await makeProject(root);
+    const root = await newProject('undo-bound-shrink-');
     // Over the size limit, in folders no command here touches.
     await write(root, 'docs/guide/big.bin', 'b'.repeat(MAX_FILE_BYTES + 500));
     await write(root, 'docs/other/big.bin', 'b'.repeat(MAX_FILE_BYTES + 500));
@@ -455,9 +457,7 @@ describe('a process dispatch that looks for new files only where the git guard s
   }, 60_000);
 
   it('keeps hiddenNow while a rule file hides itself, so a file it hid is not taken for new', async () => {
-    const root = await makeTemporaryDirectory('undo-bound-self-hiding-');
-    directories.push(root);
-    await makeProject(root);
+    const root = await newProject('undo-bound-self-hiding-');
     // A rule file the checkpoints never record (it hides itself), hiding a file beside it.
     await write(root, 'secret/.gitignore', '*\n');
     await write(root, 'secret/keep.env', 'TOKEN=1\n');
@@ -482,9 +482,7 @@ describe('a process dispatch that looks for new files only where the git guard s
   }, 60_000);
 
   it('asks the base rules about thousands of new files at once, after a rule that hid one is removed', async () => {
-    const root = await makeTemporaryDirectory('undo-bound-many-');
-    directories.push(root);
-    await makeProject(root);
+    const root = await newProject('undo-bound-many-');
     await write(root, 'logs/old.log', 'old\n');
     const { family, dispatch } = await openWithShell(root);
     await dispatch('true');
@@ -504,9 +502,7 @@ describe('a process dispatch that looks for new files only where the git guard s
   }, 120_000);
 
   it('lists the whole tree after a rule file that hides itself is rewritten in place, anywhere', async () => {
-    const root = await makeTemporaryDirectory('undo-bound-in-place-');
-    directories.push(root);
-    await makeProject(root);
+    const root = await newProject('undo-bound-in-place-');
     // A rule file no checkpoint records hides a file in another folder.
     await write(root, 'conf/.gitignore', '.gitignore\nlocal/\n');
     await write(root, 'conf/local/keep.env', 'TOKEN=1\n');
@@ -528,11 +524,8 @@ describe('a process dispatch that looks for new files only where the git guard s
   }, 60_000);
 
   it('does not look again, at the next settle, in the folders the last end listed', async () => {
-    const root = await makeTemporaryDirectory('undo-bound-settle-');
-    directories.push(root);
-    await makeProject(root);
-    const { workspace, family, dispatch } = await openWithShell(root);
-    const shell = new ToolRuntime({ workspace, tools: [shellTool] });
+    const root = await newProject('undo-bound-settle-');
+    const { family, dispatch, runtime: shell } = await openWithShell(root);
     await dispatch('true');
     await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100));
     await dispatch('true');
@@ -572,9 +565,7 @@ describe('a process dispatch that looks for new files only where the git guard s
   }, 60_000);
 
   it('answers which rule files are recorded from the table in memory, in a later session', async () => {
-    const root = await makeTemporaryDirectory('undo-bound-table-');
-    directories.push(root);
-    await makeProject(root);
+    const root = await newProject('undo-bound-table-');
     const first = await open(root);
     await first.family.checkpoints.ready();
     await first.family.close();
@@ -609,9 +600,7 @@ describe('a process dispatch that looks for new files only where the git guard s
   }, 60_000);
 
   it("does not ask the base tree's rules about new files while the rules stand as the settle found them", async () => {
-    const root = await makeTemporaryDirectory('undo-bound-base-rules-');
-    directories.push(root);
-    await makeProject(root);
+    const root = await newProject('undo-bound-base-rules-');
     const { family, dispatch } = await openWithShell(root);
     await family.checkpoints.ready();
     await dispatch('true');
@@ -666,11 +655,8 @@ describe('a process dispatch that looks for new files only where the git guard s
   }
 
   it("stats the recorded files as the call returns, beside the guard's scan after it, and the end takes that", async () => {
-    const root = await makeTemporaryDirectory('undo-bound-at-return-');
-    directories.push(root);
-    await makeProject(root);
-    const { workspace, family } = await openWithShell(root);
-    const runtime = new ToolRuntime({ workspace, tools: [shellTool] });
+    const root = await newProject('undo-bound-at-return-');
+    const { workspace, family, runtime } = await openWithShell(root);
     const { checkpoints } = family;
     const run = async (script: string) => {
       const result = await runtime.call('shell', { script });
@@ -704,11 +690,8 @@ describe('a process dispatch that looks for new files only where the git guard s
   }, 60_000);
 
   it('leaves that stat to the end in a dispatch that ends after the answer, so the answer does not wait for it', async () => {
-    const root = await makeTemporaryDirectory('undo-bound-answer-first-');
-    directories.push(root);
-    await makeProject(root);
-    const { workspace, family } = await openWithShell(root);
-    const runtime = new ToolRuntime({ workspace, tools: [shellTool] });
+    const root = await newProject('undo-bound-answer-first-');
+    const { family, runtime } = await openWithShell(root);
     const { checkpoints } = family;
     for (let round = 0; round < 2; round++) {
       await checkpoints.beginDispatch('warm', { observedWrites: true, endsAfterTheAnswer: true });
@@ -738,11 +721,8 @@ describe('a process dispatch that looks for new files only where the git guard s
     // The stat started as the call returned cannot see a later write: a file the Workspace then
     // rewrote in place (its folder not stamped) would be missing from the end, and no undo could
     // bring back what it held.
-    const root = await makeTemporaryDirectory('undo-bound-written-after-');
-    directories.push(root);
-    await makeProject(root);
-    const { workspace, family, dispatch } = await openWithShell(root);
-    const runtime = new ToolRuntime({ workspace, tools: [shellTool] });
+    const root = await newProject('undo-bound-written-after-');
+    const { workspace, family, dispatch, runtime } = await openWithShell(root);
     await dispatch('true');
     await dispatch('true');
     const { checkpoints } = family;
@@ -759,11 +739,8 @@ describe('a process dispatch that looks for new files only where the git guard s
   }, 60_000);
 
   it('does not take that stat when an undo used the index after the call', async () => {
-    const root = await makeTemporaryDirectory('undo-bound-undo-after-');
-    directories.push(root);
-    await makeProject(root);
-    const { workspace, family, dispatch } = await openWithShell(root);
-    const runtime = new ToolRuntime({ workspace, tools: [shellTool] });
+    const root = await newProject('undo-bound-undo-after-');
+    const { family, dispatch, runtime } = await openWithShell(root);
     await dispatch('true');
     await dispatch(`printf 'export const a = 5;\\n' > lib/a.ts`);
     const { checkpoints } = family;
