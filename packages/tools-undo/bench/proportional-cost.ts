@@ -227,13 +227,7 @@ try {
     };
   };
   const wProcessTimes: number[] = [];
-  const uProcess: {
-    totalMs: number;
-    answerMs: number;
-    settleMs: number;
-    endMs: number;
-    withinBound: boolean;
-  }[] = [];
+  const uProcess: Awaited<ReturnType<typeof processDispatch>>[] = [];
   const wholeListingEnds: number[] = [];
   const wholeListingSettles: number[] = [];
   const boundedSettles: boolean[] = [];

@@ -499,7 +499,10 @@ export class DispatchCheckpoints {
    */
   async beginDispatch(label?: string, options: BeginDispatchOptions = {}): Promise<OpenDispatch> {
     const begun = await this.#beginDispatch(label, options);
-    if (options.endsAfterTheAnswer === true && this.#open !== undefined) this.#open.endsAfterTheAnswer = true;
+    // Set on the state of the dispatch just begun, whichever way it opened (scanned, observed,
+    // captured while the first baseline is recorded); no call can run before begin returns.
+    if (options.endsAfterTheAnswer === true && this.#open?.id === begun.id)
+      this.#open.endsAfterTheAnswer = true;
     return begun;
   }
 
@@ -630,8 +633,7 @@ export class DispatchCheckpoints {
       // everything the bound since the settle's listing did) covers every place a file could have
       // appeared since that listing: the next settle need look only where files appear from this
       // listing's start on, not again in the folders this dispatch's calls changed.
-      const sinceListingBefore = this.#sinceListing;
-      if (onlyPaths === undefined && sinceListingBefore?.lostBecause === undefined)
+      if (onlyPaths === undefined && this.#sinceListing?.lostBecause === undefined)
         this.#sinceListing = new NewFileBound(Date.now());
       const snapshot = await shadow
         .snapshot(undefined, onlyPaths, {
