@@ -20,7 +20,7 @@
  *    baseline runs in the background), the first call of a first session (answered while the
  *    baseline is still being recorded, target: never blocked by it) and of a later session.
  *
- * Run: `pnpm --filter @assistant-kit/tools-undo bench`. Writes reports/bench/tools-undo-proportional.json.
+ * Run: `pnpm --filter @assistant-kit/tools-undo bench`. Writes reports/bench/tools-undo-proportional-cost.json.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -494,7 +494,7 @@ console.table(
 const reportFolder = path.join(fileURLToPath(new URL('../../../', import.meta.url)), 'reports', 'bench');
 mkdirSync(reportFolder, { recursive: true });
 writeFileSync(
-  path.join(reportFolder, 'tools-undo-proportional.json'),
+  path.join(reportFolder, 'tools-undo-proportional-cost.json'),
   `${JSON.stringify(
     {
       package: '@assistant-kit/tools-undo',
