@@ -69,6 +69,7 @@ export function benchOutcome(
   expected: readonly ExpectedReport[],
 ): BenchOutcome {
   const outcome: BenchOutcome = { reports: 0, misses: [], unreadable: [], silent: [] };
+  /** Reports written whole in this run (a report that is not JSON was cut off: its benchmark failed). */
   const written = new Set<string>();
   const names = existsSync(reportsFolder) ? readdirSync(reportsFolder).sort() : [];
   for (const name of names) {
@@ -76,7 +77,6 @@ export function benchOutcome(
     const file = path.join(reportsFolder, name);
     if (statSync(file).mtimeMs < sinceMs) continue;
     outcome.reports += 1;
-    written.add(name);
     let report: { package?: unknown; results?: unknown };
     try {
       report = JSON.parse(readFileSync(file, 'utf8')) as typeof report;
@@ -84,6 +84,7 @@ export function benchOutcome(
       outcome.unreadable.push(`${name}: not JSON (${(error as Error).message})`);
       continue;
     }
+    written.add(name);
     const owner = typeof report.package === 'string' ? report.package : name;
     if (!Array.isArray(report.results)) {
       outcome.unreadable.push(`${name}: no "results" list, so its targets cannot be checked`);
