@@ -60,6 +60,13 @@ const testSupportVerdicts = new PathVerdicts(
     /(^|\/)(test|tests|__tests__|spec|specs|e2e)\//.test(relative),
 );
 
+const fixtureVerdicts = new PathVerdicts((relative) => FIXTURE_FOLDER.test(relative));
+
+/** True for a file in a folder of test inputs (see FIXTURE_FOLDER). */
+export function isInFixtureFolder(relative: string): boolean {
+  return fixtureVerdicts.get(relative);
+}
+
 /** True for files that hold tests, by the common naming conventions of each ecosystem. */
 export function isTestFile(relative: string): boolean {
   return testFileVerdicts.get(relative);

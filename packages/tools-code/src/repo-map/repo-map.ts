@@ -6,7 +6,6 @@ import {
 } from '@assistant-kit/tool-core';
 import type { CodeContext } from '../engine/code-context.js';
 import { throwIfCancelled } from '../errors.js';
-import { languageOfPath } from '../languages.js';
 import { projectTestFiles } from '../project/configured-tests.js';
 import { detectProjectProfile } from '../project/project-profile.js';
 import type { RepoMapSection } from '../schemas.js';
@@ -123,8 +122,10 @@ export async function buildRepoMap(
     ...(scope === undefined ? {} : { scope }),
     signal: options.signal,
     analyze,
-    // Files that hold only keys link nothing: the modules section parses the few it lists.
+    // Files that hold only keys link nothing, and a fixture's names are a parser's input (see
+    // reference-graph.ts): the modules section parses the few of either it lists.
     parseKeyFiles: false,
+    parseFixtures: false,
   });
   throwIfCancelled(options.signal);
   const derived = <Value>(name: string, compute: () => Value) =>
@@ -197,14 +198,15 @@ export async function buildRepoMap(
     usesOfName: (file, name) => (ranking === undefined ? 0 : cache.graph(scopeKey).usesOfName(file, name)),
     analysesOf: async (listedFiles) => {
       const analyses = new Map<string, FileAnalysis>();
-      const keyFiles: string[] = [];
+      const unparsedFiles: string[] = [];
       for (const file of listedFiles) {
         const analysis = snapshot.analyses.get(file);
         if (analysis !== undefined) analyses.set(file, analysis);
-        else if (analyze && languageOfPath(file)?.keysOnly === true) keyFiles.push(file);
+        // Left unparsed by the refresh (parseKeyFiles, parseFixtures), or without a grammar.
+        else if (analyze) unparsedFiles.push(file);
       }
-      if (keyFiles.length === 0) return analyses;
-      for (const [file, analysis] of await context.syntax.analysesOf(snapshot, keyFiles, options.signal))
+      if (unparsedFiles.length === 0) return analyses;
+      for (const [file, analysis] of await context.syntax.analysesOf(snapshot, unparsedFiles, options.signal))
         analyses.set(file, analysis);
       return analyses;
     },

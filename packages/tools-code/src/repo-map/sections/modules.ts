@@ -34,8 +34,8 @@ export async function modulesSection(input: SectionInput): Promise<void> {
       return second.code - first.code || second.other - first.other;
     })
     .map(([name, moduleFiles]) => [name, [...moduleFiles].sort(listingOrder)] as const);
-  // The map's refresh leaves files that hold only keys (JSON, YAML) unparsed, since its ranking
-  // reads nothing of theirs: the few it lists are parsed now, for their top-level keys.
+  // The map's refresh leaves files that hold only keys (JSON, YAML) and fixtures unparsed, since
+  // its ranking reads nothing of theirs: the few it lists are parsed now, for their symbols.
   const listedFiles = ordered
     .flatMap(([, moduleFiles]) => moduleFiles)
     .slice(0, Math.max(0, options.maxFiles));

@@ -28,7 +28,7 @@ export interface SectionInput {
   usesOfName(file: string, name: string): number;
   /**
    * The analyses of `files` (listed ones): the snapshot's, and, for files that hold only keys
-   * (JSON, YAML), which the map's refresh leaves unparsed, parsed now.
+   * (JSON, YAML) and files in fixture folders, which the map's refresh leaves unparsed, parsed now.
    */
   analysesOf(files: readonly string[]): Promise<ReadonlyMap<string, FileAnalysis>>;
   testFiles: readonly string[];
