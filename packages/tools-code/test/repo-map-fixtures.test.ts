@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ToolRuntime, Workspace } from '@assistant-kit/tool-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCodeTools } from '../src/index.js';
+import { FIXTURE_FOLDER, isInFixtureFolder } from '../src/project/test-files.js';
 import { SyntaxIndex } from '../src/syntax/syntax-index.js';
 
 // A fixture is a test's input: its names are a parser's or a transform's data, neither the
@@ -52,6 +53,26 @@ async function project(): Promise<string> {
 const isFixture = (relative: string) => relative.startsWith('test/fixtures/');
 
 describe("the repo map's refresh leaves fixtures unparsed", () => {
+  it('tells a fixture folder as FIXTURE_FOLDER does, with or without the quick check before it', () => {
+    const paths = [
+      'test/fixtures/case/input.js',
+      'tests/fixtures-extensions/pm.js',
+      'packages/a/test/unit-fixtures/x.ts',
+      'src/__fixtures__/a.ts',
+      'src/__snapshots__/a.test.ts.snap',
+      'pkg/testdata/sample.go',
+      'lib/fixture/one.py',
+      'lib/prefixtures/one.py',
+      'lib/Fixtures/one.py',
+      'src/fixture.ts',
+      'src/testdata.ts',
+      'src/app.ts',
+    ];
+    for (const relative of paths)
+      expect(isInFixtureFolder(relative), relative).toBe(FIXTURE_FOLDER.test(relative));
+    expect(paths.filter(isInFixtureFolder)).toHaveLength(7);
+  });
+
   it('parses no fixture while listing or after, gives those asked for, and parses the rest for a caller that wants all', async () => {
     const root = await project();
     // Workers and a watched tree: the files are offered for parsing while the tree is built.

@@ -125,6 +125,11 @@ function isKeyFile(file: Pick<WalkedFile, 'relative'>): boolean {
   return languageOfPath(file.relative)?.keysOnly === true;
 }
 
+/** The folder a refresh is scoped to, without a trailing `/`; '' for the whole workspace. */
+function scopeFolder(options: RefreshOptions): string {
+  return options.scope === undefined || options.scope === '.' ? '' : options.scope.replace(/\/+$/, '');
+}
+
 /**
  * The files a refresh with these options leaves unparsed (`parseKeyFiles`, `parseFixtures`), or
  * undefined when it parses every parsable file.
@@ -135,7 +140,7 @@ function leftUnparsed(
   const parseKeyFiles = options.parseKeyFiles ?? true;
   const parseFixtures = options.parseFixtures ?? true;
   if (parseKeyFiles && parseFixtures) return undefined;
-  const scope = options.scope === undefined || options.scope === '.' ? '' : options.scope.replace(/\/+$/, '');
+  const scope = scopeFolder(options);
   const below = scope === '' ? 0 : scope.length + 1;
   return (file) =>
     (!parseKeyFiles && isKeyFile(file)) || (!parseFixtures && isInFixtureFolder(file.relative.slice(below)));
@@ -348,8 +353,8 @@ export class SyntaxIndex {
   /**
    * The analyses of some files of `snapshot`, parsing those not current in the cache as the
    * refresh that made it would have (for the files a refresh with `parseKeyFiles` or
-   * `parseFixtures` false left
-   * unparsed). Paths the snapshot does not list, or that have no grammar, have no analysis.
+   * `parseFixtures` false left unparsed). Paths the snapshot does not list, or that have no
+   * grammar, have no analysis.
    */
   async analysesOf(
     snapshot: IndexSnapshot,
@@ -438,8 +443,7 @@ export class SyntaxIndex {
     options: RefreshOptions,
   ): { offer: (file: WalkedFile) => void; finish: () => Promise<number>; stop: () => void } {
     // The watched tree's first build lists the whole workspace, whatever the scope.
-    const scope =
-      options.scope === undefined || options.scope === '.' ? '' : options.scope.replace(/\/+$/, '');
+    const scope = scopeFolder(options);
     const prefix = scope === '' ? '' : `${scope}/`;
     const unparsed = leftUnparsed(options);
     // The listing's cap counts files before the filter; the build's order is near the listing's.
