@@ -5,6 +5,11 @@ export function inFolder(folder: string, relative: string): string {
   return path.posix.normalize(folder === '.' ? relative : `${folder}/${relative}`).replace(/^\.\//, '');
 }
 
+/** A scope as a folder path: '' for the workspace (no scope, or '.'), else without a trailing `/`. */
+export function scopeFolder(scope: string | undefined): string {
+  return scope === undefined || scope === '.' ? '' : scope.replace(/\/+$/, '');
+}
+
 /** `folder` and every folder above it up to the workspace root ('.'), nearest first. */
 export function foldersUp(folder: string): string[] {
   const folders: string[] = [];

@@ -14,6 +14,7 @@ import {
   type WalkedFile,
   yieldToEventLoop,
 } from './folder-scan.js';
+import { scopeFolder } from './relative-folders.js';
 import { DEFAULT_WALK_FILE_CAP, namesLeftOut, type WalkResult } from './workspace-walker.js';
 
 /** Folders watched at most; a larger tree is listed by walking it on every call instead. */
@@ -216,7 +217,7 @@ export class WorkspaceTree {
    * when that folder is not part of the tree (ignored, skipped or missing).
    */
   list(scope: string | undefined, maxFiles: number): WalkResult | undefined {
-    const start = scope === undefined || scope === '.' ? '' : scope.replace(/\/+$/, '');
+    const start = scopeFolder(scope);
     if (!this.#folders.has(start)) return undefined;
     const cached = this.#listing;
     if (start === '' && cached !== undefined && cached.files.length <= maxFiles) {

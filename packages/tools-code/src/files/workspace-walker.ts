@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { walkWorkspace as walkConfined } from '@assistant-kit/tool-core';
 import { ALWAYS_SKIPPED, type WalkedFile } from './folder-scan.js';
+import { scopeFolder } from './relative-folders.js';
 
 export type { WalkedFile } from './folder-scan.js';
 
@@ -37,7 +38,7 @@ export async function walkWorkspace(root: string, options: WalkOptions = {}): Pr
   const files: WalkedFile[] = [];
   const namesNotUtf8: string[] = [];
   let truncated = false;
-  const scope = options.scope === undefined || options.scope === '.' ? '' : options.scope.replace(/\/+$/, '');
+  const scope = scopeFolder(options.scope);
   await walkConfined({
     root,
     ...(scope === '' ? {} : { start: path.join(root, scope) }),

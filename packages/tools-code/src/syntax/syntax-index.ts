@@ -3,6 +3,7 @@ import { isRacyStamp, type KeptState, RACY_MARGIN_MS } from '@assistant-kit/tool
 import { throwIfCancelled } from '../errors.js';
 import { confinedFileMayHold, readConfinedText } from '../files/confined-fs.js';
 import { sameFileVersion, yieldToEventLoop } from '../files/folder-scan.js';
+import { scopeFolder } from '../files/relative-folders.js';
 import { WorkspaceTree, type WorkspaceTreeOptions } from '../files/workspace-tree.js';
 import {
   DEFAULT_WALK_FILE_CAP,
@@ -125,11 +126,6 @@ function isKeyFile(file: Pick<WalkedFile, 'relative'>): boolean {
   return languageOfPath(file.relative)?.keysOnly === true;
 }
 
-/** The folder a refresh is scoped to, without a trailing `/`; '' for the whole workspace. */
-function scopeFolder(options: RefreshOptions): string {
-  return options.scope === undefined || options.scope === '.' ? '' : options.scope.replace(/\/+$/, '');
-}
-
 /**
  * The files a refresh with these options leaves unparsed (`parseKeyFiles`, `parseFixtures`), or
  * undefined when it parses every parsable file.
@@ -140,7 +136,7 @@ function leftUnparsed(
   const parseKeyFiles = options.parseKeyFiles ?? true;
   const parseFixtures = options.parseFixtures ?? true;
   if (parseKeyFiles && parseFixtures) return undefined;
-  const scope = scopeFolder(options);
+  const scope = scopeFolder(options.scope);
   const below = scope === '' ? 0 : scope.length + 1;
   return (file) =>
     (!parseKeyFiles && isKeyFile(file)) || (!parseFixtures && isInFixtureFolder(file.relative.slice(below)));
@@ -260,7 +256,7 @@ export class SyntaxIndex {
     const unparsed = leftUnparsed(options);
     // Read before the listing, so the parse that starts during it skips every file kept.
     const restored = analyze ? await this.#restoredKept() : undefined;
-    const early = analyze ? this.#parseWhileListing(observedAt, restored, options) : undefined;
+    const early = analyze ? this.#parseWhileListing(observedAt, restored, options, unparsed) : undefined;
     let listing: Listing;
     try {
       listing = await this.#list(options, early?.offer);
@@ -435,17 +431,18 @@ export class SyntaxIndex {
    * walk finds that the refresh asks for (inside its scope, passing its filter, within its cap) and
    * no kept analysis covers is handed to {@link AnalysisWorkers} at once, so the walk, the workers'
    * start and the parse overlap. What the workers did not answer (too few files to start one, a
-   * failure, a cancellation) is left stale for {@link #parseStale}.
+   * failure, a cancellation) is left stale for {@link #parseStale}. `unparsed` is the refresh's
+   * {@link leftUnparsed}.
    */
   #parseWhileListing(
     observedAt: number,
     restored: RestoredAnalyses | undefined,
     options: RefreshOptions,
+    unparsed: ReturnType<typeof leftUnparsed>,
   ): { offer: (file: WalkedFile) => void; finish: () => Promise<number>; stop: () => void } {
     // The watched tree's first build lists the whole workspace, whatever the scope.
-    const scope = scopeFolder(options);
+    const scope = scopeFolder(options.scope);
     const prefix = scope === '' ? '' : `${scope}/`;
-    const unparsed = leftUnparsed(options);
     // The listing's cap counts files before the filter; the build's order is near the listing's.
     const cap = options.maxFiles ?? Number.POSITIVE_INFINITY;
     let inScope = 0;
