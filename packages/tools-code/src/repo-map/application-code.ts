@@ -1,4 +1,4 @@
-import { isTestCode, PathVerdicts } from '../project/test-files.js';
+import { isTestCode, PathVerdicts, TEST_CODE_WORD } from '../project/test-files.js';
 
 /**
  * Code checked in from elsewhere: yarn's own releases and plugins, vendored and third-party
@@ -32,13 +32,23 @@ const BUILD_FILES =
 /** A JVM build's main source set: application code whatever its packages are called (`…/spec/`). */
 const MAIN_SOURCE_SET = /(^|\/)src\/main\//;
 
+/**
+ * A word one of which every path that is not application code holds: VENDORED's, TOOLING's and
+ * BUILD_FILES' words (`.yarn/`, a `.pnp.` file and every tool folder start a name with a dot), and
+ * those of test code (TEST_CODE_WORD).
+ */
+const OUTSIDE_APPLICATION_WORD = new RegExp(
+  `vendor|third|bower_components|\\.min\\.|bench|perf|example|sample|demo|doc|_site|dist/|\\.conf|gulpfile|Gruntfile|(^|/)\\.|${TEST_CODE_WORD.source}`,
+);
+
 // Asked for every file on every map (and in the modules section's sort): kept per path.
-const applicationVerdicts = new PathVerdicts(
+export const applicationVerdicts = new PathVerdicts(
   (judged) =>
     !VENDORED.test(judged) &&
     !TOOLING.test(judged) &&
     !BUILD_FILES.test(judged) &&
     (MAIN_SOURCE_SET.test(judged) || !isTestCode(judged)),
+  (judged) => (OUTSIDE_APPLICATION_WORD.test(judged) ? undefined : true),
 );
 
 /**
