@@ -89,19 +89,32 @@ describe('path verdicts', () => {
         expect(verdicts.get(relative), `${name}: ${relative}`).toBe(verdicts.decideInFull(relative));
   });
 
-  it('keep the verdicts the quick check leaves to the expressions, and only those', () => {
-    let decided = 0;
-    const verdicts = new PathVerdicts(
-      (relative) => {
-        decided++;
-        return relative.endsWith('.test.ts');
-      },
-      (relative) => (relative.includes('test') ? undefined : false),
-    );
-    expect(verdicts.get('src/app.ts')).toBe(false);
-    expect(verdicts.get('src/app.test.ts')).toBe(true);
-    expect(verdicts.get('src/app.test.ts')).toBe(true);
-    expect(verdicts.get('src/latest.ts')).toBe(false);
-    expect(decided).toBe(2);
+  it('keep the verdicts the quick check leaves to the expressions, or all of them when asked', () => {
+    for (const keepQuickVerdicts of [false, true]) {
+      let decided = 0;
+      let quick = 0;
+      const verdicts = new PathVerdicts(
+        (relative) => {
+          decided++;
+          return relative.endsWith('.test.ts');
+        },
+        {
+          quick: (relative) => {
+            quick++;
+            return relative.includes('test') ? undefined : false;
+          },
+          keepQuickVerdicts,
+        },
+      );
+      for (let round = 0; round < 2; round++) {
+        expect(verdicts.get('src/app.ts')).toBe(false);
+        expect(verdicts.get('src/app.test.ts')).toBe(true);
+        expect(verdicts.get('src/latest.ts')).toBe(false);
+      }
+      // The expressions decide each path the quick check leaves open once; the quick check runs
+      // on every call, or once per path when its verdicts are kept.
+      expect(decided, `keepQuickVerdicts ${keepQuickVerdicts}`).toBe(2);
+      expect(quick, `keepQuickVerdicts ${keepQuickVerdicts}`).toBe(keepQuickVerdicts ? 3 : 6);
+    }
   });
 });

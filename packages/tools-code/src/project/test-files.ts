@@ -35,26 +35,38 @@ const TEST_SUPPORT =
  * tree on each call, and at 50,000 files the regular expressions cost about 250 ms a map. A path
  * always gets the same verdict, so the only bound needed is on memory.
  *
- * `quick` settles most paths without the expressions or the cache: each expression matches only
- * paths holding one of a few words (`test`, `fixture`, `bench`…), and a path holding none of them
- * gets its verdict from one expression of those words. In a new process the cache starts empty, and the
- * first map of a 50,000-file tree spent about 130 ms filling four of them.
+ * `quick` settles most paths without the expressions: each expression matches only paths holding
+ * one of a few words (`test`, `fixture`, `bench`…), and a path holding none of them gets its
+ * verdict from one expression of those words. In a new process the cache starts empty, and the
+ * first map of a 50,000-file tree spent about 130 ms filling four of them. A short list of words is
+ * checked faster than the cache is read, so its verdicts are not kept; a long one's are
+ * (`keepQuickVerdicts`), since a map asks about each file several times.
  */
 export class PathVerdicts {
   static readonly LIMIT = 200_000;
   readonly #verdicts = new Map<string, boolean>();
+  readonly #decide: (relative: string) => boolean;
+  readonly #quick: (relative: string) => boolean | undefined;
+  readonly #keepQuickVerdicts: boolean;
 
   constructor(
-    private readonly decide: (relative: string) => boolean,
-    private readonly quick: (relative: string) => boolean | undefined = () => undefined,
-  ) {}
+    decide: (relative: string) => boolean,
+    options: { quick?: (relative: string) => boolean | undefined; keepQuickVerdicts?: boolean } = {},
+  ) {
+    this.#decide = decide;
+    this.#quick = options.quick ?? (() => undefined);
+    this.#keepQuickVerdicts = options.keepQuickVerdicts ?? false;
+  }
 
   get(relative: string): boolean {
-    const settled = this.quick(relative);
-    if (settled !== undefined) return settled;
-    let verdict = this.#verdicts.get(relative);
+    let verdict: boolean | undefined;
+    if (!this.#keepQuickVerdicts) {
+      verdict = this.#quick(relative);
+      if (verdict !== undefined) return verdict;
+    }
+    verdict = this.#verdicts.get(relative);
     if (verdict === undefined) {
-      verdict = this.decide(relative);
+      verdict = (this.#keepQuickVerdicts ? this.#quick(relative) : undefined) ?? this.#decide(relative);
       if (this.#verdicts.size >= PathVerdicts.LIMIT) this.#verdicts.clear();
       this.#verdicts.set(relative, verdict);
     }
@@ -63,7 +75,7 @@ export class PathVerdicts {
 
   /** The verdict without the quick check (uncached): tests hold {@link get} to it. */
   decideInFull(relative: string): boolean {
-    return this.decide(relative);
+    return this.#decide(relative);
   }
 }
 
@@ -81,13 +93,13 @@ function noTestNamed(relative: string): false | undefined {
   return TEST_WORD.test(relative) ? undefined : false;
 }
 
-export const testFileVerdicts = new PathVerdicts(holdsTests, noTestNamed);
+export const testFileVerdicts = new PathVerdicts(holdsTests, { quick: noTestNamed });
 export const testSupportVerdicts = new PathVerdicts(
   (relative) =>
     TEST_SOURCE_EXTENSIONS.test(relative) &&
     !isTestFile(relative) &&
     /(^|\/)(test|tests|__tests__|spec|specs|e2e)\//.test(relative),
-  noTestNamed,
+  { quick: noTestNamed },
 );
 
 /** True for a file in a folder of test inputs (see FIXTURE_FOLDER). */
@@ -130,7 +142,7 @@ const TEST_CODE_FOLDER =
 
 export const testCodeVerdicts = new PathVerdicts(
   (relative) => TEST_CODE_FOLDER.test(relative) || holdsTests(relative),
-  (relative) => (TEST_CODE_WORD.test(relative) ? undefined : false),
+  { quick: (relative) => (TEST_CODE_WORD.test(relative) ? undefined : false) },
 );
 
 /**

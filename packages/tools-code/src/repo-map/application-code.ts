@@ -48,7 +48,7 @@ export const applicationVerdicts = new PathVerdicts(
     !TOOLING.test(judged) &&
     !BUILD_FILES.test(judged) &&
     (MAIN_SOURCE_SET.test(judged) || !isTestCode(judged)),
-  (judged) => (OUTSIDE_APPLICATION_WORD.test(judged) ? undefined : true),
+  { quick: (judged) => (OUTSIDE_APPLICATION_WORD.test(judged) ? undefined : true), keepQuickVerdicts: true },
 );
 
 /**
