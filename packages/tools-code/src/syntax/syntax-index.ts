@@ -292,19 +292,12 @@ export class SyntaxIndex {
       return again;
     }
     let reparsed = parsedWhileListing;
-    if (analyze)
-      reparsed += await this.#parseStale(
-        unparsed === undefined ? files : files.filter((file) => !unparsed(file)),
-        observedAt,
-        options.signal,
-      );
+    const parsed = !analyze ? [] : unparsed === undefined ? files : files.filter((file) => !unparsed(file));
+    if (analyze) reparsed += await this.#parseStale(parsed, observedAt, options.signal);
     const analyses = new Map<string, FileAnalysis>();
-    if (analyze) {
-      for (const file of files) {
-        if (unparsed?.(file) === true) continue;
-        const analysis = this.#cache.get(file.relative)?.analysis;
-        if (analysis !== undefined) analyses.set(file.relative, analysis);
-      }
+    for (const file of parsed) {
+      const analysis = this.#cache.get(file.relative)?.analysis;
+      if (analysis !== undefined) analyses.set(file.relative, analysis);
     }
     // Measured against the analyses this refresh gives, not the files it lists: a map of babel
     // parses about 2,000 of its 27,700 files (fixtures and key files are left unparsed).

@@ -6,10 +6,13 @@ import type { SectionInput } from './section.js';
 /** The assets section: the non-code assets, by folder. */
 export async function assetsSection(input: SectionInput): Promise<void> {
   const { options, files, structured, sections } = input;
-  const assets = files.filter(isAssetPath);
-  const byFolder = new Map<string, number>();
-  for (const asset of assets)
-    byFolder.set(path.posix.dirname(asset), (byFolder.get(path.posix.dirname(asset)) ?? 0) + 1);
+  const { assets, byFolder } = input.derived('assets', () => {
+    const assets = files.filter(isAssetPath);
+    const byFolder = new Map<string, number>();
+    for (const asset of assets)
+      byFolder.set(path.posix.dirname(asset), (byFolder.get(path.posix.dirname(asset)) ?? 0) + 1);
+    return { assets, byFolder };
+  });
   const kept = assets.slice(0, options.maxFiles);
   structured.assets = { total: assets.length, folders: Object.fromEntries(byFolder), files: kept };
   sections.push(
