@@ -9,6 +9,7 @@ import {
   testSupportVerdicts,
 } from '../src/project/test-files.js';
 import { applicationVerdicts } from '../src/repo-map/application-code.js';
+import { seededRandom } from './helpers/seeded-random.js';
 
 const VERDICTS = {
   'test files': testFileVerdicts,
@@ -38,19 +39,8 @@ const EXTENSIONS = [
   ...'.min.js .config.ts .conf.cjs .test.ts .spec.js .e2e.ts .pnp.cjs'.split(' '),
 ];
 
-/** A deterministic generator (mulberry32), so a failure names the same paths again. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let value = Math.imul(state ^ (state >>> 15), 1 | state);
-    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function generatedPaths(count: number, seed: number): string[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
   const paths: string[] = [];
   for (let index = 0; index < count; index++) {

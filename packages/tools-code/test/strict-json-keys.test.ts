@@ -5,6 +5,7 @@ import { MAX_JSON_KEYS, strictJsonKeys } from '../src/syntax/strict-json-keys.js
 import { emptyAnalysis } from '../src/syntax/symbols.js';
 import { collectSyntaxProblems } from '../src/syntax/syntax-problems.js';
 import { parserFor } from '../src/syntax/tree-sitter-loader.js';
+import { seededRandom } from './helpers/seeded-random.js';
 
 /** What the grammar's tree says about a document: its keys and its syntax problems. */
 async function fromTree(text: string) {
@@ -16,17 +17,6 @@ async function fromTree(text: string) {
   } finally {
     tree.delete();
   }
-}
-
-/** A small deterministic generator (mulberry32), so a failing document can be found again. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const KEYS = ['name', 'version', '', 'a\\"b', 'é', '😀x', 'x\\u0041', 'deps', 'k'];
@@ -56,7 +46,7 @@ function document(next: () => number): string {
 
 describe('strict JSON keys', () => {
   it('lists the same keys, positions, last lines and containers as the syntax tree, for 400 generated documents', async () => {
-    const next = random(19);
+    const next = seededRandom(19);
     let compared = 0;
     for (let index = 0; index < 400; index++) {
       const text = document(next);
