@@ -3,6 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
+  FIXTURE_FOLDER,
+  isInFixtureFolder,
   PathVerdicts,
   testCodeVerdicts,
   testFileVerdicts,
@@ -66,6 +68,11 @@ describe('path verdicts', () => {
       expect(yes, name).toBeGreaterThan(100);
       expect(paths.length - yes, name).toBeGreaterThan(100);
     }
+    // The fixture check's words likewise stand before FIXTURE_FOLDER.
+    expect(paths.filter((relative) => isInFixtureFolder(relative) !== FIXTURE_FOLDER.test(relative))).toEqual(
+      [],
+    );
+    expect(paths.filter(isInFixtureFolder).length).toBeGreaterThan(100);
   });
 
   it("settle this repository's own files as the expressions do", () => {
