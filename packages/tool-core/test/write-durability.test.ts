@@ -1,33 +1,36 @@
-import { readlinkSync } from 'node:fs';
-import { mkdir, mkdtemp, open, readFile, realpath, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Workspace } from '../src/index.js';
 
+/** The real path of every descriptor flushed with fsync, in order. */
+const recorder = vi.hoisted(() => ({ flushed: [] as string[] }));
+
+// The Workspace flushes through node:fs's fsync (its one asynchronous call); every call is
+// recorded with the path the descriptor names, then made.
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs')>();
+  const fsync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+    recorder.flushed.push(actual.readlinkSync(`/proc/self/fd/${fd}`));
+    actual.fsync(fd, callback);
+  };
+  return { ...actual, fsync, default: { ...actual, fsync } };
+});
+
 let root: string;
 let workspace: Workspace;
-/** The real path of every descriptor flushed with fsync, in order. */
 let flushed: string[];
 
 beforeEach(async () => {
   root = await realpath(await mkdtemp(path.join(tmpdir(), 'write-durability-')));
   await mkdir(path.join(root, 'existing'));
   workspace = await Workspace.open(root);
-  flushed = [];
-  // FileHandle is not exported: its prototype is that of any opened handle.
-  const probe = await open(root, 'r');
-  const prototype = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
-  await probe.close();
-  const sync = prototype.sync;
-  vi.spyOn(prototype, 'sync').mockImplementation(function (this: { fd: number }) {
-    flushed.push(readlinkSync(`/proc/self/fd/${this.fd}`));
-    return sync.call(this);
-  });
+  recorder.flushed = [];
+  flushed = recorder.flushed;
 });
 
 afterEach(async () => {
-  vi.restoreAllMocks();
   await rm(root, { recursive: true, force: true });
 });
 

@@ -1,26 +1,52 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, open, readlink, rename, unlink } from 'node:fs/promises';
+import {
+  type BigIntStats,
+  closeSync,
+  fchmodSync,
+  fstatSync,
+  fsync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileSystemPath } from '@assistant-kit/kernel';
 import { ToolError } from '../errors.js';
 import { isInsideDirectory } from './path-confinement.js';
+
+// The Workspace's file system calls are synchronous, but for fsync: a local file system answers
+// each in microseconds, where an asynchronous call is a round trip through libuv's thread pool
+// (25 to 50 µs here, and a new file's write made about twenty). fsync waits for the disk, so it
+// does not hold the event loop. See "The Workspace calls the file system synchronously" in
+// docs/decisions/tools-files.md.
+
+/**
+ * Flushes an open descriptor's data and status to disk without holding the event loop: the one
+ * asynchronous call of a write (see above).
+ */
+export function flushDescriptor(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
+}
 
 /**
  * Where an open file descriptor really points, read from /proc on Linux. Checking the descriptor
  * (not the path) closes the window in which a directory could be swapped for a symlink between a
  * path check and the open. Returns undefined where /proc is unavailable.
  */
-export async function realPathOfDescriptor(fd: number): Promise<string | undefined> {
+export function realPathOfDescriptor(fd: number): string | undefined {
   if (process.platform !== 'linux') return undefined;
   try {
-    return await readlink(`/proc/self/fd/${fd}`);
+    return readlinkSync(`/proc/self/fd/${fd}`);
   } catch {
     return undefined;
   }
 }
 
-async function assertDescriptorInside(realRoot: string, fd: number, shownPath: string): Promise<void> {
-  const actual = await realPathOfDescriptor(fd);
+function assertDescriptorInside(realRoot: string, fd: number, shownPath: string): void {
+  const actual = realPathOfDescriptor(fd);
   if (actual !== undefined && !isInsideDirectory(realRoot, actual)) {
     throw new ToolError(
       'PATH_OUTSIDE_WORKSPACE',
@@ -58,7 +84,12 @@ export async function standsAsChecked(
   targetPath: string,
   checked: CheckedVersion | 'absent',
 ): Promise<boolean> {
-  const status = await lstat(fileSystemPath(targetPath), { bigint: true }).catch(() => undefined);
+  let status: BigIntStats | undefined;
+  try {
+    status = lstatSync(fileSystemPath(targetPath), { bigint: true });
+  } catch {
+    status = undefined;
+  }
   if (checked === 'absent') return status === undefined;
   return (
     status?.isFile() === true &&
@@ -84,23 +115,23 @@ export async function stageFile(
     path.dirname(targetPath),
     `.${path.basename(targetPath).slice(0, 200)}.${randomBytes(6).toString('hex')}.tmp`,
   );
-  const handle = await open(fileSystemPath(temporaryPath), 'wx', mode);
+  const fd = openSync(fileSystemPath(temporaryPath), 'wx', mode);
   let written: CheckedVersion | undefined;
   try {
-    await assertDescriptorInside(realRoot, handle.fd, shownPath);
-    await handle.writeFile(bytes);
-    await handle.chmod(mode);
-    await handle.sync();
+    assertDescriptorInside(realRoot, fd, shownPath);
+    writeAll(fd, bytes);
+    fchmodSync(fd, mode);
+    await flushDescriptor(fd);
     if (options.keepWrittenVersion) {
-      const status = await handle.stat({ bigint: true });
+      const status = fstatSync(fd, { bigint: true });
       written = { ino: status.ino, size: status.size, mtimeNs: status.mtimeNs };
     }
   } catch (error) {
-    await handle.close().catch(() => {});
-    await unlink(fileSystemPath(temporaryPath)).catch(() => {});
+    closeQuietly(fd);
+    unlinkQuietly(temporaryPath);
     throw error;
   }
-  await handle.close();
+  closeSync(fd);
   return { temporaryPath, targetPath, ...(written && { written }) };
 }
 
@@ -129,25 +160,47 @@ export async function commitStagedFile(
           `"${checked.shownPath}" changed on disk while it was being written; it was left as it is. Read it again before changing it.`,
           { details: { path: checked.shownPath } },
         );
-  await rename(fileSystemPath(staged.temporaryPath), fileSystemPath(staged.targetPath));
+  renameSync(fileSystemPath(staged.temporaryPath), fileSystemPath(staged.targetPath));
   await flushFolder();
 }
 
 export async function discardStagedFile(staged: StagedFile): Promise<void> {
-  await unlink(fileSystemPath(staged.temporaryPath)).catch(() => {});
+  unlinkQuietly(staged.temporaryPath);
 }
 
 /** Flushes a directory entry change (a rename, link or mkdir) to disk; best effort where unsupported. */
 export async function syncDirectory(directory: string): Promise<void> {
   try {
-    const handle = await open(fileSystemPath(directory), 'r');
+    const fd = openSync(fileSystemPath(directory), 'r');
     try {
-      await handle.sync();
+      await flushDescriptor(fd);
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   } catch {
     // Some file systems refuse fsync on directories; the rename itself is still atomic.
+  }
+}
+
+/** Writes every byte at the descriptor's position (a short write is continued, as writeFile does). */
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let offset = 0;
+  while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed or never valid: nothing to release.
+  }
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(fileSystemPath(file));
+  } catch {
+    // Gone already, or its folder was: nothing is left to remove.
   }
 }
 

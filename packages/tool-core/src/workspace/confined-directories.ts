@@ -1,8 +1,17 @@
-import { constants } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, realpath, rmdir, stat } from 'node:fs/promises';
+import {
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  realpathSync,
+  rmdirSync,
+  type Stats,
+  statSync,
+} from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
-import { realPathOfDescriptor, syncDirectory } from './atomic-write.js';
+import { flushDescriptor, realPathOfDescriptor, syncDirectory } from './atomic-write.js';
 import { isInsideDirectory } from './path-confinement.js';
 
 const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
@@ -25,21 +34,30 @@ function notAFolder(shownPath: string, folder: string, cause?: unknown): ToolErr
 }
 
 /** Where /proc/self/fd names an open directory, so a child can be named relative to it. */
-function procPathOf(handle: FileHandle, name: string): string {
-  return `/proc/self/fd/${handle.fd}/${name}`;
+function procPathOf(fd: number, name: string): string {
+  return `/proc/self/fd/${fd}/${name}`;
 }
 
-async function procAvailable(): Promise<boolean> {
+function procAvailable(): boolean {
   if (process.platform !== 'linux') return false;
   try {
-    await lstat('/proc/self/fd');
+    lstatSync('/proc/self/fd');
     return true;
   } catch {
     return false;
   }
 }
 
-let procCheck: Promise<boolean> | undefined;
+let procCheck: boolean | undefined;
+
+/** Closes a folder's descriptor; one already closed or invalid has nothing left to release. */
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Nothing to release.
+  }
+}
 
 /** An open, verified folder inside the workspace; name children through {@link path}. */
 export interface OpenedDirectory {
@@ -75,13 +93,14 @@ export async function openDirectoryInside(
     .split(path.sep)
     .filter((part) => part !== '');
   procCheck ??= procAvailable();
-  if (!(await procCheck)) {
+  if (!procCheck) {
     const real = await walkWithRealpathChecks(realRoot, components, shownPath, options.create);
     return { path: real, sync: () => syncDirectory(real), close: async () => {} };
   }
-  let current = await open(realRoot, DIRECTORY_FLAGS);
+  // Synchronous calls but fsync, as every Workspace call (see atomic-write.ts).
+  let current = openSync(realRoot, DIRECTORY_FLAGS);
   try {
-    const rootReal = await realPathOfDescriptor(current.fd);
+    const rootReal = realPathOfDescriptor(current);
     if (rootReal !== undefined && rootReal !== realRoot) throw redirected(shownPath);
     for (const [index, component] of components.entries()) {
       const childPath = procPathOf(current, component);
@@ -89,33 +108,39 @@ export async function openDirectoryInside(
       // Opened first: the folders of a write nearly always exist, and a mkdir that fails with
       // EEXIST costs a thrown error per component. A folder made here is flushed in its parent,
       // so that a file written into it survives a crash with the folders above it.
-      let child = await openChildDirectory(childPath, shownPath, folder, options.create);
+      let child = openChildDirectory(childPath, shownPath, folder, options.create);
       if (child === undefined) {
         try {
-          await mkdir(childPath, { mode: 0o777 });
-          await current.sync().catch(() => {});
+          mkdirSync(childPath, { mode: 0o777 });
+          await flushDescriptor(current).catch(() => {});
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         }
-        child = (await openChildDirectory(childPath, shownPath, folder, false))!;
+        child = openChildDirectory(childPath, shownPath, folder, false)!;
       }
-      const childReal = await realPathOfDescriptor(child.fd);
+      const childReal = realPathOfDescriptor(child);
       if (childReal !== undefined && !isInsideDirectory(realRoot, childReal)) {
-        await child.close();
+        closeSync(child);
         throw redirected(shownPath);
       }
-      await current.close();
+      closeSync(current);
       current = child;
     }
   } catch (error) {
-    await current.close().catch(() => {});
+    closeQuietly(current);
     throw error;
   }
   const opened = current;
+  let closed = false;
   return {
-    path: `/proc/self/fd/${opened.fd}`,
-    sync: () => opened.sync().catch(() => {}),
-    close: () => opened.close().catch(() => {}),
+    path: `/proc/self/fd/${opened}`,
+    sync: () => (closed ? Promise.resolve() : flushDescriptor(opened).catch(() => {})),
+    close: async () => {
+      // Once only: a descriptor number closed twice could by then name another open file.
+      if (closed) return;
+      closed = true;
+      closeQuietly(opened);
+    },
   };
 }
 
@@ -123,19 +148,24 @@ export async function openDirectoryInside(
  * Opens a folder named relative to an open, verified parent without following a symlink;
  * undefined when it is missing and `missingIsExpected` (the caller creates it).
  */
-async function openChildDirectory(
+function openChildDirectory(
   childPath: string,
   shownPath: string,
   folder: string,
   missingIsExpected: boolean,
-): Promise<FileHandle | undefined> {
+): number | undefined {
   try {
-    return await open(childPath, DIRECTORY_FLAGS);
+    return openSync(childPath, DIRECTORY_FLAGS);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // ENOTDIR is also what a link gives with O_NOFOLLOW and O_DIRECTORY: only a file is told apart.
     if (code === 'ENOTDIR') {
-      const status = await lstat(childPath).catch(() => undefined);
+      let status: Stats | undefined;
+      try {
+        status = lstatSync(childPath);
+      } catch {
+        status = undefined;
+      }
       if (status !== undefined && !status.isDirectory() && !status.isSymbolicLink())
         throw notAFolder(shownPath, folder, error);
     }
@@ -167,19 +197,25 @@ async function walkWithRealpathChecks(
     let created = false;
     if (create) {
       try {
-        await mkdir(next);
+        mkdirSync(next);
         created = true;
         await syncDirectory(current);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
     }
-    const real = await realpath(next);
+    const real = realpathSync.native(next);
     if (!isInsideDirectory(realRoot, real)) {
-      if (created) await rmdir(real).catch(() => {});
+      if (created) {
+        try {
+          rmdirSync(real);
+        } catch {
+          // Not empty or gone: left as it is.
+        }
+      }
       throw redirected(shownPath);
     }
-    if (!(await stat(real)).isDirectory()) throw notAFolder(shownPath, path.relative(realRoot, next));
+    if (!statSync(real).isDirectory()) throw notAFolder(shownPath, path.relative(realRoot, next));
     current = real;
   }
   return current;

@@ -1,4 +1,4 @@
-import { lstat, realpath } from 'node:fs/promises';
+import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isInsideDirectory } from '@assistant-kit/kernel';
 import { quoteArgument } from '../bounded-quote.js';
@@ -65,9 +65,10 @@ export function resolveLexically(root: string, input: string): string {
  */
 export async function resolveRealPath(realRoot: string, absolute: string, input: string): Promise<string> {
   // Most paths exist: one realpath answers them. Only a missing path (or a dangling symlink)
-  // walks up to its deepest existing ancestor.
+  // walks up to its deepest existing ancestor. Synchronous calls, as every Workspace call but
+  // fsync (see atomic-write.ts).
   try {
-    return assertRealPathInside(realRoot, await realpath(absolute), input);
+    return assertRealPathInside(realRoot, realpathSync.native(absolute), input);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ENAMETOOLONG' && code !== 'ELOOP') throw error;
@@ -76,23 +77,23 @@ export async function resolveRealPath(realRoot: string, absolute: string, input:
   const missingTail: string[] = [];
   for (;;) {
     try {
-      await lstat(existing);
-      break;
+      // A missing entry, the usual answer here, is told without making an error.
+      if (lstatSync(existing, { throwIfNoEntry: false }) !== undefined) break;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENAMETOOLONG') {
         throw new ToolError('PATH_INVALID', 'The path is too long for the file system.', { cause: error });
       }
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
-      const parent = path.dirname(existing);
-      if (parent === existing) break;
-      missingTail.unshift(path.basename(existing));
-      existing = parent;
+      if (code !== 'ENOTDIR') throw error;
     }
+    const parent = path.dirname(existing);
+    if (parent === existing) break;
+    missingTail.unshift(path.basename(existing));
+    existing = parent;
   }
   let realExisting: string;
   try {
-    realExisting = await realpath(existing);
+    realExisting = realpathSync.native(existing);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ELOOP') {

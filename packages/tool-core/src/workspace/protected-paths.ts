@@ -1,4 +1,4 @@
-import { lstat } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { quoteArgument } from '../bounded-quote.js';
 import { ToolError } from '../errors.js';
@@ -69,17 +69,19 @@ export function isUnreadableServiceArea(relative: string): boolean {
   );
 }
 
-async function isDirectory(absolute: string): Promise<boolean> {
+// Synchronous, as every Workspace call but fsync (see atomic-write.ts). A missing entry is the
+// common answer, so it is not thrown.
+function isDirectory(absolute: string): boolean {
   try {
-    return (await lstat(absolute)).isDirectory();
+    return lstatSync(absolute, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
     return false;
   }
 }
 
-async function isFile(absolute: string): Promise<boolean> {
+function isFile(absolute: string): boolean {
   try {
-    return (await lstat(absolute)).isFile();
+    return lstatSync(absolute, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
     return false;
   }
@@ -92,8 +94,8 @@ async function isFile(absolute: string): Promise<boolean> {
  * repositories, whatever they are called.
  */
 export async function looksLikeGitDirectory(directory: string): Promise<boolean> {
-  if (!(await isFile(path.join(directory, 'HEAD')))) return false;
-  return (await isDirectory(path.join(directory, 'objects'))) || isFile(path.join(directory, 'commondir'));
+  if (!isFile(path.join(directory, 'HEAD'))) return false;
+  return isDirectory(path.join(directory, 'objects')) || isFile(path.join(directory, 'commondir'));
 }
 
 /**
@@ -102,10 +104,10 @@ export async function looksLikeGitDirectory(directory: string): Promise<boolean>
  * existing `HEAD`. Without it, a tool could build a bare repository (config first, markers
  * last) that git would use when someone runs git inside it.
  */
-async function wouldCompleteGitDirectory(directory: string, child: string): Promise<boolean> {
+function wouldCompleteGitDirectory(directory: string, child: string): boolean {
   const name = child.toLowerCase();
   if (name === 'head') {
-    return (await isDirectory(path.join(directory, 'objects'))) || isFile(path.join(directory, 'commondir'));
+    return isDirectory(path.join(directory, 'objects')) || isFile(path.join(directory, 'commondir'));
   }
   if (name === 'objects' || name === 'commondir') return isFile(path.join(directory, 'HEAD'));
   return false;
@@ -127,7 +129,7 @@ export async function writeProtectionOf(
   let child = path.basename(absolute);
   let directory = path.dirname(absolute);
   for (;;) {
-    if ((await looksLikeGitDirectory(directory)) || (await wouldCompleteGitDirectory(directory, child))) {
+    if ((await looksLikeGitDirectory(directory)) || wouldCompleteGitDirectory(directory, child)) {
       return { kind: 'version-control', path: relative, message: describe('version-control', relative) };
     }
     if (directory === realRoot) return undefined;

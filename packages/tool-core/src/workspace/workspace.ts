@@ -1,5 +1,16 @@
-import { constants } from 'node:fs';
-import { link, lstat, open, realpath, stat, unlink, writeFile } from 'node:fs/promises';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { open, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isToolError, ToolError } from '../errors.js';
 import { sha256Hex } from '../hash.js';
@@ -198,11 +209,13 @@ export class Workspace {
         // Created component by component like every write's parents: a planted `.assistant-kit`
         // symlink cannot make the service create its folders outside the workspace.
         await createDirectoriesInside(this.root, this.hiddenDirectory, HIDDEN_DIRECTORY_NAME);
-        await writeFile(ignoreFile, '*\n', { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'EEXIST') throw error;
-        });
+        try {
+          writeFileSync(ignoreFile, '*\n', { flag: 'wx' });
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        }
         await createDirectoriesInside(this.root, directory, toWorkspaceRelative(this.root, directory));
-        await lstat(ignoreFile);
+        lstatSync(ignoreFile);
         return directory;
       } catch (error) {
         if (round === HIDDEN_DIRECTORY_ROUNDS || (error as NodeJS.ErrnoException).code !== 'ENOENT')
@@ -241,18 +254,21 @@ export class Workspace {
     let size = 0;
     let mode = 0o644;
     try {
-      const status = await stat(real);
-      if (status.isFile()) kind = 'file';
-      else if (status.isDirectory()) kind = 'directory';
-      else {
-        throw new ToolError(
-          'PATH_NOT_REGULAR_FILE',
-          `"${input}" is a device, FIFO or socket, not a regular file or directory.`,
-          { details: { path: input } },
-        );
+      // Synchronous, as every Workspace call but fsync (see atomic-write.ts).
+      const status = statSync(real, { throwIfNoEntry: false });
+      if (status !== undefined) {
+        if (status.isFile()) kind = 'file';
+        else if (status.isDirectory()) kind = 'directory';
+        else {
+          throw new ToolError(
+            'PATH_NOT_REGULAR_FILE',
+            `"${input}" is a device, FIFO or socket, not a regular file or directory.`,
+            { details: { path: input } },
+          );
+        }
+        size = status.size;
+        mode = status.mode & 0o777;
       }
-      size = status.size;
-      mode = status.mode & 0o777;
     } catch (error) {
       if (isToolError(error)) throw error;
       const code = (error as NodeJS.ErrnoException).code;
@@ -345,7 +361,7 @@ export class Workspace {
         throw new ToolError('WRITE_FAILED', `Could not create "${resolved.relative}".`, { cause: error });
       }
       try {
-        await link(staged.temporaryPath, target);
+        linkSync(staged.temporaryPath, target);
         // The new name survives a crash like a replaced file's (the content was flushed when staged).
         await parent.sync();
       } catch (error) {
@@ -554,7 +570,7 @@ export class Workspace {
         if (previous === undefined) {
           if (written !== undefined && !(await standsAsChecked(resolved.absolute, written)))
             leftAsSaved.push(resolved.relative);
-          else await unlink(resolved.absolute);
+          else unlinkSync(resolved.absolute);
         } else
           await writeFileAtomically(
             this.root,
@@ -627,9 +643,9 @@ export class Workspace {
   private async readVersionNoFollow(
     resolved: WorkspacePath,
   ): Promise<{ bytes: Buffer; version: CheckedVersion }> {
-    let handle: Awaited<ReturnType<typeof open>>;
+    let fd: number;
     try {
-      handle = await open(resolved.absolute, READ_FLAGS);
+      fd = openSync(resolved.absolute, READ_FLAGS);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ELOOP') {
@@ -644,24 +660,26 @@ export class Workspace {
       if (code === 'ENOENT') {
         throw new ToolError('PATH_NOT_FOUND', `No file at "${resolved.input}".`, { cause: error });
       }
-      throw error;
+      // Permissions or an I/O error: a code of its own, as openForReading gives.
+      throw openFailure(resolved.input, error);
     }
     try {
-      const status = await handle.stat({ bigint: true });
+      const status = fstatSync(fd, { bigint: true });
       if (!status.isFile()) {
         throw new ToolError('PATH_NOT_REGULAR_FILE', `"${resolved.input}" is not a regular file.`);
       }
-      const actual = await realPathOfDescriptor(handle.fd);
+      const actual = realPathOfDescriptor(fd);
       if (actual !== undefined && !isInsideDirectory(this.root, actual)) {
         throw new ToolError(
           'PATH_OUTSIDE_WORKSPACE',
           `"${resolved.input}" was redirected outside the workspace.`,
         );
       }
-      const bytes = await handle.readFile();
+      // To the end of the file, as it is now: one that grew since the status was read is read whole.
+      const bytes = readFileSync(fd);
       return { bytes, version: { ino: status.ino, size: status.size, mtimeNs: status.mtimeNs } };
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   }
 
@@ -673,8 +691,10 @@ export class Workspace {
     const handle = await open(resolved.absolute, READ_FLAGS).catch((error) => {
       throw openFailure(input, error);
     });
-    const status = await handle.stat();
-    const actual = await realPathOfDescriptor(handle.fd);
+    // The descriptor's checks are synchronous (see atomic-write.ts); the handle is a FileHandle
+    // because callers stream from it.
+    const status = fstatSync(handle.fd);
+    const actual = realPathOfDescriptor(handle.fd);
     if (!status.isFile() || (actual !== undefined && !isInsideDirectory(this.root, actual))) {
       await handle.close();
       throw new ToolError('PATH_NOT_REGULAR_FILE', `"${input}" is not a regular file inside the workspace.`);

@@ -43,7 +43,24 @@ export interface LineRange {
   cutByBudget: boolean;
 }
 
-async function readFully(handle: FileHandle, buffer: Buffer, position: number): Promise<number> {
+/**
+ * Where a line range's bytes come from: an open file (a FileHandle) read chunk by chunk, or the
+ * bytes of a small file read whole ({@link bytesAsChunkSource}).
+ */
+export type ChunkSource = Pick<FileHandle, 'read'>;
+
+/** The bytes of a file read whole, as a {@link ChunkSource}. */
+export function bytesAsChunkSource(bytes: Uint8Array): ChunkSource {
+  const read = async (buffer: Uint8Array, offset = 0, length = buffer.length - offset, position = 0) => {
+    const start = Math.min(Number(position ?? 0), bytes.length);
+    const end = Math.min(start + (length ?? 0), bytes.length);
+    buffer.set(bytes.subarray(start, end), offset ?? 0);
+    return { bytesRead: end - start, buffer };
+  };
+  return { read } as ChunkSource;
+}
+
+async function readFully(handle: ChunkSource, buffer: Buffer, position: number): Promise<number> {
   let filled = 0;
   while (filled < buffer.length) {
     const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, position + filled);
@@ -79,7 +96,7 @@ function splitLines(text: string): string[] {
  * range; a second read fetches just the range. UTF-16 files are decoded whole (bounded).
  */
 export async function readLineRange(
-  handle: FileHandle,
+  handle: ChunkSource,
   size: number,
   relativePath: string,
   request: LineRangeRequest,
@@ -188,7 +205,7 @@ export async function readLineRange(
 }
 
 async function readUtf16Whole(
-  handle: FileHandle,
+  handle: ChunkSource,
   size: number,
   relativePath: string,
   request: LineRangeRequest,

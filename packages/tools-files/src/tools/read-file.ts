@@ -1,9 +1,42 @@
-import { defineTool, textResult } from '@assistant-kit/tool-core';
+import { defineTool, isToolError, textResult, type Workspace } from '@assistant-kit/tool-core';
 import { fileToolError } from '../errors.js';
 import { cutLine, type FamilyContext, integerArgument, numberedLine } from '../family-context.js';
 import { ReadFileParameters } from '../schemas.js';
 import { lineEndingLabel } from '../text/line-endings.js';
-import { readLineRange } from '../text/line-range-reader.js';
+import { bytesAsChunkSource, type ChunkSource, readLineRange } from '../text/line-range-reader.js';
+
+/**
+ * Files up to this size (nearly every source file) are read whole, in one call of the Workspace
+ * that makes no thread-pool round trip; larger ones are opened and read chunk by chunk, so that
+ * a call never holds more than this in one piece (see "The Workspace calls the file system
+ * synchronously" in docs/decisions/tools-files.md).
+ */
+const WHOLE_READ_BYTES = 1024 * 1024;
+
+/** A file's bytes as read_file reads them: whole when small, else through an open handle. */
+async function openLineSource(
+  workspace: Workspace,
+  input: string,
+): Promise<{ relative: string; size: number; source: ChunkSource; close(): Promise<void> }> {
+  try {
+    const file = await workspace.readFile(input, { observe: false, maxBytes: WHOLE_READ_BYTES });
+    return {
+      relative: file.path.relative,
+      size: file.bytes.length,
+      source: bytesAsChunkSource(file.bytes),
+      close: async () => {},
+    };
+  } catch (error) {
+    if (!isToolError(error, 'FILE_TOO_LARGE')) throw error;
+  }
+  const opened = await workspace.openForReading(input);
+  return {
+    relative: opened.path.relative,
+    size: opened.path.size,
+    source: opened.handle,
+    close: () => opened.handle.close(),
+  };
+}
 
 export function createReadFileTool(family: FamilyContext) {
   const { options } = family;
@@ -33,11 +66,11 @@ export function createReadFileTool(family: FamilyContext) {
         fallback: options.maxReadLines,
         cap: options.maxReadLines,
       });
-      const opened = await workspace.openForReading(args.path);
-      const relative = opened.path.relative;
+      const opened = await openLineSource(workspace, args.path);
+      const relative = opened.relative;
       let range: Awaited<ReturnType<typeof readLineRange>>;
       try {
-        range = await readLineRange(opened.handle, opened.path.size, relative, {
+        range = await readLineRange(opened.source, opened.size, relative, {
           startLine: offset,
           maxLines: maxLines.value,
           byteBudget: options.maxOutputCharacters * 4,
@@ -46,7 +79,7 @@ export function createReadFileTool(family: FamilyContext) {
           signal,
         });
       } finally {
-        await opened.handle.close();
+        await opened.close();
       }
       workspace.observe(relative, { hash: range.hash, size: range.size });
       if (range.encoding.source === 'named')
