@@ -29,6 +29,11 @@ export interface LineRangeRequest {
   /** UTF-16 files are decoded whole; larger ones are refused. */
   maxWholeBytes: number;
   signal?: AbortSignal;
+  /**
+   * The sha256 of every byte of the source, when the caller holds the whole file and has hashed
+   * it already (tool-core's `Workspace.readFile` does): it is not computed a second time.
+   */
+  wholeFileHash?: string;
 }
 
 export interface LineRange {
@@ -122,7 +127,7 @@ export async function readLineRange(
     );
   }
   const contentStart = mark?.length ?? 0;
-  const hash = createHash('sha256');
+  const hash = request.wholeFileHash === undefined ? createHash('sha256') : undefined;
   const endLine = request.startLine + request.maxLines - 1;
   let validUtf8 = true;
   let carry: Buffer = Buffer.alloc(0);
@@ -139,7 +144,7 @@ export async function readLineRange(
   let reusable: Buffer | undefined;
   while (chunk.length > 0) {
     if (request.signal?.aborted) throw fileToolError('CANCELLED', 'read_file was cancelled.');
-    hash.update(chunk);
+    hash?.update(chunk);
     if (validUtf8 && (mark === undefined || mark.name === 'utf-8')) {
       const joined = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
       const scanFrom = position === 0 ? contentStart : 0;
@@ -194,7 +199,7 @@ export async function readLineRange(
     lines = lines.slice(0, request.maxLines);
   }
   return {
-    hash: hash.digest('hex'),
+    hash: hash?.digest('hex') ?? request.wholeFileHash!,
     size: position,
     encoding,
     lineEndings: styleFromCounts(crlfCount, newlineCount - crlfCount),

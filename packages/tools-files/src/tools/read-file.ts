@@ -17,13 +17,21 @@ const WHOLE_READ_BYTES = 1024 * 1024;
 async function openLineSource(
   workspace: Workspace,
   input: string,
-): Promise<{ relative: string; size: number; source: ChunkSource; close(): Promise<void> }> {
+): Promise<{
+  relative: string;
+  size: number;
+  source: ChunkSource;
+  /** The sha256 of the whole file, when it was read whole. */
+  hash?: string;
+  close(): Promise<void>;
+}> {
   try {
     const file = await workspace.readFile(input, { observe: false, maxBytes: WHOLE_READ_BYTES });
     return {
       relative: file.path.relative,
       size: file.bytes.length,
       source: bytesAsChunkSource(file.bytes),
+      hash: file.hash,
       close: async () => {},
     };
   } catch (error) {
@@ -77,6 +85,7 @@ export function createReadFileTool(family: FamilyContext) {
           namedEncoding: args.encoding ?? family.encodingMemory.lastNamed(relative),
           maxWholeBytes: options.maxEditBytes,
           signal,
+          ...(opened.hash !== undefined && { wholeFileHash: opened.hash }),
         });
       } finally {
         await opened.close();
