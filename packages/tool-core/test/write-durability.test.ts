@@ -57,3 +57,23 @@ describe.runIf(process.platform === 'linux')('a created file survives a crash li
     expect(folders).toEqual([path.join(root, 'existing')]);
   });
 });
+
+describe.runIf(process.platform === 'linux')('a write of several files survives a crash', () => {
+  it('flushes every staged file before any rename, then each folder once after its renames', async () => {
+    await workspace.writeFiles([
+      { path: 'existing/a.txt', bytes: Buffer.from('a\n') },
+      { path: 'other/b.txt', bytes: Buffer.from('b\n') },
+      { path: 'existing/c.txt', bytes: Buffer.from('c\n') },
+    ]);
+    const staged = flushed.filter((flushedPath) => flushedPath.endsWith('.tmp'));
+    const folders = flushed.filter((flushedPath) => !flushedPath.endsWith('.tmp'));
+    expect(staged).toHaveLength(3);
+    // `other` was made (flushed in the root), then each folder once after its renames.
+    expect(folders).toEqual([root, path.join(root, 'existing'), path.join(root, 'other')]);
+    expect(flushed.indexOf(path.join(root, 'existing'))).toBeGreaterThan(
+      Math.max(...staged.map((flushedPath) => flushed.indexOf(flushedPath))),
+    );
+    for (const name of ['existing/a.txt', 'other/b.txt', 'existing/c.txt'])
+      expect(await readFile(path.join(root, name), 'utf8')).toBe(`${path.basename(name, '.txt')}\n`);
+  });
+});

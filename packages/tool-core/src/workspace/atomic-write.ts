@@ -45,7 +45,8 @@ export function realPathOfDescriptor(fd: number): string | undefined {
   }
 }
 
-function assertDescriptorInside(realRoot: string, fd: number, shownPath: string): void {
+/** Refuses a descriptor whose real path is outside the workspace (a folder swapped meanwhile). */
+export function assertDescriptorInside(realRoot: string, fd: number, shownPath: string): void {
   const actual = realPathOfDescriptor(fd);
   if (actual !== undefined && !isInsideDirectory(realRoot, actual)) {
     throw new ToolError(
@@ -111,10 +112,7 @@ export async function stageFile(
   mode = 0o644,
   options: { keepWrittenVersion?: boolean } = {},
 ): Promise<StagedFile> {
-  const temporaryPath = path.join(
-    path.dirname(targetPath),
-    `.${path.basename(targetPath).slice(0, 200)}.${randomBytes(6).toString('hex')}.tmp`,
-  );
+  const temporaryPath = path.join(path.dirname(targetPath), temporaryNameBeside(path.basename(targetPath)));
   const fd = openSync(fileSystemPath(temporaryPath), 'wx', mode);
   let written: CheckedVersion | undefined;
   try {
@@ -182,8 +180,13 @@ export async function syncDirectory(directory: string): Promise<void> {
   }
 }
 
+/** The name of a temp file staged beside a file named `name`: hidden, unique, and recognisable. */
+export function temporaryNameBeside(name: string): string {
+  return `.${name.slice(0, 200)}.${randomBytes(6).toString('hex')}.tmp`;
+}
+
 /** Writes every byte at the descriptor's position (a short write is continued, as writeFile does). */
-function writeAll(fd: number, bytes: Uint8Array): void {
+export function writeAll(fd: number, bytes: Uint8Array): void {
   let offset = 0;
   while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
 }
@@ -196,7 +199,8 @@ function closeQuietly(fd: number): void {
   }
 }
 
-function unlinkQuietly(file: string): void {
+/** Removes a file if it is there (a staged file left by a failed write). */
+export function unlinkQuietly(file: string): void {
   try {
     unlinkSync(fileSystemPath(file));
   } catch {

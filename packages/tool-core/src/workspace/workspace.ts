@@ -16,7 +16,6 @@ import { isToolError, ToolError } from '../errors.js';
 import { sha256Hex } from '../hash.js';
 import {
   type CheckedVersion,
-  commitStagedFile,
   discardStagedFile,
   realPathOfDescriptor,
   type StagedFile,
@@ -44,6 +43,13 @@ import {
   unreadableServiceAreaError,
   writeProtectionOf,
 } from './protected-paths.js';
+import {
+  commitFilesInFolders,
+  discardFilesInFolders,
+  type FolderOpener,
+  type StagedInFolder,
+  stageFilesInFolders,
+} from './staged-files.js';
 
 /** How often the hidden folder is made again when it vanishes while being made (see ensureHiddenDirectory). */
 const HIDDEN_DIRECTORY_ROUNDS = 5;
@@ -450,69 +456,75 @@ export class Workspace {
       prepared.push({ resolved, previous, version, change });
     }
     await this.#notifyBeforeWrite(prepared.map(({ resolved }) => resolved.relative));
-    const staged: StagedFile[] = [];
-    const parents: OpenedDirectory[] = [];
+    // Staged and committed folder by folder with few descriptors open (staged-files.ts): each
+    // folder is opened and checked again for the renames.
+    const openFolder: FolderOpener = (folder, shownPath, create) => {
+      if (!isInsideDirectory(this.root, folder)) {
+        throw new ToolError('PATH_OUTSIDE_WORKSPACE', `"${shownPath}" is outside the workspace.`);
+      }
+      return openDirectoryInside(this.root, folder, shownPath, { create });
+    };
+    let staged: StagedInFolder[];
     try {
-      try {
-        for (const { resolved, change } of prepared) {
-          const parent = await this.#openParentDirectory(resolved, true);
-          parents.push(parent);
-          const target = path.join(parent.path, path.basename(resolved.absolute));
-          // With more than one file, a later refusal puts back the earlier ones: each must still be
-          // what this write made, which its staged version tells.
-          staged.push(
-            await stageFile(this.root, target, change.bytes, resolved.relative, resolved.mode, {
-              keepWrittenVersion: prepared.length > 1,
-            }),
-          );
-        }
-      } catch (error) {
-        await Promise.all(staged.map(discardStagedFile));
-        throw isToolError(error)
-          ? error
-          : new ToolError('WRITE_FAILED', 'Could not prepare the writes; no file was changed.', {
-              cause: error,
-            });
-      }
-      const committed: number[] = [];
-      try {
-        for (const [index, file] of staged.entries()) {
-          const { version, resolved } = prepared[index]!;
-          await commitStagedFile(file, parents[index]!.sync, { version, shownPath: resolved.relative });
-          committed.push(index);
-        }
-      } catch (error) {
-        await Promise.all(staged.slice(committed.length).map(discardStagedFile));
-        const { leftAsSaved, notRestored } = await this.rollBack(prepared, staged, committed);
-        const left = [
-          ...leftAsSaved.map(
-            (file) => ` "${file}" changed on disk after this write replaced it; it was left as it is.`,
-          ),
-          ...notRestored.map(
-            (file) => ` "${file}" could not be put back and holds this write's new content.`,
-          ),
-        ].join('');
-        const outcome = left !== '' ? left : undefined;
-        const extra = {
-          ...(leftAsSaved.length > 0 && { leftAsSaved }),
-          ...(notRestored.length > 0 && { notRestored }),
-        };
-        if (isToolError(error, 'FILE_CHANGED_SINCE_OBSERVED') || isToolError(error, 'FILE_EXISTS'))
-          throw new ToolError(
-            error.code,
-            `${error.message}${outcome ?? ' No file of this write was changed.'}`,
-            { details: { ...error.details, ...extra }, cause: error },
-          );
+      // With more than one file, a later refusal puts back the earlier ones: each must still be
+      // what this write made, which its staged version tells.
+      staged = await stageFilesInFolders(
+        this.root,
+        prepared.map(({ resolved, change }) => ({
+          target: resolved.absolute,
+          bytes: change.bytes,
+          mode: resolved.mode,
+          shownPath: resolved.relative,
+        })),
+        openFolder,
+        { keepWrittenVersion: prepared.length > 1 },
+      );
+    } catch (error) {
+      throw isToolError(error)
+        ? error
+        : new ToolError('WRITE_FAILED', 'Could not prepare the writes; no file was changed.', {
+            cause: error,
+          });
+    }
+    const committed: number[] = [];
+    try {
+      await commitFilesInFolders(
+        staged,
+        prepared.map(({ version, resolved }) => ({ version, shownPath: resolved.relative })),
+        openFolder,
+        committed,
+      );
+    } catch (error) {
+      const done = new Set(committed);
+      await discardFilesInFolders(
+        staged.filter((_entry, index) => !done.has(index)),
+        openFolder,
+      );
+      const { leftAsSaved, notRestored } = await this.rollBack(prepared, staged, committed);
+      const left = [
+        ...leftAsSaved.map(
+          (file) => ` "${file}" changed on disk after this write replaced it; it was left as it is.`,
+        ),
+        ...notRestored.map((file) => ` "${file}" could not be put back and holds this write's new content.`),
+      ].join('');
+      const outcome = left !== '' ? left : undefined;
+      const extra = {
+        ...(leftAsSaved.length > 0 && { leftAsSaved }),
+        ...(notRestored.length > 0 && { notRestored }),
+      };
+      if (isToolError(error, 'FILE_CHANGED_SINCE_OBSERVED') || isToolError(error, 'FILE_EXISTS'))
         throw new ToolError(
-          'WRITE_FAILED',
-          outcome === undefined
-            ? 'A write failed; every file was restored to its previous content.'
-            : `A write failed; the other files were restored to their previous content.${outcome}`,
-          { ...(outcome !== undefined && { details: extra }), cause: error },
+          error.code,
+          `${error.message}${outcome ?? ' No file of this write was changed.'}`,
+          { details: { ...error.details, ...extra }, cause: error },
         );
-      }
-    } finally {
-      await Promise.all(parents.map((parent) => parent.close()));
+      throw new ToolError(
+        'WRITE_FAILED',
+        outcome === undefined
+          ? 'A write failed; every file was restored to its previous content.'
+          : `A write failed; the other files were restored to their previous content.${outcome}`,
+        { ...(outcome !== undefined && { details: extra }), cause: error },
+      );
     }
     const written = prepared.map(({ resolved, change }) => {
       this.ledger.record(resolved.relative, { hash: sha256Hex(change.bytes), size: change.bytes.length });
@@ -558,7 +570,7 @@ export class Workspace {
    */
   private async rollBack(
     prepared: { resolved: WorkspacePath; previous: Buffer | undefined }[],
-    staged: readonly StagedFile[],
+    staged: readonly { written?: CheckedVersion }[],
     committedIndexes: number[],
   ): Promise<{ leftAsSaved: string[]; notRestored: string[] }> {
     const leftAsSaved: string[] = [];

@@ -1,0 +1,102 @@
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { isToolError, Workspace } from '../src/index.js';
+import { STAGE_BATCH } from '../src/workspace/staged-files.js';
+
+// A write of many files held one open descriptor per file's folder until its end: replace_in_files
+// over 500 files in 500 folders failed with WRITE_FAILED (EMFILE) under a limit of 256 open files,
+// and a thousand files (its cap) would under the usual 1,024. These tests count the descriptors the
+// Workspace holds open at once.
+
+const descriptors = vi.hoisted(() => ({ open: new Set<number>(), most: 0 }));
+
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs')>();
+  const openSync = ((...args: Parameters<typeof actual.openSync>) => {
+    const fd = actual.openSync(...args);
+    descriptors.open.add(fd);
+    descriptors.most = Math.max(descriptors.most, descriptors.open.size);
+    return fd;
+  }) as typeof actual.openSync;
+  const closeSync = (fd: number) => {
+    descriptors.open.delete(fd);
+    actual.closeSync(fd);
+  };
+  return { ...actual, openSync, closeSync, default: { ...actual, openSync, closeSync } };
+});
+
+const FOLDERS = 300;
+
+let root: string;
+let workspace: Workspace;
+
+beforeEach(async () => {
+  root = await realpath(await mkdtemp(path.join(tmpdir(), 'write-many-files-')));
+  for (let index = 0; index < FOLDERS; index += 1) {
+    await mkdir(path.join(root, `folder-${index}`));
+    await writeFile(path.join(root, `folder-${index}`, 'file.txt'), `old ${index}\n`);
+  }
+  workspace = await Workspace.open(root);
+  for (let index = 0; index < FOLDERS; index += 1) await workspace.readFile(`folder-${index}/file.txt`);
+  descriptors.open.clear();
+  descriptors.most = 0;
+});
+
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('a write of many files in many folders', () => {
+  it('holds a bounded number of descriptors open, and writes every file', async () => {
+    await workspace.writeFiles([
+      ...Array.from({ length: FOLDERS }, (_, index) => ({
+        path: `folder-${index}/file.txt`,
+        bytes: Buffer.from(`new ${index}\n`),
+      })),
+      ...Array.from({ length: FOLDERS }, (_, index) => ({
+        path: `made-${index}/deeper/new.txt`,
+        bytes: Buffer.from(`made ${index}\n`),
+      })),
+    ]);
+    // A batch's staged files and their folders, and the walk to one more folder.
+    expect(descriptors.most).toBeLessThanOrEqual(2 * STAGE_BATCH + 4);
+    expect(descriptors.open.size).toBe(0);
+    for (const index of [0, 1, 150, FOLDERS - 1]) {
+      expect(await readFile(path.join(root, `folder-${index}`, 'file.txt'), 'utf8')).toBe(`new ${index}\n`);
+      expect(await readFile(path.join(root, `made-${index}`, 'deeper/new.txt'), 'utf8')).toBe(
+        `made ${index}\n`,
+      );
+    }
+  });
+
+  it('puts every file back when a late one was saved over after its check', async () => {
+    const late = FOLDERS - 10;
+    const stop = workspace.onBeforeWrite(async () => {
+      stop();
+      await writeFile(path.join(root, `folder-${late}`, 'file.txt'), 'the person saved this\n');
+    });
+    const failure = await workspace
+      .writeFiles(
+        Array.from({ length: FOLDERS }, (_, index) => ({
+          path: `folder-${index}/file.txt`,
+          bytes: Buffer.from(`new ${index}\n`),
+        })),
+      )
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+    expect(isToolError(failure, 'FILE_CHANGED_SINCE_OBSERVED')).toBe(true);
+    expect(descriptors.open.size).toBe(0);
+    for (let index = 0; index < FOLDERS; index += 1) {
+      const text = await readFile(path.join(root, `folder-${index}`, 'file.txt'), 'utf8');
+      expect(text).toBe(index === late ? 'the person saved this\n' : `old ${index}\n`);
+    }
+    // No staged file is left behind.
+    const { readdir } = await import('node:fs/promises');
+    for (const index of [0, late, FOLDERS - 1])
+      expect(await readdir(path.join(root, `folder-${index}`))).toEqual(['file.txt']);
+  });
+});
