@@ -123,6 +123,7 @@ const measure = async (
   targetRatio: number | null,
   note: string | (() => string),
   cwd = tree.root,
+  referenceName?: string,
 ) => {
   if (ONLY !== undefined && !name.includes(ONLY)) return;
   const timing = await timePair(run, reference, cwd);
@@ -130,7 +131,8 @@ const measure = async (
     name,
     valueMs: timing.valueMs,
     referenceName:
-      reference === undefined ? '' : reference[0] === 'sh' ? 'cat | sha256sum' : `rg ${reference[1][0]}`,
+      referenceName ??
+      (reference === undefined ? '' : reference[0] === 'sh' ? 'cat | sha256sum' : `rg ${reference[1][0]}`),
     referenceMs: timing.referenceMs,
     targetRatio,
     note: typeof note === 'string' ? note : note(),
@@ -322,6 +324,53 @@ if (toggle) {
     }),
   );
 }
+
+// replace_in_files over 500 files in 50 folders (a rename across a project), beside `rg -l | xargs
+// sed -i` on a copy of the same files, then `sync -f` so that its bytes are on disk too. Each run
+// renames there and back (both sides), so every run starts from the same tree. Ours checks each
+// file's version, writes all-or-nothing and flushes each file and folder; the reference flushes the
+// whole file system once, which a library cannot do for its own files only. Reported, no target.
+const renameTrees = path.join(path.dirname(treeDirectory), 'rename');
+await rm(renameTrees, { recursive: true, force: true });
+for (const side of ['ours', 'reference']) {
+  for (let folder = 0; folder < 50; folder += 1) {
+    const directory = path.join(renameTrees, side, `src/area${folder}`);
+    await mkdir(directory, { recursive: true });
+    for (let file = 0; file < 10; file += 1) {
+      await writeFile(
+        path.join(directory, `module${file}.ts`),
+        `import { oldName } from '../lib';\nexport const value${file} = oldName(${file});\n${'const filler = 1;\n'.repeat(30)}`,
+      );
+    }
+  }
+}
+const renameWorkspace = await Workspace.open(path.join(renameTrees, 'ours'));
+const renameRuntime = new ToolRuntime({
+  workspace: renameWorkspace,
+  tools: createFileTools({ workspace: renameWorkspace }).tools,
+});
+const sedBothWays =
+  'rg -l oldName | xargs sed -i s/oldName/newName/g && sync -f . && rg -l newName | xargs sed -i s/newName/oldName/g && sync -f .';
+await measure(
+  'replace_in_files, 500 files in 50 folders, there and back',
+  async () => {
+    for (const [find, replace] of [
+      ['oldName', 'newName'],
+      ['newName', 'oldName'],
+    ]) {
+      const result = check(
+        await renameRuntime.call('replace_in_files', { find, replace, dry_run: false, max_files: 500 }),
+      );
+      if (!(result.content[0] as { text: string }).text.startsWith('Changed 500 files'))
+        throw new Error('replace_in_files did not change the 500 files');
+    }
+  },
+  ['sh', ['-c', sedBothWays]],
+  null,
+  'reported, no target: ours checks versions, writes all-or-nothing and flushes each file and folder; the reference flushes the file system once',
+  path.join(renameTrees, 'reference'),
+  'rg -l | xargs sed -i; sync -f',
+);
 
 console.log(`load average ${loadavg()[0].toFixed(1)} on ${(await import('node:os')).cpus().length} cores`);
 const table = rows.map((row) => {
