@@ -10,7 +10,13 @@ import { STAGE_BATCH } from '../src/workspace/staged-files.js';
 // and a thousand files (its cap) would under the usual 1,024. These tests count the descriptors the
 // Workspace holds open at once.
 
-const descriptors = vi.hoisted(() => ({ open: new Set<number>(), most: 0 }));
+const descriptors = vi.hoisted(() => ({
+  open: new Set<number>(),
+  most: 0,
+  /** The flush (counted from 1) that fails with EIO, if any. */
+  failingFlush: 0,
+  flushes: 0,
+}));
 
 vi.mock('node:fs', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs')>();
@@ -24,7 +30,18 @@ vi.mock('node:fs', async (importOriginal) => {
     descriptors.open.delete(fd);
     actual.closeSync(fd);
   };
-  return { ...actual, openSync, closeSync, default: { ...actual, openSync, closeSync } };
+  const fsync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+    descriptors.flushes += 1;
+    if (descriptors.flushes === descriptors.failingFlush) {
+      const error: NodeJS.ErrnoException = new Error('EIO: i/o error, fsync');
+      error.code = 'EIO';
+      setImmediate(() => callback(error));
+      return;
+    }
+    actual.fsync(fd, callback);
+  };
+  const replaced = { openSync, closeSync, fsync };
+  return { ...actual, ...replaced, default: { ...actual, ...replaced } };
 });
 
 const FOLDERS = 300;
@@ -42,6 +59,8 @@ beforeEach(async () => {
   for (let index = 0; index < FOLDERS; index += 1) await workspace.readFile(`folder-${index}/file.txt`);
   descriptors.open.clear();
   descriptors.most = 0;
+  descriptors.flushes = 0;
+  descriptors.failingFlush = 0;
 });
 
 afterEach(async () => {
@@ -98,5 +117,27 @@ describe('a write of many files in many folders', () => {
     const { readdir } = await import('node:fs/promises');
     for (const index of [0, late, FOLDERS - 1])
       expect(await readdir(path.join(root, `folder-${index}`))).toEqual(['file.txt']);
+  });
+
+  it('changes nothing, and leaves no staged file or open descriptor, when a flush fails', async () => {
+    descriptors.failingFlush = 40;
+    const failure = await workspace
+      .writeFiles(
+        Array.from({ length: FOLDERS }, (_, index) => ({
+          path: `folder-${index}/file.txt`,
+          bytes: Buffer.from(`new ${index}\n`),
+        })),
+      )
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+    expect(isToolError(failure, 'WRITE_FAILED')).toBe(true);
+    expect(descriptors.open.size).toBe(0);
+    const { readdir } = await import('node:fs/promises');
+    for (let index = 0; index < FOLDERS; index += 1) {
+      expect(await readFile(path.join(root, `folder-${index}`, 'file.txt'), 'utf8')).toBe(`old ${index}\n`);
+      expect(await readdir(path.join(root, `folder-${index}`))).toEqual(['file.txt']);
+    }
   });
 });

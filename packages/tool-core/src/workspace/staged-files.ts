@@ -82,7 +82,11 @@ export async function stageFilesInFolders(
           writeAll(fd, file.bytes);
           fchmodSync(fd, file.mode);
         }
-        await Promise.all(open.map(({ fd }) => flushDescriptor(fd)));
+        // Every flush is waited for before the descriptors are closed, also when one fails: a
+        // descriptor closed under a flush still queued could by then name another file.
+        const flushes = await Promise.allSettled(open.map(({ fd }) => flushDescriptor(fd)));
+        const failed = flushes.find((outcome) => outcome.status === 'rejected');
+        if (failed !== undefined) throw failed.reason;
         if (options.keepWrittenVersion) {
           for (const { fd, entry } of open) {
             const status = fstatSync(fd, { bigint: true });
