@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -67,6 +67,21 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+/** What a write of new bytes to the file of every folder fails with (undefined when it succeeds). */
+function failureOfWritingEveryFolder(): Promise<unknown> {
+  return workspace
+    .writeFiles(
+      Array.from({ length: FOLDERS }, (_, index) => ({
+        path: `folder-${index}/file.txt`,
+        bytes: Buffer.from(`new ${index}\n`),
+      })),
+    )
+    .then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+}
+
 describe('a write of many files in many folders', () => {
   it('holds a bounded number of descriptors open, and writes every file', async () => {
     await workspace.writeFiles([
@@ -96,17 +111,7 @@ describe('a write of many files in many folders', () => {
       stop();
       await writeFile(path.join(root, `folder-${late}`, 'file.txt'), 'the person saved this\n');
     });
-    const failure = await workspace
-      .writeFiles(
-        Array.from({ length: FOLDERS }, (_, index) => ({
-          path: `folder-${index}/file.txt`,
-          bytes: Buffer.from(`new ${index}\n`),
-        })),
-      )
-      .then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
+    const failure = await failureOfWritingEveryFolder();
     expect(isToolError(failure, 'FILE_CHANGED_SINCE_OBSERVED')).toBe(true);
     expect(descriptors.open.size).toBe(0);
     for (let index = 0; index < FOLDERS; index += 1) {
@@ -114,27 +119,15 @@ describe('a write of many files in many folders', () => {
       expect(text).toBe(index === late ? 'the person saved this\n' : `old ${index}\n`);
     }
     // No staged file is left behind.
-    const { readdir } = await import('node:fs/promises');
     for (const index of [0, late, FOLDERS - 1])
       expect(await readdir(path.join(root, `folder-${index}`))).toEqual(['file.txt']);
   });
 
   it('changes nothing, and leaves no staged file or open descriptor, when a flush fails', async () => {
     descriptors.failingFlush = 40;
-    const failure = await workspace
-      .writeFiles(
-        Array.from({ length: FOLDERS }, (_, index) => ({
-          path: `folder-${index}/file.txt`,
-          bytes: Buffer.from(`new ${index}\n`),
-        })),
-      )
-      .then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
+    const failure = await failureOfWritingEveryFolder();
     expect(isToolError(failure, 'WRITE_FAILED')).toBe(true);
     expect(descriptors.open.size).toBe(0);
-    const { readdir } = await import('node:fs/promises');
     for (let index = 0; index < FOLDERS; index += 1) {
       expect(await readFile(path.join(root, `folder-${index}`, 'file.txt'), 'utf8')).toBe(`old ${index}\n`);
       expect(await readdir(path.join(root, `folder-${index}`))).toEqual(['file.txt']);
