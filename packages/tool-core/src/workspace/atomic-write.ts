@@ -191,11 +191,12 @@ export function writeAll(fd: number, bytes: Uint8Array): void {
   while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
 }
 
-function closeQuietly(fd: number): void {
+/** Closes a descriptor; one already closed or never valid has nothing left to release. */
+export function closeQuietly(fd: number): void {
   try {
     closeSync(fd);
   } catch {
-    // Already closed or never valid: nothing to release.
+    // Nothing to release.
   }
 }
 

@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../errors.js';
-import { flushDescriptor, realPathOfDescriptor, syncDirectory } from './atomic-write.js';
+import { closeQuietly, flushDescriptor, realPathOfDescriptor, syncDirectory } from './atomic-write.js';
 import { isInsideDirectory } from './path-confinement.js';
 
 const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
@@ -49,15 +49,6 @@ function procAvailable(): boolean {
 }
 
 let procCheck: boolean | undefined;
-
-/** Closes a folder's descriptor; one already closed or invalid has nothing left to release. */
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // Nothing to release.
-  }
-}
 
 /** An open, verified folder inside the workspace; name children through {@link path}. */
 export interface OpenedDirectory {

@@ -56,10 +56,11 @@ export type ChunkSource = Pick<FileHandle, 'read'>;
 
 /** The bytes of a file read whole, as a {@link ChunkSource}. */
 export function bytesAsChunkSource(bytes: Uint8Array): ChunkSource {
-  const read = async (buffer: Uint8Array, offset = 0, length = buffer.length - offset, position = 0) => {
-    const start = Math.min(Number(position ?? 0), bytes.length);
-    const end = Math.min(start + (length ?? 0), bytes.length);
-    buffer.set(bytes.subarray(start, end), offset ?? 0);
+  // readFully, the only caller, always passes all four arguments.
+  const read = async (buffer: Buffer, offset: number, length: number, position: number) => {
+    const start = Math.min(position, bytes.length);
+    const end = Math.min(start + length, bytes.length);
+    buffer.set(bytes.subarray(start, end), offset);
     return { bytesRead: end - start, buffer };
   };
   return { read } as ChunkSource;
