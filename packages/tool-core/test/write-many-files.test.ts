@@ -1,3 +1,4 @@
+import { renameSync, symlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,6 +17,8 @@ const descriptors = vi.hoisted(() => ({
   /** The flush (counted from 1) that fails with EIO, if any. */
   failingFlush: 0,
   flushes: 0,
+  /** Runs at the first flush: after the staging of a batch, before any rename. */
+  atFirstFlush: undefined as (() => void) | undefined,
 }));
 
 vi.mock('node:fs', async (importOriginal) => {
@@ -32,6 +35,7 @@ vi.mock('node:fs', async (importOriginal) => {
   };
   const fsync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
     descriptors.flushes += 1;
+    if (descriptors.flushes === 1) descriptors.atFirstFlush?.();
     if (descriptors.flushes === descriptors.failingFlush) {
       const error: NodeJS.ErrnoException = new Error('EIO: i/o error, fsync');
       error.code = 'EIO';
@@ -61,6 +65,7 @@ beforeEach(async () => {
   descriptors.most = 0;
   descriptors.flushes = 0;
   descriptors.failingFlush = 0;
+  descriptors.atFirstFlush = undefined;
 });
 
 afterEach(async () => {
@@ -131,6 +136,30 @@ describe('a write of many files in many folders', () => {
     for (let index = 0; index < FOLDERS; index += 1) {
       expect(await readFile(path.join(root, `folder-${index}`, 'file.txt'), 'utf8')).toBe(`old ${index}\n`);
       expect(await readdir(path.join(root, `folder-${index}`))).toEqual(['file.txt']);
+    }
+  });
+
+  it('renames nothing through a folder swapped for a symlink after the staging', async () => {
+    // The renames reopen each folder (a batch's descriptors are closed by then): a folder swapped
+    // for a symlink to a folder outside the workspace meanwhile must be refused, not renamed into.
+    const outside = await realpath(await mkdtemp(path.join(tmpdir(), 'write-many-files-outside-')));
+    await writeFile(path.join(outside, 'file.txt'), 'outside\n');
+    const swapped = path.join(root, 'folder-5');
+    descriptors.atFirstFlush = () => {
+      renameSync(swapped, `${swapped}-moved`);
+      symlinkSync(outside, swapped);
+    };
+    try {
+      const failure = await failureOfWritingEveryFolder();
+      expect(isToolError(failure, 'WRITE_FAILED')).toBe(true);
+      expect(isToolError((failure as Error).cause, 'PATH_OUTSIDE_WORKSPACE')).toBe(true);
+      expect(await readdir(outside)).toEqual(['file.txt']);
+      expect(await readFile(path.join(outside, 'file.txt'), 'utf8')).toBe('outside\n');
+      for (const index of [0, 4, 6, FOLDERS - 1])
+        expect(await readFile(path.join(root, `folder-${index}`, 'file.txt'), 'utf8')).toBe(`old ${index}\n`);
+      expect(descriptors.open.size).toBe(0);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
     }
   });
 });
